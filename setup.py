@@ -1,0 +1,51 @@
+"""Packaging for xo: the XO transaction processor, the xo client and the xo-devnet ledger."""
+
+import re
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py").read_text()).group(1)
+
+setup(
+    name="xo-sawtooth",
+    version=VERSION,
+    description="Hyperledger Sawtooth XO (tic-tac-toe) transaction family: processor, client and a one-node ledger",
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.11",
+    packages=find_packages(include=["xo_core", "xo_core.*", "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*"]),
+    package_data={"xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"], "xo_devnet": ["*.yaml"]},
+    install_requires=[
+        "protobuf>=6.30,<8",
+        "pyzmq>=25,<28",
+        "coincurve>=20,<22",
+        "cbor2>=5.6,<7",
+        "aiohttp>=3.9,<4",
+        "sawtooth-sdk>=1.2.5,<1.3",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=8,<10",
+            "pytest-xdist>=3.5,<4",
+            "pytest-timeout>=2.3,<3",
+            "hypothesis>=6.100,<7",
+            "sawtooth-signing>=1.1.5,<1.2",
+            "ruff>=0.6,<1",
+        ],
+    },
+    entry_points={
+        "console_scripts": [
+            "xo-tp=xo_tp.cli:main",
+            "xo=xo_cli.main:main",
+            "xo-devnet=xo_devnet.cli:main",
+        ],
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "License :: OSI Approved :: Apache Software License",
+    ],
+)

@@ -1,0 +1,1 @@
+"""The xo command: keys, signed XO batches, and the Sawtooth REST API."""

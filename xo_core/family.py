@@ -1,0 +1,30 @@
+"""The XO family's identity and addressing, as the XO specification fixes them.
+
+The processor, the client and the ledger all derive addresses from here so that a
+game name can never map to two different addresses in two places.
+"""
+
+import hashlib
+
+FAMILY_NAME = "xo"
+FAMILY_VERSION = "1.0"
+NAMESPACE = hashlib.sha512(FAMILY_NAME.encode("utf-8")).hexdigest()[:6]
+ACTIONS = ("create", "take", "delete")
+
+
+def game_address(name: str) -> str:
+    """Return the 70-hex-character state address of the game called ``name``.
+
+    Distinct names may share an address (the spec's collision buckets); the
+    address alone never identifies a game.
+    """
+    return NAMESPACE + hashlib.sha512(name.encode("utf-8")).hexdigest()[:64]
+
+
+def encode_payload(name: str, action: str, space: int | None = None) -> bytes:
+    """Serialise a move as the spec's ``<name>,<action>,<space>`` UTF-8 string.
+
+    ``create`` and ``delete`` carry an empty space field, as the reference
+    clients send them.
+    """
+    return f"{name},{action},{'' if space is None else space}".encode("utf-8")
