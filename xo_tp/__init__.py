@@ -1,1 +1,5 @@
-"""The XO transaction processor: XO rules, a Sawtooth handler, and a processor runtime that runs it beside a validator."""
+"""The XO transaction processor.
+
+The XO rules, a Sawtooth transaction handler for them, and a processor runtime that runs any handler
+beside a validator.
+"""

@@ -1,0 +1,71 @@
+"""Turn an XO transaction payload (``<name>,<action>,<space>`` in UTF-8) into a checked move.
+
+Every way a payload can be wrong is an :class:`InvalidPayload`, the SDK's
+``InvalidTransaction``: it came from a player, so the player is told what to fix.
+Nothing else ever escapes :func:`parse_payload`, whatever the bytes.
+"""
+
+from typing import Final, NamedTuple
+
+from sawtooth_sdk.processor.exceptions import InvalidTransaction
+
+from xo_tp.rules import game_label, quoted
+
+CREATE: Final = "create"
+TAKE: Final = "take"
+DELETE: Final = "delete"
+ACTIONS: Final = frozenset((CREATE, TAKE, DELETE))
+
+#: The only spellings of a space: the spec's "integer between 1-9", canonically written.
+#: ``int()`` would also take ``" 5"``, ``"05"``, ``"+5"`` and Arabic-Indic digits; a dict lookup takes none of them.
+SPACES: Final = {str(space): space for space in range(1, 10)}
+
+FORMAT_HINT: Final = "an XO payload is '<name>,<action>,<space>', e.g. 'g1,take,5' or 'g1,create,'"
+
+
+class InvalidPayload(InvalidTransaction):
+    """A payload that is not a well-formed XO move."""
+
+
+class Move(NamedTuple):
+    """A checked payload. ``space`` is 1-9 for ``take`` and ``None`` otherwise."""
+
+    name: str
+    action: str
+    space: int | None
+
+
+def parse_payload(payload: bytes) -> Move:
+    """Check ``payload`` against the spec and return the move it asks for.
+
+    The space field of ``create`` and ``delete`` is ignored, whatever it holds: the spec
+    gives it meaning only for ``take``, the reference clients send it empty, and the
+    reference processor ignores it, so a chain it accepted replays the same here.
+    """
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidPayload(f"the payload is not UTF-8 text; {FORMAT_HINT}") from None
+    fields = text.split(",")
+    if len(fields) != 3:
+        commas = len(fields) - 1
+        raise InvalidPayload(f"the payload has {commas} comma{'' if commas == 1 else 's'}, not two; {FORMAT_HINT}")
+    name, action, space_text = fields
+
+    if not name:
+        raise InvalidPayload("the game name is empty")
+    if "|" in name:
+        raise InvalidPayload(f"{game_label(name)}: a game name must not contain '|'")
+    if action not in ACTIONS:
+        if not action:
+            raise InvalidPayload(f"{game_label(name)}: the action is missing; use create, take or delete")
+        raise InvalidPayload(f"{game_label(name)}: unknown action {quoted(action)}; use create, take or delete")
+
+    if action != TAKE:
+        return Move(name, action, None)
+    space = SPACES.get(space_text)
+    if space is None:
+        if not space_text:
+            raise InvalidPayload(f"{game_label(name)}: take needs a space from 1 to 9")
+        raise InvalidPayload(f"{game_label(name)}: space {quoted(space_text)} is not a whole number from 1 to 9")
+    return Move(name, action, space)

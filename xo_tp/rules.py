@@ -1,0 +1,132 @@
+"""The rules of XO (tic-tac-toe) as the XO specification states them: pure, no I/O.
+
+Games are immutable values; a move returns a new game. Illegal moves raise
+:class:`IllegalMove`, which *is* the SDK's ``InvalidTransaction`` so that the handler
+can let it propagate and a validator records the message as the rejection reason.
+"""
+
+from typing import Final, NamedTuple
+
+from sawtooth_sdk.processor.exceptions import InvalidTransaction
+
+EMPTY: Final = "-"
+PLAYER_1_MARK: Final = "X"
+PLAYER_2_MARK: Final = "O"
+EMPTY_BOARD: Final = EMPTY * 9
+MARKS: Final = frozenset((EMPTY, PLAYER_1_MARK, PLAYER_2_MARK))
+
+P1_NEXT: Final = "P1-NEXT"
+P2_NEXT: Final = "P2-NEXT"
+P1_WIN: Final = "P1-WIN"
+P2_WIN: Final = "P2-WIN"
+TIE: Final = "TIE"
+GAME_STATES: Final = frozenset((P1_NEXT, P2_NEXT, P1_WIN, P2_WIN, TIE))
+FINISHED_STATES: Final = frozenset((P1_WIN, P2_WIN, TIE))
+
+#: Index triples of every row, column and diagonal of the row-major 9-character board.
+LINES: Final = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),
+    (0, 4, 8), (2, 4, 6),
+)  # fmt: skip
+
+#: How much of a public key a message shows: enough to tell two players apart.
+SHORT_KEY_LENGTH: Final = 6
+#: Longer player-supplied text is cut in messages so that a hostile payload cannot flood a log line.
+SHORT_TEXT_LENGTH: Final = 64
+
+
+class IllegalMove(InvalidTransaction):
+    """A move the rules forbid; the message says why in a player's words."""
+
+
+class Game(NamedTuple):
+    """One game, field for field as the spec's state entry lists them.
+
+    An empty player key means that seat is not taken yet.
+    """
+
+    name: str
+    board: str
+    state: str
+    player1: str
+    player2: str
+
+
+def new_game(name: str) -> Game:
+    """A game as ``create`` stores it: blank board, player 1 to move, no players yet."""
+    return Game(name, EMPTY_BOARD, P1_NEXT, "", "")
+
+
+def quoted(text: str) -> str:
+    """Player-supplied text as messages show it: quoted, escaped, and cut if very long."""
+    if len(text) > SHORT_TEXT_LENGTH:
+        return repr(text[:SHORT_TEXT_LENGTH]) + "..."
+    return repr(text)
+
+
+def game_label(name: str) -> str:
+    """How messages name a game, e.g. ``game 'g1'``."""
+    return f"game {quoted(name)}"
+
+
+def short_key(public_key: str) -> str:
+    """The first characters of a public key, as ``xo list`` shows players."""
+    return public_key[:SHORT_KEY_LENGTH] + "..."
+
+
+def winners(board: str) -> frozenset[str]:
+    """The marks that fill some row, column or diagonal; a line of empty spaces wins nothing."""
+    return frozenset(
+        board[a] for a, b, c in LINES if board[a] != EMPTY and board[a] == board[b] == board[c]
+    )
+
+
+def state_after_move(board: str, mover_state: str) -> str:
+    """The game state once the player to move in ``mover_state`` has played, giving ``board``.
+
+    The order matters and is the spec's: a sole winner first, then a full board is a tie
+    (so a winning last move is a win, not a tie), otherwise the turn passes.  A board on
+    which both marks have a line (impossible in play, possible in foreign state) is
+    therefore a tie if full, else the turn passes.
+    """
+    won = winners(board)
+    if won == {PLAYER_1_MARK}:
+        return P1_WIN
+    if won == {PLAYER_2_MARK}:
+        return P2_WIN
+    if EMPTY not in board:
+        return TIE
+    return P2_NEXT if mover_state == P1_NEXT else P1_NEXT
+
+
+def take(game: Game, space: int, signer: str) -> Game:
+    """Play ``space`` (1-9) in ``game`` for the player whose key is ``signer``.
+
+    The checks run in the spec's order: a finished game, then whose turn it is, then
+    the space.  Only a key other than the one seated for this turn is refused, and
+    whoever moves fills the first empty seat (player 1's, else player 2's); so while
+    player 2's seat is empty anyone -- player 1 included -- may make player 2's move.
+    """
+    if game.state in FINISHED_STATES:
+        raise IllegalMove(f"{game_label(game.name)} is over ({game.state})")
+    if game.state == P1_NEXT:
+        number, seat, mark = 1, game.player1, PLAYER_1_MARK
+    else:
+        number, seat, mark = 2, game.player2, PLAYER_2_MARK
+    if seat and seat != signer:
+        raise IllegalMove(f"{game_label(game.name)}: it is player {number}'s turn ({short_key(seat)})")
+    if not 1 <= space <= 9:
+        raise IllegalMove(f"{game_label(game.name)}: there is no space {space}; spaces are 1 to 9")
+    index = space - 1
+    if game.board[index] != EMPTY:
+        raise IllegalMove(f"{game_label(game.name)}: space {space} is already taken")
+
+    if not game.player1:
+        player1, player2 = signer, game.player2
+    elif not game.player2:
+        player1, player2 = game.player1, signer
+    else:
+        player1, player2 = game.player1, game.player2
+    board = game.board[:index] + mark + game.board[index + 1 :]
+    return Game(game.name, board, state_after_move(board, game.state), player1, player2)
