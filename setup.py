@@ -25,6 +25,7 @@ setup(
         "cbor2>=5.6,<7",
         "aiohttp>=3.9,<4",
         "sawtooth-sdk>=1.2.5,<1.3",
+        "greenlet>=3.0,<4",
     ],
     extras_require={
         "test": [
@@ -34,6 +35,8 @@ setup(
             "hypothesis>=6.100,<7",
             "sawtooth-signing>=1.1.5,<1.2",
             "ruff>=0.6,<1",
+            "check-jsonschema>=0.29,<1",
+            "PyYAML>=6,<7",
         ],
     },
     entry_points={

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Prepares a Sawtooth 1.2 validator container, then runs the validator command given after `--`.
+#
+#   start-validator.sh devmode -- sawtooth-validator ...
+#       A one-node network: on first start, make the node's keys and a genesis block that selects
+#       Devmode consensus.
+#   start-validator.sh pbft NAME [--genesis NAME,NAME,...] -- sawtooth-validator ...
+#       A PBFT member: publish this node's public key as $XO_PBFT_KEYS_DIR/NAME.pub. With --genesis
+#       (one node of the network), wait until every listed member has published its key, then make a
+#       genesis block that selects PBFT with exactly those members. The other nodes receive the
+#       genesis block from their peers.
+#
+# Keys and chain live on volumes: a restarted node keeps its identity and its chain, and a genesis
+# block is only made by a node that has neither a chain nor a pending genesis batch.
+# Paths follow Sawtooth's own: $SAWTOOTH_HOME/keys and $SAWTOOTH_HOME/data when SAWTOOTH_HOME is set.
+set -euo pipefail
+
+KEY_DIR=${SAWTOOTH_HOME:+$SAWTOOTH_HOME/keys}
+KEY_DIR=${KEY_DIR:-/etc/sawtooth/keys}
+DATA_DIR=${SAWTOOTH_HOME:+$SAWTOOTH_HOME/data}
+DATA_DIR=${DATA_DIR:-/var/lib/sawtooth}
+PBFT_KEYS_DIR=${XO_PBFT_KEYS_DIR:-/pbft-keys}
+MEMBER_WAIT_SECONDS=${XO_PBFT_MEMBER_WAIT_SECONDS:-600}
+
+usage() {
+    echo "usage: start-validator.sh devmode -- COMMAND..." >&2
+    echo "       start-validator.sh pbft NAME [--genesis NAME,NAME,...] -- COMMAND..." >&2
+    exit 2
+}
+
+fail() {
+    echo "start-validator: $*" >&2
+    exit 1
+}
+
+log() {
+    echo "start-validator: $*"
+}
+
+ensure_validator_key() {
+    if [[ ! -e $KEY_DIR/validator.priv ]]; then
+        sawadm keygen
+    fi
+}
+
+has_chain_or_pending_genesis() {
+    [[ -e $DATA_DIR/block-chain-id || -e $DATA_DIR/genesis.batch ]]
+}
+
+# Writes $DATA_DIR/genesis.batch: the validator key may change settings, plus the given settings.
+make_genesis() {
+    local work
+    work=$(mktemp -d)
+    sawset genesis -k "$KEY_DIR/validator.priv" -o "$work/settings-admin.batch"
+    sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/consensus.batch" "$@"
+    sawadm genesis "$work/settings-admin.batch" "$work/consensus.batch"
+    rm -rf "$work"
+}
+
+# Prints the members' public keys as the JSON list sawtooth.consensus.pbft.members expects.
+pbft_members_json() {
+    local name key json=""
+    for name in "$@"; do
+        key=$(tr -d '[:space:]' <"$PBFT_KEYS_DIR/$name.pub")
+        json+="${json:+,}\"$key\""
+    done
+    echo "[$json]"
+}
+
+wait_for_member_keys() {
+    local deadline=$((SECONDS + MEMBER_WAIT_SECONDS)) name missing
+    while true; do
+        missing=()
+        for name in "$@"; do
+            [[ -s $PBFT_KEYS_DIR/$name.pub ]] || missing+=("$name")
+        done
+        ((${#missing[@]} == 0)) && return 0
+        ((SECONDS >= deadline)) && fail "gave up after ${MEMBER_WAIT_SECONDS}s waiting for the keys of: ${missing[*]}"
+        log "waiting for the public keys of: ${missing[*]}"
+        sleep 1
+    done
+}
+
+start_devmode() {
+    ensure_validator_key
+    if has_chain_or_pending_genesis; then
+        log "chain found in $DATA_DIR: no genesis needed"
+    else
+        log "making a Devmode genesis block"
+        make_genesis sawtooth.consensus.algorithm.name=Devmode sawtooth.consensus.algorithm.version=0.1
+    fi
+}
+
+start_pbft() {
+    local name=$1 genesis_members=$2
+    ensure_validator_key
+    mkdir -p "$PBFT_KEYS_DIR"
+    cp "$KEY_DIR/validator.pub" "$PBFT_KEYS_DIR/$name.pub.tmp"
+    mv "$PBFT_KEYS_DIR/$name.pub.tmp" "$PBFT_KEYS_DIR/$name.pub"
+    if [[ -z $genesis_members ]]; then
+        return 0
+    fi
+    if has_chain_or_pending_genesis; then
+        log "chain found in $DATA_DIR: no genesis needed"
+        return 0
+    fi
+    local -a members
+    IFS=, read -r -a members <<<"$genesis_members"
+    wait_for_member_keys "${members[@]}"
+    log "making a PBFT genesis block with members: ${members[*]}"
+    make_genesis sawtooth.consensus.algorithm.name=pbft sawtooth.consensus.algorithm.version=1.0 \
+        "sawtooth.consensus.pbft.members=$(pbft_members_json "${members[@]}")"
+}
+
+check_node_names() {
+    local name
+    for name in "$@"; do
+        [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || fail "bad node name: '$name'"
+    done
+}
+
+main() {
+    (($# >= 1)) || usage
+    local consensus=$1 name="" genesis_members=""
+    shift
+    case $consensus in
+        devmode) ;;
+        pbft)
+            [[ $# -ge 1 && $1 != -- ]] || usage
+            name=$1
+            shift
+            check_node_names "$name"
+            if [[ ${1:-} == --genesis ]]; then
+                (($# >= 2)) || usage
+                genesis_members=$2
+                shift 2
+                local -a members
+                IFS=, read -r -a members <<<"$genesis_members"
+                ((${#members[@]} >= 4)) || fail "PBFT needs at least 4 members, got: '$genesis_members'"
+                check_node_names "${members[@]}"
+                [[ ,$genesis_members, == *,"$name",* ]] || fail "$name makes the genesis block, so it must be a member"
+            fi
+            ;;
+        *) usage ;;
+    esac
+    [[ ${1:-} == -- ]] || usage
+    shift
+    (($# >= 1)) || usage
+    if [[ $consensus == devmode ]]; then
+        start_devmode
+    else
+        start_pbft "$name" "$genesis_members"
+    fi
+    exec "$@"
+}
+
+main "$@"

@@ -1,0 +1,69 @@
+"""An `xo-devnet` of the suite's own, for when no network is named: started on free ports, always stopped."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.integration.players import console_script
+
+READY_TIMEOUT_SECONDS = 60.0
+STOP_TIMEOUT_SECONDS = 15.0
+
+
+@contextlib.contextmanager
+def running_devnet(workdir: Path) -> Iterator[str]:
+    """Run `xo-devnet --ephemeral` on free ports while the block runs; yield its REST API URL."""
+    ready_file = workdir / "ready.json"
+    log_path = workdir / "xo-devnet.log"
+    command = [
+        console_script("xo-devnet"),
+        "--ephemeral",
+        "--rest-api",
+        "127.0.0.1:0",
+        "--component-endpoint",
+        "tcp://127.0.0.1:0",
+        "--key-dir",
+        str(workdir / "devnet-keys"),
+        "--ready-file",
+        str(ready_file),
+    ]
+    with log_path.open("wb") as log:
+        # A session of its own, so that whatever xo-devnet started can be stopped with it.
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            yield _wait_until_ready(process, ready_file, log_path)
+        finally:
+            _stop(process)
+
+
+def _wait_until_ready(process: subprocess.Popen[bytes], ready_file: Path, log_path: Path) -> str:
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if ready_file.exists():
+            return str(json.loads(ready_file.read_text())["rest_url"]).rstrip("/")
+        if process.poll() is not None:
+            raise RuntimeError(f"xo-devnet exited with status {process.returncode}:\n{_tail(log_path)}")
+        time.sleep(0.05)
+    raise RuntimeError(f"xo-devnet was not ready within {READY_TIMEOUT_SECONDS:g} s:\n{_tail(log_path)}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (xo-devnet then stops its xo-tp), then SIGKILL for anything of its process group still there."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=STOP_TIMEOUT_SECONDS)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
