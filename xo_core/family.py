@@ -27,4 +27,4 @@ def encode_payload(name: str, action: str, space: int | None = None) -> bytes:
     ``create`` and ``delete`` carry an empty space field, as the reference
     clients send them.
     """
-    return f"{name},{action},{'' if space is None else space}".encode("utf-8")
+    return f"{name},{action},{'' if space is None else space}".encode()

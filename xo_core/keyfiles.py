@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from xo_core.signing import Signer
+if TYPE_CHECKING:
+    from xo_core.signing import Signer
 
 DEFAULT_KEY_DIR = Path("~/.sawtooth/keys")
 
@@ -33,6 +35,8 @@ def load_signer(key_dir: Path, name: str) -> Signer:
         raise KeyFileError(f"no private key at {private_path} (create one with 'xo keygen {name}')") from None
     except (OSError, UnicodeDecodeError) as error:
         raise KeyFileError(f"cannot read private key {private_path}: {error}") from None
+    from xo_core.signing import Signer  # noqa: PLC0415 - the crypto library loads only when a key is read
+
     try:
         return Signer.from_hex(text)
     except ValueError as error:

@@ -1,0 +1,118 @@
+"""Wall time of ``xo show`` and ``xo take --wait`` as whole processes, against a running REST API.
+
+What a player feels is the whole command: interpreter start-up, imports, key
+loading, HTTP, and for ``take --wait`` the ledger's commit. So each sample is
+one fresh ``xo`` process. The script makes its own keys and games (unique
+names, deleted afterwards) and prints one JSON line of timings in ms, with the
+bare interpreter start-up (``python -c pass``) measured alongside: on a busy
+machine it shows how much of a figure is the machine rather than xo.
+
+    python benchmarks/cli_latency.py --url http://127.0.0.1:8008 --runs 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Moves that alternate X and O over all nine spaces and end in a tie, so one game yields nine takes.
+TIE_GAME = (1, 2, 3, 5, 4, 6, 8, 7, 9)
+COMMAND_TIMEOUT = 120.0
+
+
+def xo_command(explicit: str | None) -> list[str]:
+    """The xo to measure: as given, else the one installed beside this Python, else on PATH."""
+    if explicit:
+        return [explicit]
+    beside = Path(sys.executable).parent / "xo"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("xo")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "xo_cli.main"]
+
+
+def run(command: list[str], *argv: str) -> float:
+    """Run one command; return its wall time in seconds, or stop the benchmark if it fails."""
+    started = time.perf_counter()
+    done = subprocess.run([*command, *argv], capture_output=True, text=True, timeout=COMMAND_TIMEOUT, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        shown = " ".join([Path(command[-1]).name, *argv])
+        raise SystemExit(f"cli_latency: '{shown}' exited {done.returncode}: {done.stderr.strip()}")
+    return elapsed
+
+
+def summary(seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {
+        "median": round(statistics.median(ordered) * 1000, 1),
+        "min": round(ordered[0] * 1000, 1),
+        "p90": round(ordered[min(len(ordered) - 1, math.ceil(0.9 * len(ordered)) - 1)] * 1000, 1),
+        "max": round(ordered[-1] * 1000, 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default=os.environ.get("XO_URL", "http://127.0.0.1:8008"), help="REST API URL")
+    parser.add_argument("--runs", type=int, default=20, help="samples per command (default 20)")
+    parser.add_argument("--xo", help="path of the xo command to measure (default: the installed one)")
+    args = parser.parse_args()
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    xo = xo_command(args.xo)
+    tag = secrets.token_hex(4)
+    with tempfile.TemporaryDirectory(prefix="xo-bench-") as key_dir:
+        players = [f"bench-{tag}-x", f"bench-{tag}-o"]
+        for player in players:
+            run(xo, "keygen", player, "--key-dir", key_dir)
+
+        def flags(player: str) -> list[str]:
+            return ["--url", args.url, "--key-dir", key_dir, "--username", player]
+
+        games = [f"bench-{tag}-{index}" for index in range(math.ceil(args.runs / len(TIE_GAME)))]
+        for game in games:
+            run(xo, "create", game, "--wait", "60", *flags(players[0]))
+
+        show_times = [run(xo, "show", games[0], "--url", args.url) for _ in range(args.runs)]
+        startup_times = [run([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
+
+        take_times: list[float] = []
+        for game in games:
+            for turn, space in enumerate(TIE_GAME):
+                if len(take_times) == args.runs:
+                    break
+                take_times.append(run(xo, "take", game, str(space), "--wait", "60", *flags(players[turn % 2])))
+
+        for game in games:
+            run(xo, "delete", game, "--wait", "60", *flags(players[0]))
+
+    print(
+        json.dumps(
+            {
+                "benchmark": "cli_latency",
+                "url": args.url,
+                "runs": args.runs,
+                "xo_show_ms": summary(show_times),
+                "xo_take_wait_ms": summary(take_times),
+                "python_startup_ms": summary(startup_times),
+            }
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Reading games from state bytes, and the checks made before a move is submitted."""
+
+import pytest
+
+from xo_cli.games import Game, decode_games, find_game, name_problem, refuse_create, refuse_delete, refuse_take
+
+ADDRESS = "5b7349" + "0" * 64
+ALICE = "02" + "a" * 64
+BOB = "03" + "b" * 64
+
+
+def game(board="---------", state="P1-NEXT", p1="", p2="", name="g1"):
+    return Game(name, board, state, p1, p2, ADDRESS)
+
+
+def test_one_entry_decodes_to_one_game():
+    games, problems = decode_games(ADDRESS, f"g1,----X----,P2-NEXT,{ALICE},".encode())
+    assert games == [Game("g1", "----X----", "P2-NEXT", ALICE, "", ADDRESS)]
+    assert problems == []
+
+
+def test_colliding_games_at_one_address_are_all_read():
+    data = f"a,XOX------,P1-NEXT,{ALICE},{BOB}|b,---------,P1-NEXT,,".encode()
+    games, problems = decode_games(ADDRESS, data)
+    assert [g.name for g in games] == ["a", "b"]
+    assert find_game(games, "b").board == "---------"
+    assert find_game(games, "c") is None
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"g1,---------,P1-NEXT,",
+        b"g1,---------,P1-NEXT,,,",
+        b"g1,--------,P1-NEXT,,",
+        b"g1,--------Z,P1-NEXT,,",
+        b"g1,---------,P3-NEXT,,",
+        b",---------,P1-NEXT,,",
+        b"",
+    ],
+)
+def test_a_malformed_entry_is_reported_and_skipped(data):
+    games, problems = decode_games(ADDRESS, data + b"|ok,---------,TIE,,")
+    assert [g.name for g in games] == ["ok"]
+    assert len(problems) == 1
+    assert ADDRESS in problems[0]
+
+
+def test_bytes_that_are_not_utf8_are_reported():
+    games, problems = decode_games(ADDRESS, b"\xff\xfe")
+    assert games == []
+    assert "UTF-8" in problems[0]
+
+
+def test_next_player_and_game_over():
+    assert game(state="P1-NEXT").next_player == 1
+    assert game(state="P2-NEXT").next_player == 2
+    for state in ("P1-WIN", "P2-WIN", "TIE"):
+        assert game(state=state).next_player is None
+        assert game(state=state).is_over
+
+
+def test_json_object_carries_full_keys_and_the_raw_board():
+    assert game(board="X--------", state="P2-NEXT", p1=ALICE).as_json() == {
+        "name": "g1",
+        "board": "X--------",
+        "state": "P2-NEXT",
+        "player1": ALICE,
+        "player2": "",
+        "address": ADDRESS,
+    }
+
+
+def test_names_the_spec_forbids():
+    assert name_problem("") is not None
+    assert "|" in name_problem("a|b")
+    assert name_problem("my game 1") is None
+
+
+def test_create_is_refused_for_an_existing_game_and_delete_for_a_missing_one():
+    assert "already exists" in refuse_create("g1", game())
+    assert refuse_create("g1", None) is None
+    assert "no game" in refuse_delete("g1", None)
+    assert refuse_delete("g1", game()) is None
+
+
+def test_take_on_a_missing_game_is_refused():
+    assert "no game named 'g1'" in refuse_take("g1", None, ALICE, 5)
+
+
+@pytest.mark.parametrize("state", ["P1-WIN", "P2-WIN", "TIE"])
+def test_take_in_a_finished_game_is_refused(state):
+    assert "is over" in refuse_take("g1", game(state=state, p1=ALICE, p2=BOB), ALICE, 5)
+
+
+def test_take_out_of_turn_is_refused():
+    assert "not your turn" in refuse_take("g1", game(board="X--------", state="P2-NEXT", p1=ALICE, p2=BOB), ALICE, 5)
+    assert "not your turn" in refuse_take("g1", game(board="XO-------", state="P1-NEXT", p1=ALICE, p2=BOB), BOB, 5)
+
+
+def test_take_of_an_occupied_space_is_refused():
+    reason = refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), BOB, 5)
+    assert "already taken by X" in reason
+
+
+def test_open_seats_are_open_to_anyone_including_the_other_player():
+    assert refuse_take("g1", game(), ALICE, 5) is None
+    assert refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), BOB, 1) is None
+    assert refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), ALICE, 1) is None
+
+
+def test_the_seated_player_may_move_on_their_turn():
+    assert refuse_take("g1", game(board="X---O----", state="P1-NEXT", p1=ALICE, p2=BOB), ALICE, 9) is None

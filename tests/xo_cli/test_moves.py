@@ -1,0 +1,206 @@
+"""xo create / take / delete against a REST API that answers like Sawtooth's: what is sent, what is reported."""
+
+import threading
+
+import pytest
+
+from xo_cli.main import main
+from xo_core.family import game_address
+
+
+def run(capsys, *argv):
+    code = main([str(arg) for arg in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def alice(make_player):
+    return make_player("alice")
+
+
+@pytest.fixture
+def bob(make_player):
+    return make_player("bob")
+
+
+def test_create_signs_and_submits_one_transaction_and_prints_the_batch_id(fake, alice, capsys):
+    code, out, err = run(capsys, "create", "g1", *alice.flags(fake.url))
+    assert (code, err) == (0, "")
+    [move] = fake.submitted
+    assert (move.payload, move.signer) == ("g1,create,", alice.public_key)
+    assert out == f"Submitted create game 'g1': batch {move.batch_id}\n"
+    assert game_address("g1") in fake.state
+
+
+def test_wait_reports_the_commit(fake, alice, capsys):
+    code, out, _ = run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert out.startswith("Committed create game 'g1': batch ")
+
+
+def test_take_accepts_grid_notation_and_sends_the_space_number(fake, alice, capsys):
+    fake.put_game("g1")
+    code, out, _ = run(capsys, "take", "g1", "b2", "--wait", *alice.flags(fake.url))
+    assert code == 0
+    assert fake.submitted[0].payload == "g1,take,5"
+    assert out.startswith("Committed take 5 (B2) in game 'g1'")
+    assert fake.state[game_address("g1")].decode() == f"g1,----X----,P2-NEXT,{alice.public_key},"
+
+
+def test_delete_submits_a_delete(fake, alice, capsys):
+    fake.put_game("g1")
+    code, _, _ = run(capsys, "delete", "g1", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert fake.submitted[0].payload == "g1,delete,"
+    assert game_address("g1") not in fake.state
+
+
+def test_two_players_alternate_until_a_win(fake, alice, bob, capsys):
+    assert run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))[0] == 0
+    for player, space in [(alice, "A1"), (bob, "A2"), (alice, "B1"), (bob, "B2"), (alice, "C1")]:
+        assert run(capsys, "take", "g1", space, "--wait", "10", *player.flags(fake.url))[0] == 0
+    code, out, _ = run(capsys, "show", "g1", "--json", "--url", fake.url)
+    assert code == 0
+    assert '"state": "P1-WIN"' in out
+    code, _, err = run(capsys, "take", "g1", "9", *bob.flags(fake.url))
+    assert code == 1
+    assert "game 'g1' is over (P1-WIN)" in err
+
+
+@pytest.mark.parametrize(
+    ("setup", "argv", "reason"),
+    [
+        (None, ["take", "g1", "5"], "there is no game named 'g1'"),
+        ({"board": "----X----", "state": "P2-NEXT"}, ["take", "g1", "5"], "space 5 of game 'g1' is already taken by X"),
+        ({"board": "XXXOO----", "state": "P1-WIN"}, ["take", "g1", "9"], "game 'g1' is over (P1-WIN)"),
+        ({"board": "X--------", "state": "P2-NEXT", "p2": "03" + "e" * 64}, ["take", "g1", "9"], "not your turn"),
+        ({}, ["create", "g1"], "game 'g1' already exists"),
+        (None, ["delete", "g1"], "there is no game named 'g1'"),
+    ],
+)
+def test_a_move_that_cannot_succeed_is_refused_before_anything_is_submitted(fake, alice, capsys, setup, argv, reason):
+    if setup is not None:
+        fake.put_game("g1", **setup)
+    code, out, err = run(capsys, *argv, "--wait", "10", *alice.flags(fake.url))
+    assert code == 1
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith("xo: error: ")
+    assert reason in err
+    assert "nothing was submitted" in err
+    assert fake.submitted == []
+    assert not any(method == "POST" for method, _ in fake.requests)
+
+
+def test_no_validate_submits_without_reading_state_and_reports_the_validators_reason(fake, alice, bob, capsys):
+    fake.put_game("g1", board="----X----", state="P2-NEXT", p1=alice.public_key)
+    code, out, err = run(capsys, "take", "g1", "5", "--no-validate", "--wait", "10", *bob.flags(fake.url))
+    assert code == 1
+    assert out == ""
+    assert fake.gets("/state") == []
+    assert len(fake.submitted) == 1
+    assert err == "xo: error: the validator rejected take 5 (B2) in game 'g1': Invalid Action: space already taken.\n"
+
+
+def test_without_wait_a_move_the_validator_will_reject_still_exits_0(fake, alice, capsys):
+    code, out, _ = run(capsys, "take", "nosuchgame", "3", "--no-validate", *alice.flags(fake.url))
+    assert code == 0
+    assert out.startswith("Submitted take 3 (C1) in game 'nosuchgame'")
+
+
+@pytest.mark.parametrize("space", ["0", "10", "D2", "5.0", ""])
+def test_an_invalid_space_is_refused_before_any_request(fake, alice, capsys, space):
+    code, _, err = run(capsys, "take", "g1", space, "--no-validate", *alice.flags(fake.url))
+    assert code == 1
+    assert "is not a board space" in err
+    assert fake.requests == []
+
+
+def test_a_comma_in_the_name_is_refused_even_without_validation(fake, alice, capsys):
+    code, _, err = run(capsys, "create", "a,b", "--no-validate", *alice.flags(fake.url))
+    assert code == 1
+    assert "cannot contain ','" in err
+    assert fake.requests == []
+
+
+def test_a_name_the_spec_forbids_is_refused_unless_validation_is_off(fake, alice, capsys):
+    code, _, err = run(capsys, "create", "a|b", *alice.flags(fake.url))
+    assert code == 1
+    assert "cannot contain '|'" in err
+    assert fake.requests == []
+    code, _, _ = run(capsys, "create", "a|b", "--no-validate", *alice.flags(fake.url))
+    assert code == 0
+    assert fake.submitted[0].payload == "a|b,create,"
+
+
+def test_a_missing_key_is_reported_with_how_to_make_one(fake, tmp_path, capsys):
+    code, _, err = run(capsys, "create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
+    assert code == 1
+    assert f"no private key at {tmp_path / 'carol.priv'}" in err
+    assert "xo keygen carol" in err
+    assert fake.requests == []
+
+
+def test_a_corrupt_key_file_is_reported(fake, tmp_path, capsys):
+    (tmp_path / "carol.priv").write_text("not a key\n")
+    code, _, err = run(capsys, "create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
+    assert code == 1
+    assert "does not hold a private key" in err
+
+
+def test_a_batch_still_pending_when_the_wait_runs_out_exits_4(fake, alice, capsys):
+    fake.settle = "pending"
+    code, out, err = run(capsys, "create", "g1", "--wait", "1", *alice.flags(fake.url))
+    assert code == 4
+    assert out == ""
+    assert err.startswith("xo: error: create game 'g1' is still PENDING after 1 s (batch ")
+
+
+def test_wait_zero_checks_the_status_once(fake, alice, capsys):
+    fake.settle = "pending"
+    code, _, err = run(capsys, "create", "g1", "--wait", "0", *alice.flags(fake.url))
+    assert code == 4
+    assert "still PENDING after 0 s" in err
+    assert len(fake.gets("/batch_statuses")) == 1
+
+
+@pytest.mark.parametrize("hold_pending", [True, False], ids=["rest-api-holds-wait", "rest-api-ignores-wait"])
+def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, alice, capsys, hold_pending):
+    fake.settle = "pending"
+    fake.hold_pending = hold_pending
+
+    def commit_later():
+        with fake.lock:
+            for move in fake.submitted:
+                fake.statuses[move.batch_id] = ("COMMITTED", [])
+
+    timer = threading.Timer(0.6, commit_later)
+    timer.start()
+    try:
+        code, out, err = run(capsys, "create", "g1", "--wait", *alice.flags(fake.url))
+    finally:
+        timer.cancel()
+    assert code == 0
+    assert out.startswith("Committed create game 'g1'")
+    assert "waiting for batch" in err
+    assert len(fake.gets("/batch_statuses")) <= 30
+
+
+def test_invalid_status_without_a_message_still_says_rejected(fake, alice, capsys):
+    fake.settle = "pending"
+    code = None
+
+    def reject_later():
+        with fake.lock:
+            for move in fake.submitted:
+                fake.statuses[move.batch_id] = ("INVALID", [{"id": "t", "message": ""}])
+
+    timer = threading.Timer(0.5, reject_later)
+    timer.start()
+    try:
+        code, _, err = run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))
+    finally:
+        timer.cancel()
+    assert code == 1
+    assert err == "xo: error: the validator rejected create game 'g1': no reason given\n"

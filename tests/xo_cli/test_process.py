@@ -1,0 +1,80 @@
+"""The installed ``xo`` command as a separate process: exit codes, streams, and what it loads."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+XO = Path(sys.executable).parent / "xo"
+TIMEOUT = 60
+
+
+def xo(*argv, **kwargs):
+    return subprocess.run(
+        [str(XO), *map(str, argv)], capture_output=True, text=True, timeout=TIMEOUT, check=False, **kwargs
+    )
+
+
+def test_the_console_script_is_installed():
+    assert XO.exists(), "install the project (pip install -e .) so that the xo entry point exists"
+
+
+def test_show_prints_json_and_exits_0(fake):
+    fake.put_game("g1", board="----X----", state="P2-NEXT", p1="02" + "a" * 64)
+    done = xo("show", "g1", "--json", "--url", fake.url)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["board"] == "----X----"
+
+
+def test_a_whole_game_move_with_wait(fake, make_player):
+    alice = make_player("alice")
+    fake.put_game("g1")
+    done = xo("take", "g1", "C3", "--wait", "30", *alice.flags(fake.url))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Committed take 9 (C3) in game 'g1'")
+
+
+def test_unreachable_is_exit_3_with_one_line_and_no_traceback(closed_port):
+    done = xo("list", "--url", f"http://127.0.0.1:{closed_port}")
+    assert done.returncode == 3
+    assert done.stdout == ""
+    url = f"http://127.0.0.1:{closed_port}"
+    assert done.stderr == f"xo: error: cannot reach the REST API at {url}: Connection refused\n"
+
+
+def test_usage_error_is_exit_2(fake):
+    done = xo("take", "g1", "--url", fake.url)
+    assert done.returncode == 2
+    assert done.stderr.startswith("xo: error: the following arguments are required: SPACE")
+    assert done.stderr.count("\n") == 1
+
+
+def test_a_reader_that_stops_early_causes_no_traceback(fake):
+    for index in range(800):
+        fake.put_game(f"game-{index:04d}")
+    done = subprocess.run(
+        f"'{XO}' list --json --url {fake.url} | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.stdout == "[\n"
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("command", [["show", "g1"], ["list"]])
+def test_reading_commands_never_load_protobuf_or_crypto(fake, command):
+    fake.put_game("g1")
+    probe = (
+        "import sys\n"
+        "from xo_cli.main import main\n"
+        f"code = main({[*command, '--url', fake.url]!r})\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('google', 'coincurve', 'aiohttp', 'zmq'))\n"
+        "print(code, heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=TIMEOUT, check=False)
+    assert done.stderr.strip() == "0 []"

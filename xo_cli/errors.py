@@ -1,0 +1,49 @@
+"""The failures ``xo`` reports, each tied to the exit code a script can act on.
+
+Every command raises one of these instead of printing and exiting itself, so
+that ``main`` is the only place deciding how an error looks (one line) and how
+the process ends.
+"""
+
+OK = 0
+REJECTED = 1
+USAGE = 2
+UNAVAILABLE = 3
+TIMED_OUT = 4
+INTERRUPTED = 130
+
+
+class XoError(Exception):
+    """A failure explained in one line; ``exit_code`` tells scripts what kind it was."""
+
+    exit_code = REJECTED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(XoError):
+    """The user asked for something that cannot work (bad space, missing key, illegal move)."""
+
+
+class Rejected(XoError):
+    """The REST API or the validator refused what was submitted."""
+
+
+class UsageError(XoError):
+    """The command line itself is malformed."""
+
+    exit_code = USAGE
+
+
+class Unavailable(XoError):
+    """The REST API could not be reached, failed, or does not speak Sawtooth."""
+
+    exit_code = UNAVAILABLE
+
+
+class TimedOut(XoError):
+    """The batch was submitted but had not committed when the wait ran out."""
+
+    exit_code = TIMED_OUT

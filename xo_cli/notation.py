@@ -1,0 +1,34 @@
+"""Board spaces as players name them: ``1``..``9`` or the grid notation ``A1``..``C3``.
+
+The XO payload numbers spaces 1..9 row by row from the top left. The
+tic-tac-toe message protocol names the same spaces like spreadsheet cells:
+column letter A..C, then row number 1..3, so ``A1`` is 1, ``B2`` the centre 5
+and ``C3`` is 9. Only these exact forms are accepted (letters in either case):
+anything looser, such as ``05``, ``+5`` or non-ASCII digits, is more likely a
+typo than a move.
+"""
+
+COLUMNS = "ABC"
+ROWS = "123"
+SPACES = range(1, 10)
+
+
+class BadSpace(ValueError):
+    """Text that names no board space."""
+
+
+def parse_space(text: str) -> int:
+    """Return the space (1..9) that ``text`` names, or raise ``BadSpace`` saying why."""
+    if len(text) == 1 and text in "123456789":
+        return int(text)
+    if len(text) == 2:
+        column, row = text[0].upper(), text[1]
+        if column in COLUMNS and row in ROWS:
+            return ROWS.index(row) * 3 + COLUMNS.index(column) + 1
+    raise BadSpace(f"{text!r} is not a board space: use 1-9 (row by row from the top left) or A1-C3 (column, row)")
+
+
+def grid_name(space: int) -> str:
+    """Return the grid notation of ``space`` (1..9), e.g. 5 -> ``B2``."""
+    row, column = divmod(space - 1, 3)
+    return COLUMNS[column] + ROWS[row]

@@ -1,0 +1,50 @@
+"""``xo list`` and ``xo show``: read games from state and print them.
+
+Kept free of protobuf and crypto imports: these commands start a fresh
+interpreter each time and must stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from xo_cli import render, session
+from xo_cli.errors import InvalidInput
+from xo_cli.games import Game, decode_games, find_game
+from xo_core.family import NAMESPACE, game_address
+
+
+def list_games(args: argparse.Namespace) -> int:
+    """Every game under the XO namespace, across all of the REST API's pages, sorted by name."""
+    found: list[Game] = []
+    with session.rest_client(args) as client:
+        for address, data in client.list_state(NAMESPACE):
+            games, problems = decode_games(address, data)
+            warn(problems)
+            found.extend(games)
+    found.sort(key=lambda game: (game.name, game.address))
+    print(render.games_json(found) if args.format == "json" else render.games_table(found))
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    name: str = args.name
+    address = game_address(name)
+    with session.rest_client(args) as client:
+        data = client.get_state(address)
+    games, problems = decode_games(address, data) if data is not None else ([], [])
+    game = find_game(games, name)
+    if game is None:
+        warn(problems)
+        raise InvalidInput(f"there is no game named {name!r}")
+    if args.format == "json":
+        print(render.game_json(game))
+    else:
+        print(render.game_card(game, session.own_public_key(args)))
+    return 0
+
+
+def warn(problems: list[str]) -> None:
+    for problem in problems:
+        sys.stderr.write(f"xo: warning: {problem}\n")
