@@ -1,24 +1,23 @@
 """XO games as the client reads them from state, and the moves they allow.
 
-This is a reader's view, deliberately lenient where the processor is strict: a
-malformed entry in state is the chain's problem, not the player's, so it is
-reported and skipped instead of stopping ``xo list`` from showing every other
-game. The rules mirrored in ``refuse_*`` are the XO specification's, checked
-before submitting so that a move that cannot succeed is never signed and sent.
+The checks made before submitting are the processor's own (``xo_tp.rules``,
+``xo_tp.payload``, ``xo_tp.state``), run on the game as it stands: a move the
+processor would reject is never signed and sent, and the player reads the very
+reason the validator would have given. Reading is lenient where the processor is
+strict: a malformed entry is the chain's problem, not the player's, so it is
+reported and skipped instead of stopping ``xo list`` from showing every other game.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-EMPTY = "-"
-MARKS = "XO"
-NEXT_STATES = ("P1-NEXT", "P2-NEXT")
-OVER_STATES = ("P1-WIN", "P2-WIN", "TIE")
-STATES = NEXT_STATES + OVER_STATES
-BOARD_SIZE = 9
-BOARD_CHARS = frozenset(MARKS + EMPTY)
-FIELDS = 5
+from xo_core.family import encode_payload
+from xo_tp import rules
+from xo_tp.payload import CREATE, InvalidPayload, parse_payload
+from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
+
+EMPTY = rules.EMPTY
 
 
 class Game(NamedTuple):
@@ -44,14 +43,14 @@ class Game(NamedTuple):
 
     @property
     def is_over(self) -> bool:
-        return self.state in OVER_STATES
+        return self.state in rules.FINISHED_STATES
 
     @property
     def next_player(self) -> int | None:
         """1 or 2 for the player to move, None once the game is over."""
-        if self.state == "P1-NEXT":
+        if self.state == rules.P1_NEXT:
             return 1
-        if self.state == "P2-NEXT":
+        if self.state == rules.P2_NEXT:
             return 2
         return None
 
@@ -60,27 +59,18 @@ class Game(NamedTuple):
 
 
 def decode_games(address: str, data: bytes) -> tuple[list[Game], list[str]]:
-    """Read every game stored at ``address``; return them with a note per malformed entry.
-
-    Colliding games share an address as ``entry|entry|...``; since names can hold
-    neither ``,`` nor ``|``, splitting on them is unambiguous.
-    """
+    """Read every game stored at ``address``; return them with a note per malformed entry."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return [], [f"state at {address} is not UTF-8 text"]
     games: list[Game] = []
     problems: list[str] = []
-    for entry in text.split("|"):
-        fields = entry.split(",")
-        if len(fields) != FIELDS:
-            problems.append(f"state at {address} holds an entry with {len(fields)} fields instead of {FIELDS}")
-            continue
-        name, board, state, player1, player2 = fields
-        if not name or len(board) != BOARD_SIZE or not set(board) <= BOARD_CHARS or state not in STATES:
-            problems.append(f"state at {address} holds a malformed game entry {entry[:80]!r}")
-            continue
-        games.append(Game(name, board, state, player1, player2, address))
+    for entry in text.split(ENTRY_SEPARATOR):
+        try:
+            games.append(Game(*decode_game(address, entry), address))
+        except CorruptState as problem:
+            problems.append(str(problem))
     return games, problems
 
 
@@ -90,10 +80,10 @@ def find_game(games: list[Game], name: str) -> Game | None:
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` is not a legal game name under the specification, if it is not."""
-    if not name:
-        return "a game name cannot be empty"
-    if "|" in name:
-        return f"a game name cannot contain '|': {name!r}"
+    try:
+        parse_payload(encode_payload(name, CREATE))
+    except InvalidPayload as problem:
+        return str(problem)
     return None
 
 
@@ -110,21 +100,13 @@ def refuse_delete(name: str, game: Game | None) -> str | None:
 
 
 def refuse_take(name: str, game: Game | None, player_key: str, space: int) -> str | None:
-    """Why ``player_key`` cannot take ``space`` in ``game`` now, or None if the move is legal.
-
-    A seat whose key is still empty is open to anyone, including the other
-    player: that is how the specification lets a game begin.
-    """
+    """Why ``player_key`` cannot take ``space`` in ``game`` now, or None if the move is legal."""
     if game is None:
         return f"there is no game named {name!r} (create it with 'xo create {name}')"
-    number = game.next_player
-    if number is None:
-        return f"game {name!r} is over ({game.state})"
-    seat_key = game.player_key(number)
-    if seat_key and seat_key != player_key:
-        return f"it is not your turn in game {name!r}: player {number} ({shorten(seat_key)}) plays next"
-    if game.board[space - 1] != EMPTY:
-        return f"space {space} of game {name!r} is already taken by {game.board[space - 1]}"
+    try:
+        rules.take(rules.Game(game.name, game.board, game.state, game.player1, game.player2), space, player_key)
+    except rules.IllegalMove as refusal:
+        return str(refusal)
     return None
 
 

@@ -95,13 +95,13 @@ def test_take_in_a_finished_game_is_refused(state):
 
 
 def test_take_out_of_turn_is_refused():
-    assert "not your turn" in refuse_take("g1", game(board="X--------", state="P2-NEXT", p1=ALICE, p2=BOB), ALICE, 5)
-    assert "not your turn" in refuse_take("g1", game(board="XO-------", state="P1-NEXT", p1=ALICE, p2=BOB), BOB, 5)
+    assert "player 2's turn" in refuse_take("g1", game(board="X--------", state="P2-NEXT", p1=ALICE, p2=BOB), ALICE, 5)
+    assert "player 1's turn" in refuse_take("g1", game(board="XO-------", state="P1-NEXT", p1=ALICE, p2=BOB), BOB, 5)
 
 
 def test_take_of_an_occupied_space_is_refused():
     reason = refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), BOB, 5)
-    assert "already taken by X" in reason
+    assert reason == "game 'g1': space 5 is already taken"
 
 
 def test_open_seats_are_open_to_anyone_including_the_other_player():

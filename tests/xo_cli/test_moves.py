@@ -72,9 +72,9 @@ def test_two_players_alternate_until_a_win(fake, alice, bob, capsys):
     ("setup", "argv", "reason"),
     [
         (None, ["take", "g1", "5"], "there is no game named 'g1'"),
-        ({"board": "----X----", "state": "P2-NEXT"}, ["take", "g1", "5"], "space 5 of game 'g1' is already taken by X"),
+        ({"board": "----X----", "state": "P2-NEXT"}, ["take", "g1", "5"], "game 'g1': space 5 is already taken"),
         ({"board": "XXXOO----", "state": "P1-WIN"}, ["take", "g1", "9"], "game 'g1' is over (P1-WIN)"),
-        ({"board": "X--------", "state": "P2-NEXT", "p2": "03" + "e" * 64}, ["take", "g1", "9"], "not your turn"),
+        ({"board": "X--------", "state": "P2-NEXT", "p2": "03" + "e" * 64}, ["take", "g1", "9"], "player 2's turn"),
         ({}, ["create", "g1"], "game 'g1' already exists"),
         (None, ["delete", "g1"], "there is no game named 'g1'"),
     ],
@@ -127,7 +127,7 @@ def test_a_comma_in_the_name_is_refused_even_without_validation(fake, alice, cap
 def test_a_name_the_spec_forbids_is_refused_unless_validation_is_off(fake, alice, capsys):
     code, _, err = run(capsys, "create", "a|b", *alice.flags(fake.url))
     assert code == 1
-    assert "cannot contain '|'" in err
+    assert "must not contain '|'" in err
     assert fake.requests == []
     code, _, _ = run(capsys, "create", "a|b", "--no-validate", *alice.flags(fake.url))
     assert code == 0
