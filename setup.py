@@ -6,6 +6,7 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
+PACKAGES = ("xo_core", "xo_tp", "xo_cli", "xo_devnet")
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py").read_text()).group(1)
 
 setup(
@@ -16,8 +17,11 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=find_packages(include=["xo_core", "xo_core.*", "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*"]),
-    package_data={"xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"], "xo_devnet": ["*.yaml"]},
+    packages=find_packages(include=[f"{package}{suffix}" for package in PACKAGES for suffix in ("", ".*")]),
+    package_data={
+        "xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"],
+        "xo_devnet": ["rest/*.yaml"],
+    },
     install_requires=[
         "protobuf>=6.30,<8",
         "pyzmq>=25,<28",
@@ -26,6 +30,7 @@ setup(
         "aiohttp>=3.9,<4",
         "sawtooth-sdk>=1.2.5,<1.3",
         "greenlet>=3.0,<4",
+        "PyYAML>=6,<7",
     ],
     extras_require={
         "test": [
@@ -37,6 +42,7 @@ setup(
             "ruff>=0.6,<1",
             "check-jsonschema>=0.29,<1",
             "PyYAML>=6,<7",
+            "jsonschema>=4.18,<5",
         ],
     },
     entry_points={

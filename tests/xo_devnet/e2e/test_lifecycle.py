@@ -1,0 +1,121 @@
+"""xo-devnet as a process: clean stops, a sidecar that comes back, --no-tp, and one-line startup errors."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from xo_core.batches import make_batch, make_batch_list, make_xo_transaction
+from xo_core.signing import Signer
+from xo_devnet.sidecar import processor_command
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def wait_until(condition, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def submit_create(devnet, name: str) -> str:
+    signer = Signer.generate()
+    batch = make_batch(signer, [make_xo_transaction(signer, name, "create")])
+    headers = {"Content-Type": "application/octet-stream"}
+    request = urllib.request.Request(f"{devnet.rest_url}/batches", data=make_batch_list([batch]), headers=headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 202
+    return batch.header_signature
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stop_signal_ends_devnet_and_processor_with_exit_code_0(start_devnet, stop_signal):
+    devnet = start_devnet()
+    processor = devnet.ready["processor_pid"]
+    devnet.process.send_signal(stop_signal)
+    assert devnet.process.wait(30) == 0
+    assert wait_until(lambda: gone(processor), 10)
+    assert not devnet.ready_file.exists()
+    assert "unregistered" in devnet.log_path.read_text()
+
+
+def test_a_killed_processor_is_restarted_and_batches_still_commit(start_devnet, fetch_json):
+    devnet = start_devnet()
+    os.kill(devnet.ready["processor_pid"], signal.SIGKILL)
+    assert wait_until(lambda: "restarting" in devnet.log_path.read_text())
+    batch_id = submit_create(devnet, "after-restart")
+    (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=60")["data"]
+    assert status["status"] == "COMMITTED"
+
+
+def test_without_the_sidecar_batches_wait_for_a_processor(start_devnet, fetch_json):
+    devnet = start_devnet("--ephemeral", "--no-tp")
+    assert devnet.ready["processor_pid"] is None
+    assert fetch_json(f"{devnet.rest_url}/status")["data"]["processors"] == []
+    batch_id = submit_create(devnet, "waits")
+    (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=1")["data"]
+    assert status["status"] == "PENDING"
+    command = processor_command(devnet.component_endpoint, 0)
+    processor = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=60")["data"]
+        assert status["status"] == "COMMITTED"
+    finally:
+        processor.terminate()
+        processor.wait(30)
+
+
+def run_devnet(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "xo_devnet.cli", "--ephemeral", "--key-dir", str(tmp_path / "keys"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.fixture
+def busy_port():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+def test_a_rest_port_in_use_is_a_one_line_error_and_exit_code_1(tmp_path, busy_port):
+    result = run_devnet(tmp_path, "--rest-api", f"127.0.0.1:{busy_port}", "--component-endpoint", "tcp://127.0.0.1:0")
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"xo-devnet: cannot serve the REST API on 127.0.0.1:{busy_port}")
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_a_component_endpoint_in_use_is_a_one_line_error_and_exit_code_1(tmp_path, busy_port):
+    result = run_devnet(tmp_path, "--rest-api", "127.0.0.1:0", "--component-endpoint", f"tcp://127.0.0.1:{busy_port}")
+    assert result.returncode == 1
+    assert "xo-devnet: cannot start the ledger" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_unusable_data_dir_is_a_one_line_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    command = [
+        sys.executable, "-m", "xo_devnet.cli", "--data-dir", str(blocker / "chain"), "--key-dir", str(tmp_path / "k"),
+        "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1
+    assert "xo-devnet: cannot create the data dir" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,93 @@
+"""Back-pressure and faults, on a ledger built for the purpose (tiny queue, no processor at first).
+
+A full queue answers 429/31 and keeps what it already accepted; once a processor
+connects, every accepted batch is committed. An unexpected fault in the ledger is
+answered as error 10 and the server goes on serving.
+"""
+
+import asyncio
+import subprocess
+import threading
+
+import pytest
+
+from xo_devnet.ledger import Ledger, LedgerConfig
+from xo_devnet.rest.server import RestServer, start_rest_server
+from xo_devnet.sidecar import processor_command
+
+
+class ThreadedDevnet:
+    """A ledger and its REST API on an event loop in a background thread of the test process."""
+
+    def __init__(self, config: LedgerConfig) -> None:
+        self._config = config
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="devnet", daemon=True)
+        self.ledger: Ledger | None = None
+        self.server: RestServer | None = None
+
+    def start(self) -> "ThreadedDevnet":
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(60)
+        return self
+
+    async def _start(self) -> None:
+        self.ledger = await Ledger.start(self._config)
+        self.server = await start_rest_server(self.ledger, "127.0.0.1", 0)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(60)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(30)
+        self._loop.close()
+
+    async def _stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+        if self.ledger is not None:
+            await self.ledger.stop()
+
+
+@pytest.fixture
+def tiny_queue():
+    devnet = ThreadedDevnet(LedgerConfig(None, component_endpoint="tcp://127.0.0.1:0", max_pending_batches=2))
+    devnet.start()
+    yield devnet
+    devnet.stop()
+
+
+def test_a_full_queue_answers_429_and_keeps_what_it_accepted(tiny_queue, api_for, player, make_xo_batch):
+    api = api_for(tiny_queue.server.url)
+    first, second, third = (make_xo_batch(player, f"queued-{n}", "create") for n in range(3))
+    assert api.submit(first, second).status == 202
+    refused = api.submit(third)
+    assert (refused.status, refused.error_code) == (429, 31)
+    ids = f"{first.header_signature},{second.header_signature},{third.header_signature}"
+    statuses = api.get(f"/batch_statuses?id={ids}").json["data"]
+    assert [status["status"] for status in statuses] == ["PENDING", "PENDING", "UNKNOWN"]
+
+    command = processor_command(tiny_queue.ledger.component_endpoint, 0)
+    processor = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        statuses = api.get(f"/batch_statuses?id={ids}&wait=60").json["data"]
+        assert [status["status"] for status in statuses] == ["COMMITTED", "COMMITTED", "UNKNOWN"]
+        assert api.submit(third).status == 202
+        assert api.get(f"/batch_statuses?id={third.header_signature}&wait=60").json["data"][0]["status"] == "COMMITTED"
+    finally:
+        processor.terminate()
+        processor.wait(30)
+
+
+def test_an_unexpected_fault_is_error_10_and_the_server_lives_on(tiny_queue, api_for, monkeypatch):
+    api = api_for(tiny_queue.server.url, allow_server_errors=True)
+
+    def broken():
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(tiny_queue.ledger, "chain_head", broken)
+    answer = api.get("/blocks")
+    assert (answer.status, answer.error_code) == (500, 10)
+    assert "disk on fire" not in answer.json["error"]["message"]
+    monkeypatch.undo()
+    assert api.get("/blocks").status == 200
+

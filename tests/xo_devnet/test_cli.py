@@ -1,0 +1,90 @@
+"""The xo-devnet command line: flags, defaults and the one-line errors for bad values."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xo_devnet.cli import build_parser, default_data_dir
+
+
+def parse(*argv: str):
+    return build_parser().parse_args(list(argv))
+
+
+def test_defaults_are_sawtooths_ports_on_loopback():
+    args = parse()
+    assert args.rest_api == ("127.0.0.1", 8008)
+    assert args.component_endpoint == "tcp://127.0.0.1:4004"
+    assert args.block_interval == 0.05
+    assert not args.ephemeral
+    assert not args.no_tp
+    assert (args.data_dir, args.key_dir, args.ready_file) == (None, None, None)
+
+
+def test_the_data_dir_defaults_to_the_xdg_data_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_data_dir() == tmp_path / "xo-devnet"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_data_dir() == Path("~/.local/share/xo-devnet").expanduser()
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [("0.0.0.0:80", ("0.0.0.0", 80)), ("localhost:0", ("localhost", 0)), ("[::1]:8008", ("::1", 8008))],
+)
+def test_the_rest_api_address_is_host_and_port(text, address):
+    assert parse("--rest-api", text).rest_api == address
+
+
+def test_every_flag_is_read():
+    args = parse(
+        "--data-dir", "/tmp/chain", "--component-endpoint", "tcp://127.0.0.1:0", "--block-interval", "0.2",
+        "--no-tp", "--key-dir", "/tmp/keys", "--ready-file", "/tmp/ready.json", "-vv",
+    )  # fmt: skip
+    assert args.data_dir == Path("/tmp/chain")
+    assert args.component_endpoint == "tcp://127.0.0.1:0"
+    assert args.block_interval == 0.2
+    assert args.no_tp
+    assert args.key_dir == Path("/tmp/keys")
+    assert args.ready_file == Path("/tmp/ready.json")
+    assert args.verbose == 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--rest-api", "8008"], "is not HOST:PORT"),
+        (["--rest-api", "host:99999"], "is not HOST:PORT"),
+        (["--component-endpoint", "127.0.0.1:4004"], "is not a ZMQ endpoint"),
+        (["--component-endpoint", "tcp://host:70000"], "is not a ZMQ endpoint"),
+        (["--block-interval", "0"], "must be above 0"),
+        (["--block-interval", "soon"], "is not a number of seconds"),
+        (["--ephemeral", "--data-dir", "/tmp/x"], "not allowed with argument"),
+    ],
+)
+def test_bad_flags_are_one_line_errors_with_exit_code_2(argv, complaint, capsys):
+    with pytest.raises(SystemExit) as exited:
+        parse(*argv)
+    assert exited.value.code == 2
+    error = capsys.readouterr().err
+    assert complaint in error
+    assert "Traceback" not in error
+
+
+def run_command(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "xo_devnet.cli", *argv], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_version_and_help_answer_without_starting_anything():
+    version = run_command("--version")
+    assert version.returncode == 0
+    assert version.stdout.startswith("xo-devnet ")
+    helped = run_command("--help")
+    assert helped.returncode == 0
+    for flag in ("--data-dir", "--ephemeral", "--rest-api", "--component-endpoint", "--block-interval", "--no-tp",
+                 "--key-dir", "--ready-file", "-v"):
+        assert flag in helped.stdout

@@ -1,0 +1,81 @@
+"""What xo-devnet tells its user once it is ready: for people (the banner) and for scripts (the ready file)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from xo_core import __version__
+from xo_devnet.player_keys import PlayerKey
+
+DEFAULT_REST_URL = "http://127.0.0.1:8008"
+
+
+@dataclass(frozen=True)
+class ReadyInfo:
+    """Where everything is, once the ledger, the REST API and the processor are up."""
+
+    rest_url: str
+    component_endpoint: str
+    data_dir: Path | None
+    processor_pid: int | None
+    processor_registered: bool
+    key_dir: Path
+    keys: tuple[PlayerKey, ...]
+
+
+def banner(info: ReadyInfo) -> str:
+    data_dir = info.data_dir if info.data_dir is not None else "(ephemeral: nothing is kept)"
+    lines = [
+        f"xo-devnet {__version__} is ready",
+        f"  REST API               {info.rest_url}",
+        f"  component endpoint     {info.component_endpoint}",
+        f"  data dir               {data_dir}",
+        f"  transaction processor  {_processor_line(info)}",
+        f"  player keys in {info.key_dir}:",
+    ]
+    for key in info.keys:
+        if key.public_key is None:
+            lines.append(f"    {key.name:<6} unusable: {key.problem}")
+        else:
+            lines.append(f"    {key.name:<6} {key.public_key}{' (new)' if key.created else ''}")
+    url_flag = "" if info.rest_url == DEFAULT_REST_URL else f" --url {info.rest_url}"
+    lines += [
+        "Play in another terminal:",
+        f"  xo create game1 --username alice --wait{url_flag}",
+        f"  xo take game1 5 --username alice --wait{url_flag}",
+        f"  xo take game1 1 --username bob --wait{url_flag}",
+        f"  xo show game1{url_flag}",
+        "Stop with Ctrl-C.",
+    ]
+    return "\n".join(lines)
+
+
+def ready_document(info: ReadyInfo) -> dict[str, object]:
+    return {
+        "rest_url": info.rest_url,
+        "component_endpoint": info.component_endpoint,
+        "data_dir": str(info.data_dir) if info.data_dir is not None else None,
+        "pid": os.getpid(),
+        "processor_pid": info.processor_pid,
+        "processor_registered": info.processor_registered,
+        "key_dir": str(info.key_dir),
+        "keys": {key.name: key.public_key for key in info.keys},
+    }
+
+
+def write_ready_file(path: Path, info: ReadyInfo) -> None:
+    """Write atomically: a reader polling for the file never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(ready_document(info), indent=2) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+def _processor_line(info: ReadyInfo) -> str:
+    if info.processor_pid is None:
+        return "none (--no-tp): connect your own, e.g. xo-tp -C " + info.component_endpoint
+    state = "registered" if info.processor_registered else "not registered yet: batches wait for it"
+    return f"xo-tp, pid {info.processor_pid}, {state}"

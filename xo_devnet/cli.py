@@ -1,0 +1,147 @@
+"""The ``xo-devnet`` command: a one-node Sawtooth-compatible ledger, its REST API and an xo-tp, in one go.
+
+Exit codes: 0 after Ctrl-C or SIGTERM, 1 when the devnet cannot start (a port in
+use, an unusable data directory), 2 for bad flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import re
+import sys
+from pathlib import Path
+
+from xo_core import __version__
+from xo_core.keyfiles import DEFAULT_KEY_DIR
+
+LOGGER = logging.getLogger("xo_devnet")
+
+DEFAULT_REST_API = "127.0.0.1:8008"
+DEFAULT_COMPONENT_ENDPOINT = "tcp://127.0.0.1:4004"
+DEFAULT_BLOCK_INTERVAL = 0.05
+MAX_BLOCK_INTERVAL = 60.0
+
+_HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/]+):(?P<port>\d{1,5})")
+_TCP_ENDPOINT = re.compile(r"tcp://(?:\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/]+):\d{1,5}")
+
+
+def default_data_dir() -> Path:
+    """``$XDG_DATA_HOME/xo-devnet``, i.e. ``~/.local/share/xo-devnet`` on most systems."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join("~", ".local", "share")
+    return Path(base, "xo-devnet").expanduser()
+
+
+def rest_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8008`` for IPv6); port 0 picks a free port."""
+    match = _HOST_PORT.fullmatch(text.strip())
+    if match is None or int(match["port"]) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:8008, port 0 for any free port)")
+    return match["host"].strip("[]"), int(match["port"])
+
+
+def component_endpoint(text: str) -> str:
+    match = _TCP_ENDPOINT.fullmatch(text.strip())
+    if match is None or int(text.strip().rsplit(":", 1)[1]) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a ZMQ endpoint like tcp://127.0.0.1:4004")
+    return text.strip()
+
+
+def block_interval(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds <= MAX_BLOCK_INTERVAL:
+        raise argparse.ArgumentTypeError(f"the block interval must be above 0 and at most {MAX_BLOCK_INTERVAL:.0f} s")
+    return seconds
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xo-devnet",
+        description="Run a one-node, Sawtooth-compatible ledger with its REST API and an xo-tp transaction processor,"
+        " and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
+        epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
+        " pid, ...) once the devnet is ready, and removed when it stops.",
+    )
+    storage = parser.add_mutually_exclusive_group()
+    storage.add_argument(
+        "--data-dir", type=Path, help=f"where the chain and state are kept (default: {default_data_dir()})"
+    )
+    storage.add_argument("--ephemeral", action="store_true", help="keep everything in memory; nothing survives a stop")
+    parser.add_argument(
+        "--rest-api",
+        type=rest_address,
+        default=rest_address(DEFAULT_REST_API),
+        metavar="HOST:PORT",
+        help=f"where the REST API listens (default: {DEFAULT_REST_API}; port 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--component-endpoint",
+        type=component_endpoint,
+        default=DEFAULT_COMPONENT_ENDPOINT,
+        metavar="URL",
+        help=f"where transaction processors connect (default: {DEFAULT_COMPONENT_ENDPOINT}; port 0 picks a free one)",
+    )
+    parser.add_argument(
+        "--block-interval",
+        type=block_interval,
+        default=DEFAULT_BLOCK_INTERVAL,
+        metavar="SECONDS",
+        help=f"seconds between blocks while batches are pending (default: {DEFAULT_BLOCK_INTERVAL})",
+    )
+    parser.add_argument("--no-tp", action="store_true", help="do not start xo-tp; connect processors yourself")
+    parser.add_argument("--key-dir", type=Path, help=f"where the player keys are made (default: {DEFAULT_KEY_DIR})")
+    parser.add_argument("--ready-file", type=Path, metavar="PATH", help="write the bound addresses as JSON once ready")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more logging: -v info, -vv debug (xo-tp too)"
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"xo-devnet {__version__}")
+    return parser
+
+
+def configure_logging(verbosity: int) -> None:
+    """Warnings by default, -v info, -vv debug; written like xo-tp's lines, which share the terminal."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        format="[%(asctime)s.%(msecs)03d %(levelname)-7s %(name)s] %(message)s",
+        datefmt="%Y-%m-%d %H:%M:%S",
+        level=logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING,
+    )
+    if verbosity < 2:
+        logging.getLogger("aiohttp").setLevel(logging.WARNING)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    configure_logging(args.verbose)
+    from xo_devnet.launcher import DevnetOptions, StartupError, run_devnet  # noqa: PLC0415 (keeps --help instant)
+
+    options = DevnetOptions(
+        data_dir=None if args.ephemeral else (args.data_dir or default_data_dir()).expanduser(),
+        rest_host=args.rest_api[0],
+        rest_port=args.rest_api[1],
+        component_endpoint=args.component_endpoint,
+        block_interval=args.block_interval,
+        run_processor=not args.no_tp,
+        key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),
+        ready_file=args.ready_file,
+        verbosity=args.verbose,
+    )
+    try:
+        asyncio.run(run_devnet(options))
+    except StartupError as error:
+        LOGGER.debug("startup failed", exc_info=True)
+        print(f"xo-devnet: {error}", file=sys.stderr)
+        return 1
+    except Exception:
+        LOGGER.exception("xo-devnet stopped on an unexpected error")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

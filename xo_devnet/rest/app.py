@@ -1,0 +1,75 @@
+"""The aiohttp application: every route of the API, and one place where errors become answers.
+
+Routes raise ApiError and nothing else on bad input; the middleware turns it into
+Sawtooth's error body. Anything unexpected is logged with its traceback and answered
+as error 10, so one bad request never takes the server down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from xo_devnet.ledger import Ledger
+from xo_devnet.rest import chain, node, openapi, state, submit
+from xo_devnet.rest.accepted import AcceptedBatches
+from xo_devnet.rest.errors import ApiError
+from xo_devnet.rest.keys import ACCEPTED, LEDGER
+from xo_devnet.rest.responses import error_response
+from xo_devnet.validation import MAX_BODY_BYTES
+
+LOGGER = logging.getLogger(__name__)
+
+ROUTES: tuple[tuple[str, str, Handler], ...] = (
+    ("POST", "/batches", submit.post_batches),
+    ("GET", "/batches", chain.list_batches),
+    ("GET", "/batches/{batch_id}", chain.get_batch),
+    ("GET", "/batch_statuses", submit.get_batch_statuses),
+    ("POST", "/batch_statuses", submit.post_batch_statuses),
+    ("GET", "/blocks", chain.list_blocks),
+    ("GET", "/blocks/{block_id}", chain.get_block),
+    ("GET", "/transactions", chain.list_transactions),
+    ("GET", "/transactions/{transaction_id}", chain.get_transaction),
+    ("GET", "/state", state.list_state),
+    ("GET", "/state/{address}", state.get_state),
+    ("GET", "/receipts", chain.get_receipts),
+    ("POST", "/receipts", chain.post_receipts),
+    ("GET", "/status", node.get_status),
+    ("GET", "/peers", node.get_peers),
+    ("GET", "/openapi.yaml", openapi.get_openapi_yaml),
+    ("GET", "/openapi.json", openapi.get_openapi_json),
+)
+"""(method, path as the OpenAPI document writes it, handler) of every route."""
+
+
+def build_app(ledger: Ledger) -> web.Application:
+    """The REST API over ``ledger``; bodies up to 10 MiB reach the routes, larger ones are refused there."""
+    app = web.Application(middlewares=[_api_errors], client_max_size=MAX_BODY_BYTES)
+    app[LEDGER] = ledger
+    app[ACCEPTED] = AcceptedBatches(ledger)
+    for method, path, handler in ROUTES:
+        app.router.add_route(method, _any_segment(path), handler)
+    return app
+
+
+def _any_segment(path: str) -> str:
+    """Let ``{name}`` match any one path segment, braces included, so that the route, not the router,
+    decides what a malformed id is (400 with an error code rather than a bare 404)."""
+    return re.sub(r"\{(\w+)\}", r"{\1:[^/]+}", path)
+
+
+@web.middleware
+async def _api_errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except ApiError as error:
+        return error_response(error)
+    except (web.HTTPException, asyncio.CancelledError):
+        raise
+    except Exception:
+        LOGGER.exception("unexpected error answering %s %s", request.method, request.path_qs)
+        return error_response(ApiError(10))

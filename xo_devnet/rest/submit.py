@@ -1,0 +1,95 @@
+"""POST /batches and /batch_statuses: taking batches in and telling clients what became of them.
+
+A BatchList is decoded, checked as a validator would check it and handed to the
+ledger whole or not at all. Only then does the client get its 202: a 202 means the
+ledger holds the batches and will decide them, never that they might be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from aiohttp import hdrs, web
+from google.protobuf.message import DecodeError
+
+from xo_core.protobuf.batch_pb2 import Batch, BatchList
+from xo_devnet.ledger import BatchStatus, DuplicateBatch, Ledger, QueueFull
+from xo_devnet.rest.errors import ApiError
+from xo_devnet.rest.keys import ACCEPTED, LEDGER
+from xo_devnet.rest.queries import id_query, json_id_list, wait_seconds
+from xo_devnet.rest.rendering import render_batch_status
+from xo_devnet.rest.responses import json_response
+from xo_devnet.rest.urls import build_url
+from xo_devnet.validation import MAX_BODY_BYTES, InvalidBatch, validate_batches
+
+_INLINE_VALIDATION_TRANSACTIONS = 64
+"""Above this many transactions, signatures are checked off the event loop so other requests keep flowing."""
+
+
+async def post_batches(request: web.Request) -> web.Response:
+    if hdrs.CONTENT_TYPE not in request.headers or request.content_type != "application/octet-stream":
+        raise ApiError(42)
+    batches = _decode(await _read_body(request))
+    await _validate(batches)
+    try:
+        request.app[LEDGER].submit(batches)
+    except QueueFull:
+        raise ApiError(31) from None
+    except DuplicateBatch as error:
+        raise ApiError(30, str(error)) from None
+    request.app[ACCEPTED].add(batch.header_signature for batch in batches)
+    link = build_url(request, path="/batch_statuses", id=",".join(batch.header_signature for batch in batches))
+    return json_response({"link": link}, status=202)
+
+
+async def get_batch_statuses(request: web.Request) -> web.Response:
+    ids = id_query(request.query, missing_code=66)
+    statuses = await _statuses(request.app[LEDGER], ids, wait_seconds(request.query))
+    return json_response({"data": [render_batch_status(status) for status in statuses], "link": build_url(request)})
+
+
+async def post_batch_statuses(request: web.Request) -> web.Response:
+    ids = await json_id_list(request, wrong_type_code=43, bad_body_code=46)
+    statuses = await _statuses(request.app[LEDGER], ids, wait_seconds(request.query))
+    return json_response({"data": [render_batch_status(status) for status in statuses]})
+
+
+async def _read_body(request: web.Request) -> bytes:
+    too_large = f"the body is larger than the {MAX_BODY_BYTES} bytes a BatchList may take"
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise ApiError(30, too_large)
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise ApiError(30, too_large) from None
+    if not body:
+        raise ApiError(34)
+    return body
+
+
+def _decode(body: bytes) -> list[Batch]:
+    batch_list = BatchList()
+    try:
+        batch_list.ParseFromString(body)
+    except DecodeError:
+        raise ApiError(35) from None
+    if not batch_list.batches:
+        raise ApiError(34)
+    return list(batch_list.batches)
+
+
+async def _validate(batches: list[Batch]) -> None:
+    try:
+        if sum(len(batch.transactions) for batch in batches) <= _INLINE_VALIDATION_TRANSACTIONS:
+            validate_batches(batches)
+        else:
+            await asyncio.get_running_loop().run_in_executor(None, validate_batches, batches)
+    except InvalidBatch as error:
+        raise ApiError(30, str(error)) from None
+
+
+async def _statuses(ledger: Ledger, ids: Sequence[str], wait: float | None) -> list[BatchStatus]:
+    if wait is None:
+        return ledger.batch_statuses(ids)
+    return await ledger.wait_for_batches(ids, wait)

@@ -1,0 +1,120 @@
+"""The ``xo-tp`` sidecar: the XO transaction processor as a child process, restarted if it dies.
+
+It runs as a separate process connected over the component endpoint, as it would
+beside a real validator, so the devnet exercises the real protocol. It gets its own
+session, so a Ctrl-C in the terminal reaches only xo-devnet, which then stops it in
+order; and on Linux it is told to exit should xo-devnet itself be killed outright.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import logging
+import signal
+import sys
+import time
+from collections.abc import Sequence
+
+LOGGER = logging.getLogger(__name__)
+
+RESTART_DELAYS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0)
+"""Back-off between restarts; the last delay repeats for as long as the processor keeps dying."""
+
+STABLE_AFTER_SECONDS = 30.0
+"""A processor that ran this long before dying is restarted at once, as if for the first time."""
+
+STOP_GRACE_SECONDS = 5.0
+"""How long the processor has to unregister and exit after SIGTERM before it is killed."""
+
+_PR_SET_PDEATHSIG = 1
+
+
+def processor_command(endpoint: str, verbosity: int) -> list[str]:
+    """``xo-tp`` from this very interpreter, connected to ``endpoint``."""
+    return [sys.executable, "-m", "xo_tp.cli", "-C", endpoint, *(["-" + "v" * verbosity] if verbosity else [])]
+
+
+def connectable(endpoint: str) -> str:
+    """The address to connect to for a bound endpoint: a wildcard host means this machine."""
+    for wildcard in ("://*:", "://0.0.0.0:"):
+        endpoint = endpoint.replace(wildcard, "://127.0.0.1:")
+    return endpoint.replace("://[::]:", "://[::1]:")
+
+
+class ProcessorSidecar:
+    """Keeps one processor process running until ``stop``."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        self._command = list(command)
+        self._process: asyncio.subprocess.Process | None = None
+        self._supervisor: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.restarts = 0
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def start(self) -> None:
+        """Spawn the processor and begin watching it; raises OSError if it cannot be spawned at all."""
+        await self._spawn()
+        self._supervisor = asyncio.create_task(self._supervise(), name="xo-tp supervisor")
+
+    async def stop(self) -> None:
+        """Stop watching, then SIGTERM the processor (so it unregisters) and SIGKILL it if it lingers."""
+        self._stopping = True
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), STOP_GRACE_SECONDS)
+        except TimeoutError:
+            LOGGER.warning("xo-tp (pid %d) did not exit within %.0f s of SIGTERM; killing it", process.pid,
+                           STOP_GRACE_SECONDS)
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+
+    async def _spawn(self) -> None:
+        self._process = await asyncio.create_subprocess_exec(
+            *self._command, start_new_session=True, preexec_fn=_exit_with_parent if sys.platform == "linux" else None
+        )
+        LOGGER.info("started xo-tp (pid %d): %s", self._process.pid, " ".join(self._command))
+
+    async def _supervise(self) -> None:
+        failures = 0
+        while True:
+            assert self._process is not None
+            started = time.monotonic()
+            code = await self._process.wait()
+            if self._stopping:
+                return
+            failures = 0 if time.monotonic() - started >= STABLE_AFTER_SECONDS else failures + 1
+            delay = 0.0 if failures == 0 else RESTART_DELAYS[min(failures, len(RESTART_DELAYS)) - 1]
+            LOGGER.warning("xo-tp (pid %d) exited with code %s; restarting in %.1f s", self._process.pid, code, delay)
+            await self._respawn_after(delay)
+
+    async def _respawn_after(self, delay: float) -> None:
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                await self._spawn()
+            except OSError as error:
+                delay = RESTART_DELAYS[-1]
+                LOGGER.error("cannot restart xo-tp: %s; trying again in %.0f s", error, delay)
+                continue
+            self.restarts += 1
+            return
+
+
+def _exit_with_parent() -> None:
+    """In the child before exec: ask Linux to SIGTERM it when xo-devnet dies, however it dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
