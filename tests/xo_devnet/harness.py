@@ -1,0 +1,86 @@
+"""Shared test scaffolding: a running in-memory ledger, kv transactions and batches."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tests.xo_devnet.fake_processor import FakeProcessor, Handler, kv_handler, kv_payload
+from xo_core.batches import make_batch, make_transaction
+from xo_core.protobuf.batch_pb2 import Batch
+from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.signing import Signer
+from xo_devnet.ledger import Ledger, LedgerConfig
+
+SIGNER = Signer.generate()
+NAMESPACE = "00"
+
+
+def address(name: object) -> str:
+    """A 70-hex address in the kv namespace."""
+    return NAMESPACE + hashlib.sha512(str(name).encode()).hexdigest()[:68]
+
+
+def _mentioned(ops: dict[str, Any]) -> list[str]:
+    found = [*ops.get("set", {}), *ops.get("delete", [])]
+    found += [ops[key] for key in ("add", "require") if key in ops]
+    return sorted(set(found))
+
+
+def kv_txn(
+    inputs: Sequence[str] | None = None,
+    outputs: Sequence[str] | None = None,
+    dependencies: Sequence[str] = (),
+    family: str = "kv",
+    **ops: Any,
+) -> Transaction:
+    """A kv transaction whose inputs and outputs default to the addresses its operations name."""
+    mentioned = _mentioned(ops)
+    return make_transaction(
+        SIGNER,
+        kv_payload(**ops),
+        family_name=family,
+        family_version="1.0",
+        inputs=mentioned if inputs is None else inputs,
+        outputs=mentioned if outputs is None else outputs,
+        dependencies=dependencies,
+    )
+
+
+def batch_of(*transactions: Transaction) -> Batch:
+    return make_batch(SIGNER, transactions)
+
+
+def kv_batch(**ops: Any) -> Batch:
+    return batch_of(kv_txn(**ops))
+
+
+@contextlib.asynccontextmanager
+async def running_ledger(data_dir: Path | None = None, **overrides: Any) -> AsyncIterator[Ledger]:
+    config = LedgerConfig(data_dir=data_dir, component_endpoint="tcp://127.0.0.1:0", **overrides)
+    ledger = await Ledger.start(config)
+    try:
+        yield ledger
+    finally:
+        await ledger.stop()
+
+
+@contextlib.asynccontextmanager
+async def connected(ledger: Ledger, handler: Handler = kv_handler, **options: Any) -> AsyncIterator[FakeProcessor]:
+    processor = FakeProcessor(ledger.component_endpoint, handler, **options)
+    try:
+        response = await processor.start()
+        assert response.status == response.OK
+        yield processor
+    finally:
+        await processor.close()
+
+
+async def commit(ledger: Ledger, *batches: Batch, timeout: float = 20.0) -> list[str]:
+    """Submit and wait; return the statuses in order."""
+    ledger.submit(batches)
+    statuses = await ledger.wait_for_batches([batch.header_signature for batch in batches], timeout)
+    return [status.status for status in statuses]

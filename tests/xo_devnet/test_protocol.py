@@ -1,0 +1,289 @@
+"""The validator side of the processor protocol, against well- and ill-behaved processors."""
+
+import asyncio
+import json
+
+from tests.xo_devnet.fake_processor import OK, FakeProcessor, kv_handler
+from tests.xo_devnet.harness import address, batch_of, commit, connected, kv_batch, kv_txn, running_ledger
+from xo_core.protobuf import processor_pb2, state_context_pb2
+from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_core.protobuf.transaction_receipt_pb2 import StateChange
+from xo_core.protobuf.validator_pb2 import Message
+from xo_devnet.chain import header_of
+
+A, B = address("a"), address("b")
+FAST_LIVENESS = {"ping_interval": 0.1, "ping_timeout": 0.4}
+
+
+def run(scenario):
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+async def eventually(condition, timeout: float = 10.0) -> None:
+    """Wait (bounded) for something the ledger does in the background."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)
+
+
+def state_of(ledger, address_: str) -> bytes | None:
+    return ledger.state_get(address_, header_of(ledger.chain_head()).state_root_hash)
+
+
+def test_registration_is_acknowledged_listed_and_withdrawn():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger) as processor:
+            assert ledger.processors() == [("kv", "1.0")]
+            response = await processor.unregister()
+            assert response.status == response.OK
+            assert ledger.processors() == []
+
+    run(scenario)
+
+
+def test_a_registration_without_a_family_is_refused():
+    async def scenario():
+        async with running_ledger() as ledger:
+            processor = FakeProcessor(ledger.component_endpoint, kv_handler, family="")
+            try:
+                response = await processor.start()
+                assert response.status == processor_pb2.TpRegisterResponse.ERROR
+                assert ledger.processors() == []
+            finally:
+                await processor.close()
+
+    run(scenario)
+
+
+def test_a_process_request_carries_the_transaction_and_a_fresh_context():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger) as processor:
+            txns = [kv_txn(set={A: "1"}), kv_txn(set={B: "2"})]
+            assert await commit(ledger, batch_of(txns[0]), batch_of(txns[1])) == ["COMMITTED", "COMMITTED"]
+            by_signature = {request.signature: request for request in processor.requests}
+            for txn in txns:
+                request = by_signature[txn.header_signature]
+                assert request.header == TransactionHeader.FromString(txn.header)
+                assert request.payload == txn.payload
+            assert len({request.context_id for request in processor.requests}) == 2
+
+    run(scenario)
+
+
+def test_a_raw_header_processor_gets_the_header_bytes():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, raw_header=True) as processor:
+            txn = kv_txn(set={A: "1"})
+            assert await commit(ledger, batch_of(txn)) == ["COMMITTED"]
+            assert processor.requests[0].header_bytes == txn.header
+
+    run(scenario)
+
+
+async def touch_outside(processor, request):
+    """Reads, writes and deletes outside the transaction's inputs and outputs."""
+    context = request.context_id
+    other = address("elsewhere")
+    results = [
+        (await processor.get(context, [other])).status,
+        (await processor.set(context, {other: b"x"})).status,
+        (await processor.delete(context, [other])).status,
+        (await processor.get(context, ["5B" * 35])).status,
+        (await processor.get("no-such-context", [A])).status,
+    ]
+    message = json.dumps(results)
+    return processor_pb2.TpProcessResponse(status=processor_pb2.TpProcessResponse.INVALID_TRANSACTION, message=message)
+
+
+def test_addresses_outside_inputs_and_outputs_get_authorization_error():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, touch_outside):
+            batch = kv_batch(set={A: "1"})
+            ledger.submit([batch])
+            [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+            denied = state_context_pb2.TpStateGetResponse.AUTHORIZATION_ERROR
+            assert status.status == "INVALID"
+            assert json.loads(status.invalid_transactions[0].message) == [denied] * 5
+
+    run(scenario)
+
+
+def test_an_invalid_transaction_invalidates_its_batch_with_message_and_extended_data():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger):
+            batch = kv_batch(invalid="no such move")
+            ledger.submit([batch])
+            [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+            assert status.status == "INVALID"
+            [info] = status.invalid_transactions
+            assert (info.id, info.message, info.extended_data) == (
+                batch.transactions[0].header_signature,
+                "no such move",
+                b"\x01\x02",
+            )
+
+    run(scenario)
+
+
+def test_internal_errors_are_retried_then_the_batch_is_invalid():
+    async def scenario():
+        async with running_ledger(max_attempts=3, retry_delay=0.01) as ledger, connected(ledger) as processor:
+            batch = kv_batch(internal="database on fire")
+            ledger.submit([batch])
+            [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+            assert status.status == "INVALID"
+            message = status.invalid_transactions[0].message
+            assert "transaction processor failed" in message
+            assert "database on fire" in message
+            assert len(processor.requests) == 3
+
+    run(scenario)
+
+
+def test_a_transient_internal_error_is_retried_until_it_succeeds():
+    failures = {"left": 2}
+
+    async def flaky(processor, request):
+        if failures["left"]:
+            failures["left"] -= 1
+            return processor_pb2.TpProcessResponse(status=processor_pb2.TpProcessResponse.INTERNAL_ERROR)
+        return await kv_handler(processor, request)
+
+    async def scenario():
+        async with running_ledger(retry_delay=0.01) as ledger, connected(ledger, flaky) as processor:
+            assert await commit(ledger, kv_batch(set={A: "done"})) == ["COMMITTED"]
+            assert len(processor.requests) == 3
+            assert state_of(ledger, A) == b"done"
+
+    run(scenario)
+
+
+def test_work_of_a_processor_that_dies_mid_request_is_resent_to_another():
+    async def scenario():
+        async with running_ledger(**FAST_LIVENESS) as ledger:
+
+            async def hang(processor, request):
+                return None
+
+            doomed = FakeProcessor(ledger.component_endpoint, hang)
+            await doomed.start()
+            batch = kv_batch(set={A: "survived"})
+            ledger.submit([batch])
+            await eventually(lambda: doomed.requests)
+            await doomed.close()
+            async with connected(ledger) as healthy:
+                [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+                assert status.status == "COMMITTED"
+                assert [r.signature for r in healthy.requests] == [batch.transactions[0].header_signature]
+                assert state_of(ledger, A) == b"survived"
+                assert ledger.processors() == [("kv", "1.0")]
+
+    run(scenario)
+
+
+def test_a_processor_that_never_answers_fails_the_batch_after_bounded_attempts():
+    async def silent(processor, request):
+        return None
+
+    async def scenario():
+        config = {"process_timeout": 0.3, "max_attempts": 2, "retry_delay": 0.01}
+        async with running_ledger(**config) as ledger, connected(ledger, silent) as processor:
+            batch = kv_batch(set={A: "1"})
+            ledger.submit([batch])
+            [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+            assert status.status == "INVALID"
+            assert "no answer within 0.3 s" in status.invalid_transactions[0].message
+            assert len(processor.requests) == 2
+
+    run(scenario)
+
+
+def test_a_processor_that_ignores_pings_is_dropped_and_its_work_waits_for_another():
+    async def silent(processor, request):
+        return None
+
+    async def scenario():
+        async with running_ledger(**FAST_LIVENESS) as ledger:
+            async with connected(ledger, silent, answer_pings=False) as deaf:
+                batch = kv_batch(set={A: "1"})
+                ledger.submit([batch])
+                await eventually(lambda: deaf.requests and not ledger.processors())
+                assert ledger.batch_statuses([batch.header_signature])[0].status == "PENDING"
+            async with connected(ledger):
+                [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+                assert status.status == "COMMITTED"
+
+    run(scenario)
+
+
+def test_processors_are_pinged_and_pings_are_answered():
+    async def scenario():
+        async with running_ledger(**FAST_LIVENESS) as ledger, connected(ledger) as processor:
+            await eventually(lambda: processor.pings >= 2)
+            reply = await processor.ask(Message.PING_REQUEST, processor_pb2.TpUnregisterRequest())
+            assert reply.message_type == Message.PING_RESPONSE
+            assert ledger.processors() == [("kv", "1.0")]
+
+    run(scenario)
+
+
+def test_a_batch_waits_for_a_processor_of_its_family():
+    async def scenario():
+        async with running_ledger() as ledger:
+            batch = kv_batch(set={A: "late"})
+            ledger.submit([batch])
+            [status] = await ledger.wait_for_batches([batch.header_signature], 0.3)
+            assert status.status == "PENDING"
+            async with connected(ledger):
+                assert (await ledger.wait_for_batches([batch.header_signature], 20))[0].status == "COMMITTED"
+
+    run(scenario)
+
+
+def test_max_occupancy_is_honoured_and_processors_share_the_work():
+    async def slow(processor, request):
+        await asyncio.sleep(0.02)
+        return await kv_handler(processor, request)
+
+    async def scenario():
+        async with (
+            running_ledger() as ledger,
+            connected(ledger, slow, max_occupancy=2) as first,
+            connected(ledger, slow, max_occupancy=3) as second,
+        ):
+            batches = [kv_batch(set={address(n): "1"}) for n in range(30)]
+            assert set(await commit(ledger, *batches)) == {"COMMITTED"}
+            assert first.most_busy == 2
+            assert second.most_busy == 3
+            assert len(first.requests) + len(second.requests) == 30
+
+    run(scenario)
+
+
+def test_events_and_receipt_data_end_up_in_the_receipt():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger):
+            batch = kv_batch(set={A: "1"}, delete=[B], event="kv/changed", data="note")
+            assert await commit(ledger, batch) == ["COMMITTED"]
+            receipt = ledger.receipt(batch.transactions[0].header_signature)
+            changes = [(change.address, change.type, change.value) for change in receipt.state_changes]
+            assert changes == [(A, StateChange.SET, b"1"), (B, StateChange.DELETE, b"")]
+            assert [event.event_type for event in receipt.events] == ["kv/changed"]
+            assert list(receipt.data) == [b"note"]
+
+    run(scenario)
+
+
+def test_reads_of_unset_addresses_answer_empty_data():
+    async def probe(processor, request):
+        got = await processor.get(request.context_id, [A])
+        assert [(entry.address, entry.data) for entry in got.entries] == [(A, b"")]
+        return processor_pb2.TpProcessResponse(status=OK)
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, probe):
+            assert await commit(ledger, kv_batch(require=A)) == ["COMMITTED"]
+
+    run(scenario)

@@ -1,0 +1,77 @@
+"""The engine with our real `xo-tp` process: a whole game, and a rejected move with its reason."""
+
+import asyncio
+import contextlib
+import sys
+
+import pytest
+
+from tests.xo_devnet.harness import running_ledger
+from xo_core.batches import make_batch, make_xo_transaction
+from xo_core.family import NAMESPACE, game_address
+from xo_core.signing import Signer
+from xo_devnet.chain import header_of
+
+pytestmark = pytest.mark.slow
+
+
+@contextlib.asynccontextmanager
+async def xo_tp(ledger):
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "xo_tp.cli",
+        "-C",
+        ledger.component_endpoint,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while ("xo", "1.0") not in ledger.processors():
+            assert loop.time() < deadline, "xo-tp did not register"
+            assert process.returncode is None, "xo-tp exited"
+            await asyncio.sleep(0.05)
+        yield process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 15)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+async def move(ledger, player: Signer, name: str, action: str, space: int | None = None):
+    batch = make_batch(player, [make_xo_transaction(player, name, action, space)])
+    ledger.submit([batch])
+    [status] = await ledger.wait_for_batches([batch.header_signature], 30)
+    return status
+
+
+def test_a_whole_game_and_a_rejected_move_with_xo_tp():
+    alice, bob = Signer.generate(), Signer.generate()
+
+    async def scenario():
+        async with running_ledger() as ledger, xo_tp(ledger) as process:
+            plays = [(alice, "create", None), (alice, "take", 1), (bob, "take", 4), (alice, "take", 2),
+                     (bob, "take", 5), (alice, "take", 3)]
+            for player, action, space in plays:
+                assert (await move(ledger, player, "duel", action, space)).status == "COMMITTED"
+            root = header_of(ledger.chain_head()).state_root_hash
+            game = ledger.state_get(game_address("duel"), root).decode()
+            assert game == f"duel,XXXOO----,P1-WIN,{alice.public_key},{bob.public_key}"
+            assert [address for address, _ in ledger.state_list(NAMESPACE, root, None, 10)[0]] == [
+                game_address("duel")
+            ]
+
+            late = await move(ledger, bob, "duel", "take", 9)
+            assert late.status == "INVALID"
+            assert "over" in late.invalid_transactions[0].message
+            after = header_of(ledger.chain_head()).state_root_hash
+            assert ledger.state_get(game_address("duel"), after).decode() == game
+            assert process.returncode is None
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))

@@ -1,0 +1,100 @@
+"""The component endpoint's transport: a ZMQ ROUTER carrying Sawtooth ``Message`` envelopes.
+
+Each processor connects a DEALER; the ROUTER names it by its identity frame. The
+socket is driven from the asyncio loop through its file descriptor, draining every
+ready message per wake-up (ZMQ's descriptor is edge-triggered, so after any send a
+drain is re-armed too), and sends never block: a peer that is gone or not reading is
+reported to the caller instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import zmq
+
+from xo_core.protobuf.validator_pb2 import Message
+
+LOG = logging.getLogger(__name__)
+_DRAIN_BUDGET = 256
+_SEND_HIGH_WATER_MARK = 100_000
+
+MessageHandler = Callable[[bytes, Message], None]
+
+
+class ComponentSocket:
+    """A bound ROUTER that hands decoded messages to ``on_message`` on the event loop."""
+
+    def __init__(self, on_message: MessageHandler) -> None:
+        self._on_message = on_message
+        self._context = zmq.Context()
+        self._socket = self._context.socket(zmq.ROUTER)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self._socket.setsockopt(zmq.SNDHWM, _SEND_HIGH_WATER_MARK)
+        self._socket.setsockopt(zmq.RCVHWM, _SEND_HIGH_WATER_MARK)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._drain_scheduled = False
+        self.endpoint = ""
+
+    def bind(self, endpoint: str) -> str:
+        """Bind and start reading; returns the endpoint actually bound (port 0 resolved)."""
+        self._socket.bind(endpoint)
+        self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(self._socket.getsockopt(zmq.FD), self._drain)
+        self._schedule_drain()
+        return self.endpoint
+
+    def send(self, identity: bytes, message_type: int, content: bytes, correlation_id: str) -> bool:
+        """Queue a message to a peer; False if the peer is unknown or not keeping up."""
+        data = Message(message_type=message_type, correlation_id=correlation_id, content=content).SerializeToString()
+        try:
+            self._socket.send_multipart((identity, data), flags=zmq.NOBLOCK)
+        except zmq.ZMQError as error:
+            LOG.debug("cannot send to processor %s: %s", identity.hex(), error)
+            return False
+        finally:
+            self._schedule_drain()
+        return True
+
+    def close(self) -> None:
+        if self._loop is not None and not self._socket.closed:
+            self._loop.remove_reader(self._socket.getsockopt(zmq.FD))
+        self._socket.close(linger=0)
+        self._context.term()
+
+    def _schedule_drain(self) -> None:
+        if not self._drain_scheduled and self._loop is not None:
+            self._drain_scheduled = True
+            self._loop.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        self._drain_scheduled = False
+        if self._socket.closed:
+            return
+        for _ in range(_DRAIN_BUDGET):
+            try:
+                frames = self._socket.recv_multipart(flags=zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            except zmq.ZMQError as error:
+                LOG.warning("component socket receive failed: %s", error)
+                return
+            self._deliver(frames)
+        self._schedule_drain()
+
+    def _deliver(self, frames: list[bytes]) -> None:
+        if len(frames) < 2:
+            return
+        try:
+            message = Message.FromString(frames[-1])
+        except Exception:  # protobuf's DecodeError; a peer's garbage must never stop the endpoint
+            LOG.warning("ignoring an undecodable message from %s", frames[0].hex())
+            return
+        try:
+            self._on_message(frames[0], message)
+        except Exception:
+            LOG.exception("failed to handle message type %s from %s", message.message_type, frames[0].hex())

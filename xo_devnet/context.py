@@ -1,0 +1,90 @@
+"""One transaction's view of state while a processor executes it, and what it may touch.
+
+A processor may read an address only if one of the transaction's ``inputs`` is a
+prefix of it and write or delete only under its ``outputs`` (Sawtooth's rule: inputs
+and outputs may be namespaces). Reads see the state the transaction would see if the
+block were executed serially: committed state, then earlier batches of the block,
+then earlier transactions of its own batch, then its own writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from xo_core.protobuf.events_pb2 import Event
+from xo_core.protobuf.transaction_receipt_pb2 import StateChange, TransactionReceipt
+from xo_devnet.merkle import ADDRESS_PATTERN
+
+Reader = Callable[[str], bytes | None]
+
+
+class AuthorizationError(Exception):
+    """The processor touched an address it may not (outside inputs/outputs, or not an address)."""
+
+
+class TxnContext:
+    """State access for one attempt at one transaction; discarded if the attempt fails."""
+
+    __slots__ = ("_inputs", "_outputs", "_read", "data", "events", "writes")
+
+    def __init__(self, inputs: Sequence[str], outputs: Sequence[str], read: Reader) -> None:
+        self._inputs = tuple(inputs)
+        self._outputs = tuple(outputs)
+        self._read = read
+        self.writes: dict[str, bytes | None] = {}
+        self.events: list[Event] = []
+        self.data: list[bytes] = []
+
+    def get(self, addresses: Iterable[str]) -> list[tuple[str, bytes]]:
+        """Each address with its value (empty bytes when unset), as Sawtooth answers TP_STATE_GET."""
+        addresses = list(addresses)
+        _authorize(addresses, self._inputs, "read", "inputs")
+        found = []
+        for address in addresses:
+            value = self.writes[address] if address in self.writes else self._read(address)
+            found.append((address, value or b""))
+        return found
+
+    def set(self, entries: Iterable[tuple[str, bytes]]) -> list[str]:
+        entries = list(entries)
+        _authorize([address for address, _ in entries], self._outputs, "write", "outputs")
+        for address, value in entries:
+            self.writes[address] = value
+        return [address for address, _ in entries]
+
+    def delete(self, addresses: Iterable[str]) -> list[str]:
+        addresses = list(addresses)
+        _authorize(addresses, self._outputs, "delete", "outputs")
+        for address in addresses:
+            self.writes[address] = None
+        return addresses
+
+    def receipt(self, txn_id: str) -> TransactionReceipt:
+        """The receipt a committed transaction gets: its final writes, events and data."""
+        changes = [
+            StateChange(address=address, type=StateChange.DELETE)
+            if value is None
+            else StateChange(address=address, value=value, type=StateChange.SET)
+            for address, value in self.writes.items()
+        ]
+        return TransactionReceipt(state_changes=changes, events=self.events, data=self.data, transaction_id=txn_id)
+
+
+def _authorize(addresses: list[str], allowed: tuple[str, ...], verb: str, field: str) -> None:
+    for address in addresses:
+        if not ADDRESS_PATTERN.fullmatch(address):
+            raise AuthorizationError(f"cannot {verb} {address!r}: not a 70-character lowercase hex address")
+        if not address.startswith(allowed):
+            raise AuthorizationError(f"cannot {verb} {address}: not under the transaction's {field}")
+
+
+def layered_reader(layers: Sequence[dict[str, bytes | None]], base: Reader) -> Reader:
+    """Read through write layers (first wins; None means deleted) down to committed state."""
+
+    def read(address: str) -> bytes | None:
+        for layer in layers:
+            if address in layer:
+                return layer[address]
+        return base(address)
+
+    return read
