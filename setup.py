@@ -6,7 +6,6 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
-PACKAGES = ("xo_core", "xo_tp", "xo_cli", "xo_devnet")
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py").read_text()).group(1)
 
 setup(
@@ -17,7 +16,9 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.11",
-    packages=find_packages(include=[f"{package}{suffix}" for package in PACKAGES for suffix in ("", ".*")]),
+    packages=find_packages(
+        include=["xo_core", "xo_core.*", "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*"]
+    ),
     package_data={
         "xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"],
         "xo_devnet": ["rest/*.yaml"],
