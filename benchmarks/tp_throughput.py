@@ -1,0 +1,350 @@
+"""Throughput of ``xo-tp`` over the real validator protocol, checked move by move.
+
+Starts ``xo-tp`` as a subprocess against a ZMQ ROUTER playing the validator: it
+registers the processor, keeps ``--window`` transactions in flight across many
+games (create, legal takes to a win or a tie, delete, next game), serves state from
+memory, and checks every state write, delete, event and response against its own
+model of the XO rules. Prints one JSON line:
+
+    {"transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ..., "p99_ms": ...,
+     "cpu_ms_per_txn": ..., "errors": ...}
+
+``cpu_ms_per_txn`` is the processor process's user+system CPU time (all its threads,
+from /proc) over the measured transactions, divided by their number.
+
+    python benchmarks/tp_throughput.py --window 16 --transactions 20000
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+import zmq
+
+from xo_core.protobuf.events_pb2 import Event
+from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpProcessResponse, TpRegisterResponse
+from xo_core.protobuf.state_context_pb2 import (
+    TpEventAddRequest,
+    TpEventAddResponse,
+    TpStateDeleteRequest,
+    TpStateDeleteResponse,
+    TpStateEntry,
+    TpStateGetRequest,
+    TpStateGetResponse,
+    TpStateSetRequest,
+    TpStateSetResponse,
+)
+from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_core.protobuf.validator_pb2 import Message
+
+NAMESPACE = hashlib.sha512(b"xo").hexdigest()[:6]
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+WARMUP = 300
+DEADLINE_S = 300.0
+# plain ints: pyzmq's enum wrappers cost microseconds per call, and this loop competes with xo-tp for the CPU
+EVENTS = int(zmq.EVENTS)
+POLLIN = int(zmq.POLLIN)
+NOBLOCK = int(zmq.NOBLOCK)
+SNDMORE = int(zmq.SNDMORE)
+EVENT_ADDED = TpEventAddResponse(status=TpEventAddResponse.OK).SerializeToString()
+
+
+@dataclass
+class Move:
+    """One scripted transaction and what the model says it must do."""
+
+    frame_content: bytes  # the serialised TpProcessRequest
+    context_id: str
+    address: str
+    expected_state: bytes | None  # None: the address must be deleted
+    expected_event: tuple[str, list[tuple[str, str]]]
+
+
+def address_of(name: str) -> str:
+    return NAMESPACE + hashlib.sha512(name.encode()).hexdigest()[:64]
+
+
+def winner(board: list[str]) -> str | None:
+    for a, b, c in LINES:
+        if board[a] != "-" and board[a] == board[b] == board[c]:
+            return board[a]
+    return None
+
+
+def script_game(name: str, players: tuple[str, str], rng: random.Random, serial: int) -> list[Move]:
+    """create, random legal takes until the game ends, delete: with the state after each, by the model."""
+    address = address_of(name)
+    p1, p2 = players
+    moves: list[tuple[bytes, str, bytes | None, tuple[str, list[tuple[str, str]]]]] = []
+    board = ["-"] * 9
+    state = "P1-NEXT"
+    keys = ["", ""]
+
+    def entry() -> bytes:
+        return f"{name},{''.join(board)},{state},{keys[0]},{keys[1]}".encode()
+
+    moves.append((f"{name},create,".encode(), p1, entry(), ("xo/create", [("name", name), ("game-state", state)])))
+    free = list(range(9))
+    rng.shuffle(free)
+    turn = 0
+    while state in ("P1-NEXT", "P2-NEXT"):
+        space = free.pop()
+        signer = players[turn]
+        if not keys[0]:
+            keys[0] = signer
+        elif not keys[1]:
+            keys[1] = signer
+        board[space] = "X" if state == "P1-NEXT" else "O"
+        won = winner(board)
+        if won:
+            state = "P1-WIN" if won == "X" else "P2-WIN"
+        elif "-" not in board:
+            state = "TIE"
+        else:
+            state = "P2-NEXT" if state == "P1-NEXT" else "P1-NEXT"
+        attributes = [("name", name), ("game-state", state), ("signer", signer), ("space", str(space + 1))]
+        moves.append((f"{name},take,{space + 1}".encode(), signer, entry(), ("xo/take", attributes)))
+        turn = 1 - turn
+    moves.append((f"{name},delete,".encode(), p2, None, ("xo/delete", [("name", name), ("game-state", "DELETED")])))
+    scripted = []
+    for index, (payload, signer, expected, event) in enumerate(moves):
+        header = TransactionHeader(
+            family_name="xo",
+            family_version="1.0",
+            inputs=[address],
+            outputs=[address],
+            signer_public_key=signer,
+            batcher_public_key=signer,
+            nonce=f"{serial}-{index}",
+            payload_sha512=hashlib.sha512(payload).hexdigest(),
+        )
+        context_id = f"ctx-{serial}-{index}"
+        request = TpProcessRequest(
+            header=header, payload=payload, signature=hashlib.sha512(payload + context_id.encode()).hexdigest(),
+            context_id=context_id,
+        )
+        scripted.append(Move(request.SerializeToString(), context_id, address, expected, event))
+    return scripted
+
+
+def scripted_games(count_needed: int, seed: int = 7) -> list[deque[Move]]:
+    """Enough games for ``count_needed`` transactions; each game's moves must run in order."""
+    rng = random.Random(seed)
+    players = ("02" + "a1" * 32, "03" + "b2" * 32)
+    games: list[deque[Move]] = []
+    total = 0
+    while total < count_needed:
+        moves = script_game(f"bench-game-{len(games)}", players, rng, len(games))
+        games.append(deque(moves))
+        total += len(moves)
+    return games
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of every thread of ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def event_matches(event: Event, expected: tuple[str, list[tuple[str, str]]]) -> bool:
+    event_type, attributes = expected
+    got = {attribute.key: attribute.value for attribute in event.attributes}
+    return event.event_type == event_type and all(got.get(key) == value for key, value in attributes)
+
+
+class Harness:
+    """The validator side: one ROUTER, state in a dict, a window of transactions in flight."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        port = self.socket.bind_to_random_port("tcp://127.0.0.1")
+        self.url = f"tcp://127.0.0.1:{port}"
+        self.identity = b""
+        self.state: dict[str, bytes] = {}
+        self.errors = 0
+        self.error_samples: list[str] = []
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 5:
+            self.error_samples.append(text)
+
+    def register(self, timeout_s: float = 30.0) -> None:
+        if not self.socket.poll(int(timeout_s * 1000)):
+            raise SystemExit("xo-tp did not register")
+        self.identity, frame = self.socket.recv_multipart()
+        message = Message.FromString(frame)
+        assert message.message_type == Message.TP_REGISTER_REQUEST
+        registered = TpRegisterResponse(status=TpRegisterResponse.OK).SerializeToString()
+        self.reply(Message.TP_REGISTER_RESPONSE, message.correlation_id, registered)
+
+    def reply(self, message_type: int, correlation_id: str, content: bytes) -> None:
+        frame = Message(message_type=message_type, correlation_id=correlation_id, content=content)
+        self.socket.send(self.identity, SNDMORE)
+        self.socket.send(frame.SerializeToString())
+
+    def run(self, games: list[deque[Move]], transactions: int) -> list[float]:
+        """Run ``transactions`` moves; return each one's latency in seconds."""
+        idle = deque(games)
+        in_flight: dict[str, tuple[Move, deque[Move], float]] = {}  # correlation id -> move, its game, start
+        by_context: dict[str, tuple[Move, deque[Move]]] = {}
+        events_seen: set[str] = set()
+        latencies: list[float] = []
+        sent = 0
+        deadline = time.monotonic() + DEADLINE_S
+
+        def launch() -> None:
+            nonlocal sent
+            game = idle.popleft()
+            move = game.popleft()
+            correlation_id = f"p{sent}"
+            sent += 1
+            in_flight[correlation_id] = (move, game, time.perf_counter())
+            by_context[move.context_id] = (move, game)
+            self.reply(Message.TP_PROCESS_REQUEST, correlation_id, move.frame_content)
+
+        while sent < min(self.window, transactions):
+            launch()
+        socket = self.socket
+        while in_flight:
+            if time.monotonic() > deadline or not socket.poll(10_000):
+                raise SystemExit(f"xo-tp stopped answering with {len(in_flight)} transactions in flight")
+            while socket.getsockopt(EVENTS) & POLLIN:
+                socket.recv(NOBLOCK)  # the processor's identity: there is only one
+                frame = socket.recv(NOBLOCK)
+                message = Message.FromString(frame)
+                kind = message.message_type
+                if kind == Message.TP_STATE_GET_REQUEST:
+                    get = TpStateGetRequest.FromString(message.content)
+                    entries = [TpStateEntry(address=a, data=self.state.get(a, b"")) for a in get.addresses]
+                    self.reply(
+                        Message.TP_STATE_GET_RESPONSE,
+                        message.correlation_id,
+                        TpStateGetResponse(status=1, entries=entries).SerializeToString(),
+                    )
+                elif kind == Message.TP_STATE_SET_REQUEST:
+                    put = TpStateSetRequest.FromString(message.content)
+                    move, _ = by_context[put.context_id]
+                    written = {entry.address: entry.data for entry in put.entries}
+                    if written != {move.address: move.expected_state}:
+                        self.error(f"{move.context_id}: wrote {written}, model says {move.expected_state!r}")
+                    self.state.update(written)
+                    self.reply(
+                        Message.TP_STATE_SET_RESPONSE,
+                        message.correlation_id,
+                        TpStateSetResponse(status=1, addresses=list(written)).SerializeToString(),
+                    )
+                elif kind == Message.TP_STATE_DELETE_REQUEST:
+                    delete = TpStateDeleteRequest.FromString(message.content)
+                    move, _ = by_context[delete.context_id]
+                    if move.expected_state is not None or list(delete.addresses) != [move.address]:
+                        self.error(f"{move.context_id}: deleted {list(delete.addresses)} unexpectedly")
+                    for address in delete.addresses:
+                        self.state.pop(address, None)
+                    self.reply(
+                        Message.TP_STATE_DELETE_RESPONSE,
+                        message.correlation_id,
+                        TpStateDeleteResponse(status=1, addresses=list(delete.addresses)).SerializeToString(),
+                    )
+                elif kind == Message.TP_EVENT_ADD_REQUEST:
+                    add = TpEventAddRequest.FromString(message.content)
+                    move, _ = by_context[add.context_id]
+                    if not event_matches(add.event, move.expected_event):
+                        got = (add.event.event_type, [(a.key, a.value) for a in add.event.attributes])
+                        self.error(f"{move.context_id}: event {got} differs from {move.expected_event}")
+                    events_seen.add(add.context_id)
+                    self.reply(Message.TP_EVENT_ADD_RESPONSE, message.correlation_id, EVENT_ADDED)
+                elif kind == Message.TP_PROCESS_RESPONSE:
+                    move, game, started = in_flight.pop(message.correlation_id)
+                    latencies.append(time.perf_counter() - started)
+                    del by_context[move.context_id]
+                    response = TpProcessResponse.FromString(message.content)
+                    if response.status != TpProcessResponse.OK:
+                        self.error(f"{move.context_id}: {response.status} {response.message}")
+                    if move.context_id not in events_seen:
+                        self.error(f"{move.context_id}: no event")
+                    events_seen.discard(move.context_id)
+                    if game:
+                        idle.append(game)
+                    if sent < transactions:
+                        launch()
+                else:
+                    self.error(f"unexpected {Message.MessageType.Name(kind)}")
+        return latencies
+
+    def close(self) -> None:
+        self.socket.close(linger=0)
+        self.context.term()
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
+    return value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--window", type=positive, default=16, help="transactions in flight (default 16)")
+    parser.add_argument("--transactions", type=positive, default=20000, help="measured transactions (default 20000)")
+    parser.add_argument("--max-occupancy", type=positive, help="xo-tp --max-occupancy (default: the window)")
+    args = parser.parse_args()
+    games = scripted_games(WARMUP + args.transactions + 12 * args.window)
+    harness = Harness(args.window)
+    command = [
+        sys.executable, "-m", "xo_tp.cli", "-C", harness.url,
+        "--max-occupancy", str(args.max_occupancy or args.window),
+    ]
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"tp_throughput-{os.getpid()}.log"
+    with log.open("w") as log_file:
+        processor = subprocess.Popen(command, stderr=log_file)
+    try:
+        harness.register()
+        harness.run(games, WARMUP)
+        # the measured run carries on each game where the warm-up left it
+        cpu_before = cpu_seconds(processor.pid)
+        started = time.perf_counter()
+        latencies = harness.run([game for game in games if game], args.transactions)
+        elapsed = time.perf_counter() - started
+        cpu = cpu_seconds(processor.pid) - cpu_before
+    finally:
+        processor.terminate()
+        try:
+            processor.wait(10)
+        except subprocess.TimeoutExpired:
+            processor.kill()
+        harness.close()
+    latencies.sort()
+    result = {
+        "transactions": len(latencies),
+        "window": args.window,
+        "txns_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(percentile(latencies, 0.50) * 1000, 3),
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
+        "cpu_ms_per_txn": round(cpu * 1000 / len(latencies), 4),
+        "errors": harness.errors,
+    }
+    if harness.error_samples:
+        result["error_samples"] = harness.error_samples
+    print(json.dumps(result))
+    log.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    main()

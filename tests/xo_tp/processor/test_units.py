@@ -1,0 +1,117 @@
+"""The runtime's small pure pieces: back-off, the handler table, outcome mapping, correlation ids."""
+
+import threading
+
+import pytest
+from greenlet import GreenletExit
+from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
+
+from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpProcessResponse, TpRegisterRequest
+from xo_tp.processor.backoff import Backoff
+from xo_tp.processor.envelope import correlation_ids, message_type_name
+from xo_tp.processor.errors import ValidatorConnectionLost
+from xo_tp.processor.handlers import Handlers
+from xo_tp.processor.outcome import apply_transaction
+
+
+class Family:
+    def __init__(self, name: str, versions: list[str], raises: BaseException | None = None) -> None:
+        self.family_name = name
+        self.family_versions = versions
+        self.namespaces = ["abcdef"]
+        self._raises = raises
+
+    def apply(self, transaction, context) -> None:
+        if self._raises is not None:
+            raise self._raises
+
+
+def test_backoff_doubles_up_to_its_ceiling_and_starts_over_after_a_success():
+    backoff = Backoff(0.1, 0.5)
+
+    assert [backoff.next_delay() for _ in range(5)] == [0.1, 0.2, 0.4, 0.5, 0.5]
+    backoff.reset()
+    assert backoff.next_delay() == 0.1
+
+
+@pytest.mark.parametrize(("first", "ceiling"), [(0, 1), (2, 1), (-1, 5)])
+def test_backoff_refuses_nonsense(first, ceiling):
+    with pytest.raises(ValueError, match="back-off"):
+        Backoff(first, ceiling)
+
+
+def test_handlers_register_each_version_with_the_runtimes_settings():
+    handlers = Handlers()
+    intkey = Family("intkey", ["1.0"])
+    xo = Family("xo", ["1.0", "1.1"])
+    handlers.add(intkey)
+    handlers.add(xo)
+
+    requests = handlers.register_requests(max_occupancy=5)
+
+    assert [(request.family, request.version) for request in requests] == [
+        ("intkey", "1.0"),
+        ("xo", "1.0"),
+        ("xo", "1.1"),
+    ]
+    assert {request.max_occupancy for request in requests} == {5}
+    assert {request.protocol_version for request in requests} == {1}
+    assert {request.request_header_style for request in requests} == {TpRegisterRequest.EXPANDED}
+    assert handlers.find("xo", "1.1") is xo
+    assert handlers.find("xo", "2.0") is None
+    assert handlers.describe() == "intkey 1.0, xo 1.0, xo 1.1"
+
+
+def test_handlers_refuse_a_family_version_served_twice_or_no_versions():
+    handlers = Handlers()
+    handlers.add(Family("xo", ["1.0"]))
+
+    with pytest.raises(ValueError, match="two handlers"):
+        handlers.add(Family("xo", ["1.0"]))
+    with pytest.raises(ValueError, match="no family versions"):
+        handlers.add(Family("empty", []))
+
+
+@pytest.mark.parametrize(
+    ("raised", "status", "message", "extended_data"),
+    [
+        (None, TpProcessResponse.OK, "", b""),
+        (InvalidTransaction("bad move", b"why"), TpProcessResponse.INVALID_TRANSACTION, "bad move", b"why"),
+        (AuthorizationException("outside"), TpProcessResponse.INVALID_TRANSACTION, "outside", b""),
+        (InternalError("corrupt", b"where"), TpProcessResponse.INTERNAL_ERROR, "corrupt", b"where"),
+        (KeyError("k"), TpProcessResponse.INTERNAL_ERROR, "KeyError: 'k'", b""),
+        (SystemExit(2), TpProcessResponse.INTERNAL_ERROR, "SystemExit: 2", b""),
+    ],
+)
+def test_outcomes_map_to_the_sdks_statuses(raised, status, message, extended_data):
+    response = apply_transaction(Family("f", ["1"], raised), TpProcessRequest(signature="ab" * 64), object())
+
+    assert (response.status, response.message, response.extended_data) == (status, message, extended_data)
+
+
+@pytest.mark.parametrize("passing", [ValidatorConnectionLost("gone"), GreenletExit()])
+def test_a_lost_validator_or_an_exiting_processor_is_no_outcome(passing):
+    with pytest.raises(type(passing)):
+        apply_transaction(Family("f", ["1"], passing), TpProcessRequest(), object())
+
+
+def test_correlation_ids_are_unique_across_threads_and_sources():
+    first, second = correlation_ids(), correlation_ids()
+    seen: list[str] = []
+
+    def take() -> None:
+        seen.extend(first() for _ in range(1000))
+
+    threads = [threading.Thread(target=take) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seen.extend(second() for _ in range(1000))
+
+    assert len(set(seen)) == 5000
+
+
+def test_message_types_are_named_and_unknown_ones_numbered():
+    assert message_type_name(5) == "TP_PROCESS_REQUEST"
+    assert message_type_name(9999) == "9999"

@@ -1,0 +1,394 @@
+"""The transaction processor: connects to a validator, registers its handlers, serves, reconnects, stops cleanly.
+
+Two threads. The event loop owns the connection's life: connect, watch the socket
+monitor, register, notice the validator going away, back off, reconnect, unregister
+on SIGINT/SIGTERM. The :mod:`handler thread <xo_tp.processor.scheduler>` owns the hot
+path: it reads every frame, runs handlers and sends their requests and responses.
+If a handler blocks outside its context calls, the loop reads the socket itself
+meanwhile and answers pings, so a busy handler never makes the processor look dead.
+"""
+
+import asyncio
+import contextlib
+import logging
+import signal
+import threading
+from typing import Any
+
+import zmq
+from google.protobuf.message import DecodeError
+
+from xo_core.protobuf.processor_pb2 import TpRegisterResponse, TpUnregisterResponse
+from xo_core.protobuf.validator_pb2 import Message
+from xo_tp.processor.backoff import Backoff
+from xo_tp.processor.connection import ValidatorConnection
+from xo_tp.processor.envelope import correlation_ids, envelope, message_type_name
+from xo_tp.processor.errors import ProcessorFailed, RegistrationRejected, ValidatorConnectionLost
+from xo_tp.processor.handlers import Handlers
+from xo_tp.processor.replies import PendingReplies
+from xo_tp.processor.scheduler import HandlerScheduler
+from xo_tp.processor.signals import stop_signals
+from xo_tp.processor.transactions import WIRE_LOGGER, ProcessJob, TransactionRunner
+
+LOGGER = logging.getLogger(__name__)
+NOT_CONNECTED_WARNING_EVERY = 10.0
+# How often the loop checks for a handler that blocks the handler thread, and how long counts as blocking.
+STUCK_CHECK_EVERY = 0.05
+HANDLER_THREAD_STOP_WAIT = 1.0
+
+
+class _FutureSink:
+    """Delivers a reply to a coroutine on the loop, from whichever thread read it."""
+
+    def __init__(self, future: "asyncio.Future[Message]") -> None:
+        self._future = future
+        self._loop = future.get_loop()
+
+    def put(self, item: Message | BaseException, /) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
+            self._loop.call_soon_threadsafe(self._settle, item)
+
+    def _settle(self, item: Message | BaseException) -> None:
+        if self._future.done():
+            return
+        if isinstance(item, BaseException):
+            self._future.set_exception(item)
+        else:
+            self._future.set_result(item)
+
+
+class _Session:
+    """One connection to the validator and what the loop has learnt about it."""
+
+    def __init__(self) -> None:
+        self.connection: ValidatorConnection
+        self.ready = asyncio.Event()
+        self.lost = asyncio.Event()
+        self.monitored = False
+
+
+class TransactionProcessor:
+    """Serves SDK-style transaction handlers to a Sawtooth validator over its component endpoint.
+
+    ``start()`` blocks until SIGINT/SIGTERM or :meth:`stop`; it raises
+    :class:`RegistrationRejected` if the validator refuses a family and
+    :class:`ProcessorFailed` if the processor itself breaks. Timeouts are in
+    seconds: ``request_timeout`` bounds each state/event/receipt call a handler makes
+    without a timeout of its own; after a stop request the processor waits up to
+    ``unregister_timeout`` for the validator's answer and then up to
+    ``shutdown_grace`` for transactions in flight.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        max_occupancy: int = 10,
+        request_timeout: float = 10.0,
+        register_timeout: float = 10.0,
+        unregister_timeout: float = 1.0,
+        shutdown_grace: float = 2.0,
+        reconnect_first: float = 0.1,
+        reconnect_max: float = 5.0,
+    ) -> None:
+        if max_occupancy < 1:
+            raise ValueError(f"max_occupancy must be at least 1, got {max_occupancy}")
+        self.url = url
+        self._max_occupancy = max_occupancy
+        self._request_timeout = request_timeout
+        self._register_timeout = register_timeout
+        self._unregister_timeout = unregister_timeout
+        self._shutdown_grace = shutdown_grace
+        self._backoff = Backoff(reconnect_first, reconnect_max)
+        self._handlers = Handlers()
+        self._pending = PendingReplies()
+        self._next_id = correlation_ids()
+        self._stop_requested = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = asyncio.Event()
+        self._abandon = asyncio.Event()
+        self._scheduler: HandlerScheduler[ProcessJob] | None = None
+        self._connections: list[ValidatorConnection] = []
+        self._crashed = False
+
+    def add_handler(self, handler: Any) -> None:
+        """Serve ``handler`` (SDK ``TransactionHandler`` interface) for each of its family versions."""
+        self._handlers.add(handler)
+
+    def start(self) -> None:
+        """Run until stopped; the blocking entry point for a command's ``main``."""
+        asyncio.run(self.run())
+
+    def stop(self) -> None:
+        """Ask a running processor to unregister and exit; safe from any thread, and before it starts."""
+        self._stop_requested.set()
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already finished
+                loop.call_soon_threadsafe(self._request_stop)
+
+    async def run(self) -> None:
+        """The processor's whole life, as a coroutine."""
+        if not self._handlers:
+            raise ValueError("add a handler before starting the processor")
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._stopping = asyncio.Event()
+        self._abandon = asyncio.Event()
+        if self._stop_requested.is_set():
+            self._stopping.set()
+        runner = TransactionRunner(self._handlers, self._pending, self._next_id, self._request_timeout)
+        self._scheduler = HandlerScheduler(runner, self._dispatch, self._max_occupancy, self._handler_thread_died)
+        zmq_context = zmq.Context()
+        try:
+            with stop_signals(loop, self._on_signal):
+                await self._serve(zmq_context)
+        finally:
+            if not self._scheduler.stop(HANDLER_THREAD_STOP_WAIT):
+                LOGGER.warning("a handler is still running; leaving it behind")
+            for connection in self._connections:
+                connection.close()
+            zmq_context.destroy(linger=0)  # every socket is closed by now; this only guarantees exit never hangs
+            self._loop = None
+        if self._crashed:
+            raise ProcessorFailed("the handler thread failed")
+        LOGGER.info("stopped")
+
+    def _handler_thread_died(self) -> None:
+        """Called on the handler thread as it dies: nothing can be processed any more, so stop."""
+        self._crashed = True
+        self.stop()
+
+    async def _serve(self, zmq_context: zmq.Context) -> None:
+        while not self._stopping.is_set():
+            session = self._open(zmq_context)
+            try:
+                await self._session(session)
+            finally:
+                self._close(session)
+            if self._stopping.is_set():
+                return
+            delay = self._backoff.next_delay()
+            LOGGER.info("reconnecting to the validator at %s in %.1f s", self.url, delay)
+            await self._first(self._stopping, timeout=delay)
+
+    async def _session(self, session: _Session) -> None:
+        LOGGER.info("connecting to the validator at %s", self.url)
+        if not await self._connected(session):
+            return
+        LOGGER.info("connected to the validator at %s", self.url)
+        watchdog = asyncio.ensure_future(self._cover_for_stuck_handlers(session))
+        try:
+            if not await self._register(session):
+                return
+            self._backoff.reset()
+            await self._first(session.lost, self._stopping)
+            if session.lost.is_set():
+                LOGGER.warning("lost the validator at %s", self.url)
+                return
+            await self._unregister(session)
+            await self._finish_in_flight(session)
+        finally:
+            watchdog.cancel()
+
+    async def _cover_for_stuck_handlers(self, session: _Session) -> None:
+        """While a handler blocks the handler thread, read the socket here: pings must still be answered."""
+        scheduler = self._scheduler
+        assert scheduler is not None
+        while not session.lost.is_set():
+            await asyncio.sleep(STUCK_CHECK_EVERY)
+            if scheduler.stuck_for() > STUCK_CHECK_EVERY:
+                for frame in session.connection.receive():
+                    self._dispatch(session.connection, frame)
+
+    async def _connected(self, session: _Session) -> bool:
+        while True:
+            await self._first(session.ready, session.lost, self._stopping, timeout=NOT_CONNECTED_WARNING_EVERY)
+            if self._stopping.is_set() or session.lost.is_set():
+                return False
+            if session.ready.is_set():
+                return True
+            LOGGER.warning("the validator at %s is not answering yet; still trying", self.url)
+
+    async def _register(self, session: _Session) -> bool:
+        requests = self._handlers.register_requests(self._max_occupancy)
+        replies = asyncio.gather(
+            *(
+                self._ask(session, Message.TP_REGISTER_REQUEST, request.SerializeToString())
+                for request in requests
+            )
+        )
+        stopped = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({replies, stopped}, timeout=self._register_timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if not replies.done():
+            replies.cancel()
+            if not self._stopping.is_set():
+                LOGGER.warning(
+                    "the validator at %s did not answer the registration within %.1f s",
+                    self.url,
+                    self._register_timeout,
+                )
+            return False
+        if replies.cancelled():
+            return False
+        if replies.exception() is not None:
+            LOGGER.warning("lost the validator at %s while registering", self.url)
+            return False
+        for request, reply in zip(requests, replies.result(), strict=True):
+            status = _status(TpRegisterResponse, Message.TP_REGISTER_RESPONSE, reply)
+            if status != TpRegisterResponse.OK:
+                raise RegistrationRejected(
+                    f"the validator at {self.url} refused to register family {request.family!r} "
+                    f"version {request.version!r} ({_status_name(TpRegisterResponse, status)})"
+                )
+        LOGGER.info(
+            "registered %s with the validator at %s (max occupancy %d)",
+            self._handlers.describe(),
+            self.url,
+            self._max_occupancy,
+        )
+        return True
+
+    async def _unregister(self, session: _Session) -> None:
+        LOGGER.info("unregistering from the validator")
+        reply = self._ask(session, Message.TP_UNREGISTER_REQUEST, b"")
+        abandoned = asyncio.ensure_future(self._abandon.wait())
+        try:
+            await asyncio.wait(
+                {reply, abandoned}, timeout=self._unregister_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            abandoned.cancel()
+        if not reply.done():
+            reply.cancel()
+            LOGGER.warning("the validator did not answer the unregistration in time")
+        elif reply.exception() is not None:
+            LOGGER.warning("lost the validator at %s while unregistering", self.url)
+        else:
+            status = _status(TpUnregisterResponse, Message.TP_UNREGISTER_RESPONSE, reply.result())
+            LOGGER.info("unregistered from the validator (%s)", _status_name(TpUnregisterResponse, status))
+
+    async def _finish_in_flight(self, session: _Session) -> None:
+        scheduler = self._scheduler
+        assert scheduler is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._shutdown_grace
+        while scheduler.in_flight and not session.lost.is_set() and not self._abandon.is_set():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            await asyncio.sleep(min(0.01, remaining))
+        if scheduler.in_flight:
+            LOGGER.warning(
+                "abandoning %d transaction(s) in flight; the validator will send them again", scheduler.in_flight
+            )
+
+    def _ask(self, session: _Session, message_type: int, content: bytes) -> "asyncio.Future[Message]":
+        """Send a request from the loop; the future resolves with its reply."""
+        reply: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        correlation_id = self._next_id()
+        self._pending.expect(correlation_id, _FutureSink(reply))
+        reply.add_done_callback(lambda _: self._pending.forget(correlation_id))
+        try:
+            session.connection.send(envelope(message_type, correlation_id, content))
+        except ValidatorConnectionLost as error:
+            reply.set_exception(error)
+        return reply
+
+    def _open(self, zmq_context: zmq.Context) -> _Session:
+        loop = asyncio.get_running_loop()
+        session = _Session()
+        try:
+            session.connection = connection = ValidatorConnection(zmq_context, self.url)
+        except zmq.ZMQError as error:
+            raise ValueError(f"cannot connect to {self.url!r}: {error}") from None
+        self._connections = [known for known in self._connections if not known.closed]
+        self._connections.append(connection)
+        assert self._scheduler is not None
+        self._scheduler.attach(connection)
+        loop.add_reader(connection.monitor_fd, self._on_monitor, session)
+        session.monitored = True
+        loop.call_soon(self._on_monitor, session)
+        return session
+
+    def _close(self, session: _Session) -> None:
+        """Let go of the connection; whoever still waits on it is told it is lost."""
+        if session.monitored:
+            asyncio.get_running_loop().remove_reader(session.connection.monitor_fd)
+            session.connection.stop_monitor()
+            session.monitored = False
+        session.connection.mark_lost()
+        self._pending.fail_all(f"lost the validator at {self.url}")
+        assert self._scheduler is not None
+        self._scheduler.detach(session.connection)
+
+    def _on_monitor(self, session: _Session) -> None:
+        for event in session.connection.monitor_events():
+            if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                session.ready.set()
+            elif event == zmq.EVENT_DISCONNECTED:
+                self._close(session)
+                session.lost.set()
+                return
+
+    def _dispatch(self, connection: ValidatorConnection, frame: bytes) -> None:
+        """Act on one frame from the validator; runs on the handler thread (or the loop, covering for it)."""
+        try:
+            message = Message.FromString(frame)
+        except DecodeError:
+            LOGGER.warning("ignoring an unreadable frame of %d bytes from the validator", len(frame))
+            return
+        kind = message.message_type
+        if WIRE_LOGGER.isEnabledFor(logging.DEBUG):
+            WIRE_LOGGER.debug("received %s %s", message_type_name(kind), message.correlation_id)
+        if kind == Message.TP_PROCESS_REQUEST:
+            assert self._scheduler is not None
+            self._scheduler.submit((connection, message))
+        elif kind == Message.PING_REQUEST:
+            with contextlib.suppress(ValidatorConnectionLost):
+                connection.send(envelope(Message.PING_RESPONSE, message.correlation_id, b""))
+        elif not self._pending.deliver(message):
+            LOGGER.debug("ignoring %s %s: nothing waits for it", message_type_name(kind), message.correlation_id)
+
+    def _on_signal(self, signum: signal.Signals) -> None:
+        LOGGER.info("received %s", signum.name)
+        self._request_stop()
+
+    def _request_stop(self) -> None:
+        if self._stopping.is_set():
+            if not self._abandon.is_set():
+                LOGGER.warning("asked to stop again: abandoning transactions in flight")
+            self._abandon.set()
+            return
+        LOGGER.info("stopping")
+        self._stopping.set()
+
+    @staticmethod
+    async def _first(*events: asyncio.Event, timeout: float | None = None) -> None:
+        """Wait until any of ``events`` is set, or ``timeout`` passes."""
+        waits = [asyncio.ensure_future(event.wait()) for event in events]
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+
+
+def _status(response_type: Any, reply_type: int, message: Message) -> int:
+    """The status of a registration-style reply; a reply of the wrong type or unreadable counts as unset."""
+    if message.message_type != reply_type:
+        return 0
+    try:
+        return response_type.FromString(message.content).status
+    except DecodeError:
+        return 0
+
+
+def _status_name(response_type: Any, status: int) -> str:
+    try:
+        return response_type.Status.Name(status)
+    except ValueError:
+        return str(status)
