@@ -1,16 +1,11 @@
 #!/bin/sh
-# Health check of an xo-tp container: healthy while the container holds an established TCP connection.
-# In a container that runs only xo-tp, that connection is its link to the validator: xo-tp registers as
-# soon as the link is up, exits when the validator refuses it, and loses the link when the validator
-# goes away. Reads the kernel's socket tables, so it costs the validator nothing.
-#
-# usage: healthcheck.sh [SOCKET_TABLE...]    (default: /proc/net/tcp /proc/net/tcp6)
-[ "$#" -gt 0 ] || set -- /proc/net/tcp /proc/net/tcp6
-for table in "$@"; do
-    # Column 4 is the socket state; 01 is ESTABLISHED. The first line is a header.
-    if [ -r "$table" ] && awk 'NR > 1 && $4 == "01" { up = 1 } END { exit !up }' "$table"; then
-        exit 0
-    fi
-done
-echo "xo-tp is not connected to a validator" >&2
+# Health check of an xo-tp container: healthy while xo-tp is registered with its validator.
+# xo-tp creates $XO_TP_READY_FILE once the validator has accepted its registration and removes it
+# when it loses the validator or stops, so the file's presence is the registration itself, not
+# merely a running process or an open socket. Reads one file: it costs the validator nothing.
+ready=${XO_TP_READY_FILE:-/tmp/xo-tp.ready}
+if [ -f "$ready" ]; then
+    exit 0
+fi
+echo "xo-tp is not registered with a validator ($ready is absent)" >&2
 exit 1

@@ -6,6 +6,7 @@ registration, 2 for bad flags or settings.
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from xo_core import __version__
 from xo_tp.config import CONNECT_ENV, DEFAULT_CONNECT, DEFAULT_MAX_OCCUPANCY, ConfigError, resolve
 
 PROG = "xo-tp"
+READY_FILE_ENV = "XO_TP_READY_FILE"
 LOG_FORMAT = "[%(asctime)s.%(msecs)03d %(levelname)-7s %(name)s] %(message)s"
 LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
@@ -48,6 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"transactions processed at once (default {DEFAULT_MAX_OCCUPANCY})",
     )
     parser.add_argument("--config", metavar="FILE", type=Path, help="read settings from this TOML file")
+    parser.add_argument(
+        "--ready-file",
+        metavar="FILE",
+        type=Path,
+        default=os.environ.get(READY_FILE_ENV) or None,
+        help=f"create FILE while registered with the validator, remove it otherwise (also ${READY_FILE_ENV})",
+    )
     parser.add_argument(
         "-v",
         "--verbose",
@@ -104,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     from xo_tp.handler import XoTransactionHandler  # noqa: PLC0415 (keeps --help and --version instant)
     from xo_tp.processor import ProcessorFailed, RegistrationRejected, TransactionProcessor  # noqa: PLC0415
 
-    processor = TransactionProcessor(settings.connect, max_occupancy=settings.max_occupancy)
+    processor = TransactionProcessor(
+        settings.connect, max_occupancy=settings.max_occupancy, ready_file=args.ready_file
+    )
     processor.add_handler(XoTransactionHandler())
     try:
         processor.start()

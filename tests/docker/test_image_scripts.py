@@ -1,7 +1,6 @@
 """The xo image's entry point and health check, run here with stand-ins for the commands they start."""
 
 import os
-import socket
 import subprocess
 from pathlib import Path
 
@@ -9,9 +8,6 @@ from tests.docker.compose_files import DOCKER_DIR
 
 ENTRYPOINT = DOCKER_DIR / "entrypoint.sh"
 HEALTHCHECK = DOCKER_DIR / "healthcheck.sh"
-TABLE_HEADER = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-LISTENING = "   0: 0100007F:0FA4 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1 1\n"
-ESTABLISHED = "   1: 0200A8C0:A1B2 0300A8C0:0FA4 01 00000000:00000000 00:00000000 00000000  1000        0 2 1\n"
 
 
 def stand_in(bin_dir: Path, name: str) -> None:
@@ -43,28 +39,25 @@ def test_the_entrypoint_passes_bare_flags_to_xo_tp(tmp_path: Path) -> None:
     assert run_entrypoint(tmp_path, "-C", "tcp://validator-1:4004", "-v") == "xo-tp -C tcp://validator-1:4004 -v"
 
 
-def health(*tables: Path) -> subprocess.CompletedProcess[str]:
+def health(ready_file: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["sh", str(HEALTHCHECK), *map(str, tables)], capture_output=True, text=True, timeout=30, check=False
+        ["sh", str(HEALTHCHECK)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={**os.environ, "XO_TP_READY_FILE": str(ready_file)},
     )
 
 
-def test_healthy_only_with_an_established_connection(tmp_path: Path) -> None:
-    listening_only = tmp_path / "tcp"
-    listening_only.write_text(TABLE_HEADER + LISTENING)
-    connected = tmp_path / "tcp6"
-    connected.write_text(TABLE_HEADER + LISTENING + ESTABLISHED)
+def test_healthy_exactly_while_xo_tp_keeps_its_ready_file(tmp_path: Path) -> None:
+    ready = tmp_path / "xo-tp.ready"
+    unregistered = health(ready)
+    assert unregistered.returncode == 1
+    assert "not registered" in unregistered.stderr
 
-    assert health(listening_only).returncode == 1
-    assert "not connected" in health(listening_only).stderr
-    assert health(listening_only, connected).returncode == 0
-    assert health(tmp_path / "missing").returncode == 1
+    ready.write_text("registered with tcp://validator:4004\n")
+    assert health(ready).returncode == 0
 
-
-def test_healthy_while_this_machine_holds_a_live_connection() -> None:
-    with (
-        socket.create_server(("127.0.0.1", 0)) as server,
-        socket.create_connection(server.getsockname()),
-        server.accept()[0],
-    ):
-        assert health().returncode == 0
+    ready.unlink()
+    assert health(ready).returncode == 1

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import signal
 import threading
+from pathlib import Path
 from typing import Any
 
 import zmq
@@ -76,7 +77,9 @@ class TransactionProcessor:
     seconds: ``request_timeout`` bounds each state/event/receipt call a handler makes
     without a timeout of its own; after a stop request the processor waits up to
     ``unregister_timeout`` for the validator's answer and then up to
-    ``shutdown_grace`` for transactions in flight.
+    ``shutdown_grace`` for transactions in flight. ``ready_file``, if given, exists
+    exactly while every handler is registered with a validator, so that a container
+    health check or a supervisor can tell "serving" from merely "running".
     """
 
     def __init__(
@@ -90,6 +93,7 @@ class TransactionProcessor:
         shutdown_grace: float = 2.0,
         reconnect_first: float = 0.1,
         reconnect_max: float = 5.0,
+        ready_file: Path | None = None,
     ) -> None:
         if max_occupancy < 1:
             raise ValueError(f"max_occupancy must be at least 1, got {max_occupancy}")
@@ -100,6 +104,7 @@ class TransactionProcessor:
         self._unregister_timeout = unregister_timeout
         self._shutdown_grace = shutdown_grace
         self._backoff = Backoff(reconnect_first, reconnect_max)
+        self._ready_file = ready_file
         self._handlers = Handlers()
         self._pending = PendingReplies()
         self._next_id = correlation_ids()
@@ -140,6 +145,7 @@ class TransactionProcessor:
         runner = TransactionRunner(self._handlers, self._pending, self._next_id, self._request_timeout)
         self._scheduler = HandlerScheduler(runner, self._dispatch, self._max_occupancy, self._handler_thread_died)
         zmq_context = zmq.Context()
+        self._unmark_ready()  # left behind by a processor that was killed: this one is not registered yet
         try:
             with stop_signals(loop, self._on_signal):
                 await self._serve(zmq_context)
@@ -182,6 +188,7 @@ class TransactionProcessor:
             if not await self._register(session):
                 return
             self._backoff.reset()
+            self._mark_ready()
             await self._first(session.lost, self._stopping)
             if session.lost.is_set():
                 LOGGER.warning("lost the validator at %s", self.url)
@@ -189,7 +196,27 @@ class TransactionProcessor:
             await self._unregister(session)
             await self._finish_in_flight(session)
         finally:
+            self._unmark_ready()
             watchdog.cancel()
+
+    def _mark_ready(self) -> None:
+        """Publish the registration; written whole (rename) so a reader never sees half a file."""
+        if self._ready_file is None:
+            return
+        partial = self._ready_file.with_name(self._ready_file.name + ".partial")
+        try:
+            partial.write_text(f"registered with {self.url}\n", encoding="utf-8")
+            partial.replace(self._ready_file)
+        except OSError as error:
+            LOGGER.warning("cannot write the ready file %s: %s", self._ready_file, error)
+
+    def _unmark_ready(self) -> None:
+        if self._ready_file is None:
+            return
+        try:
+            self._ready_file.unlink(missing_ok=True)
+        except OSError as error:
+            LOGGER.warning("cannot remove the ready file %s: %s", self._ready_file, error)
 
     async def _cover_for_stuck_handlers(self, session: _Session) -> None:
         """While a handler blocks the handler thread, read the socket here: pings must still be answered."""

@@ -233,3 +233,41 @@ def test_takes_the_validator_url_from_xo_toml_in_sawtooth_home(peer, start_tp, t
 
     assert peer.expect_registration().max_occupancy == 3
 
+
+
+def eventually(condition, timeout: float = 10.0) -> bool:
+    """Whether ``condition()`` becomes true within ``timeout`` seconds, polling briefly."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path, how):
+    ready = tmp_path / "xo-tp.ready"
+    if how == "flag":
+        tp = start_tp("-C", peer.url, "--ready-file", str(ready))
+    else:
+        tp = start_tp("-C", peer.url, env={"XO_TP_READY_FILE": str(ready)})
+    tp.wait_for_log("connected to the validator")
+    assert not ready.exists()  # connected is not yet serving
+
+    peer.expect_registration()
+    assert eventually(ready.exists)
+    assert ready.read_text() == f"registered with {peer.url}\n"
+
+    port = peer.port
+    peer.close()
+    tp.wait_for_log("lost the validator")
+    assert eventually(lambda: not ready.exists())
+
+    with ValidatorPeer(port) as reborn:
+        reborn.expect_registration()
+        assert eventually(ready.exists)
+        tp.process.send_signal(signal.SIGTERM)
+        reborn.expect_unregistration()
+        assert tp.wait() == 0
+    assert not ready.exists()
