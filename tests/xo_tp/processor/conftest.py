@@ -98,7 +98,8 @@ def start_tp(tmp_path: Path) -> Iterator[Callable[..., TpProcess]]:
     (home / "etc").mkdir(parents=True)
 
     def start(*args: str, env: dict[str, str] | None = None) -> TpProcess:
-        environment = {key: value for key, value in os.environ.items() if key not in ("XO_TP_CONNECT", "XO_TP_READY_FILE")}
+        inherited = ("XO_TP_CONNECT", "XO_TP_READY_FILE")
+        environment = {key: value for key, value in os.environ.items() if key not in inherited}
         environment["SAWTOOTH_HOME"] = str(home)
         environment.update(env or {})
         log = tmp_path / f"xo-tp-{len(processes)}.log"
