@@ -79,7 +79,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         except OSError as error:
             where = f"{options.rest_host}:{options.rest_port}"
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
-        running.push_async_callback(_drain, ledger, rest.accepted)
+        running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None)
         running.push_async_callback(rest.stop)
         keys = ensure_player_keys(options.key_dir)
         registered = sidecar is not None and await _wait_for_registration(ledger, stop)
@@ -100,20 +100,25 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         LOGGER.info("stopping")
 
 
-async def _drain(ledger: Ledger, accepted: AcceptedBatches) -> None:
-    """Let the batches the REST API accepted be decided before the processor and the ledger stop."""
+async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool) -> None:
+    """Let the batches the REST API accepted be decided before the processor and the ledger stop.
+
+    A data-directory ledger would decide them after its next start anyway; deciding them
+    now spares their clients the wait, and an ephemeral ledger has no next start.
+    """
     pending = accepted.pending()
     if not pending:
         return
+    fate = "they run when xo-devnet starts again on this data dir" if persistent else "they are lost"
     if not ledger.processors():
-        LOGGER.warning("%d accepted batches are still pending and no processor is connected to decide them",
-                       len(pending))
+        LOGGER.warning("%d accepted batches are still pending and no processor is connected to decide them; %s",
+                       len(pending), fate)
         return
     LOGGER.info("waiting up to %.0f s for %d pending batches", DRAIN_TIMEOUT_SECONDS, len(pending))
     statuses = await ledger.wait_for_batches(pending, DRAIN_TIMEOUT_SECONDS)
     undecided = sum(1 for status in statuses if status.status == "PENDING")
     if undecided:
-        LOGGER.warning("%d accepted batches were still pending when xo-devnet stopped", undecided)
+        LOGGER.warning("%d accepted batches were still pending when xo-devnet stopped; %s", undecided, fate)
 
 
 async def _start_ledger(options: DevnetOptions) -> Ledger:

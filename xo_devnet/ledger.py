@@ -7,6 +7,13 @@ state while N is being written, but a batch is reported COMMITTED only once the
 block holding it is durable, and reads (chain head, blocks, state) only ever see
 durable blocks. Everything runs on one asyncio loop; only the storage commits of a
 data-directory ledger run on a dedicated writer thread.
+
+A data-directory ledger also records each submission in storage before it
+acknowledges it, and re-queues those records on start, so a batch the REST API
+answered 202 for is decided even if the process is killed before any block holds it.
+The record is written by the writer thread, in the same first-in-first-out line as
+the blocks: a batch is queued for execution at once, yet no block holding it can be
+written before its record, and the event loop never waits for a block's write lock.
 """
 
 from __future__ import annotations
@@ -138,6 +145,7 @@ class Ledger:
         self._commits: deque[asyncio.Future[None]] = deque()
         self._writer = ThreadPoolExecutor(1, "xo-ledger-writer") if config.data_dir is not None else None
         self._failure: str | None = None
+        self._record_failed = False
         self._stopped = False
         self._last_block_at = float("-inf")
         self._dispatcher = Dispatcher(
@@ -171,6 +179,7 @@ class Ledger:
             signer, head = _open_chain(storage)
             ledger = cls(config, storage, signer, head)
             ledger._verify_head()
+            ledger._restore_pending()
             try:
                 ledger._socket.bind(config.component_endpoint)
             except zmq.ZMQError as error:
@@ -199,6 +208,16 @@ class Ledger:
             number = self._head_header.block_num
             raise LedgerError(f"the state of head block {number} does not verify: {error}") from None
         LOG.info("state root %s of block %d verified (%d entries)", root, self._head_header.block_num, leaves)
+
+    def _restore_pending(self) -> None:
+        """Re-queue the batches accepted before the last stop or crash, in arrival order, ahead of new ones."""
+        try:
+            restored = [PendingBatch.parse(batch) for batch in self._storage.pending_batches()]
+        except (StorageError, ValueError) as error:
+            raise LedgerError(f"the stored pending batches cannot be re-queued: {error}") from None
+        self._enqueue(restored)
+        if restored:
+            LOG.info("re-queued %d batches accepted before the last stop", len(restored))
 
     async def stop(self) -> None:
         """Stop block production and the endpoint; storage is left consistent and closed."""
@@ -233,8 +252,14 @@ class Ledger:
 
     # Submitting and following batches.
 
-    def submit(self, batches: Sequence[Batch]) -> None:
-        """Enqueue already-validated batches, all or nothing; raises QueueFull or DuplicateBatch."""
+    def submit(self, batches: Sequence[Batch]) -> asyncio.Future[None]:
+        """Take already-validated batches, all or nothing; raises QueueFull or DuplicateBatch at once.
+
+        They are PENDING and queued from now on. The returned future completes once a
+        crash can no longer lose them: at once in memory; with a data directory once
+        storage has recorded them (one write, no fsync). It fails with QueueFull if they
+        cannot be recorded. Acknowledge a submission to its client only after awaiting it.
+        """
         if self._stopped or self._failure is not None:
             raise QueueFull(f"the ledger is not accepting batches: {self._failure or 'it is stopping'}")
         if len(self._pending) + len(batches) > self._config.max_pending_batches:
@@ -252,6 +277,44 @@ class Ledger:
                 if txn_id in seen_txns or self._known_transaction(txn_id):
                     raise DuplicateBatch(f"transaction {txn_id} is already pending or committed")
                 seen_txns.add(txn_id)
+        self._enqueue(parsed)
+        loop = asyncio.get_running_loop()
+        acknowledged = loop.create_future()
+        if self._writer is None:
+            acknowledged.set_result(None)
+        else:
+            recorded = loop.run_in_executor(self._writer, self._record, list(batches))
+            recorded.add_done_callback(functools.partial(self._recorded, parsed, acknowledged))
+        return acknowledged
+
+    def _record(self, batches: list[Batch]) -> None:
+        """On the writer thread: record one submission.
+
+        After a failure no later block may be written (``_write`` refuses): one could
+        hold these batches, whose client is told they were not accepted.
+        """
+        try:
+            self._storage.add_pending(batches)
+        except StorageError:
+            self._record_failed = True
+            raise
+
+    def _recorded(
+        self, parsed: list[PendingBatch], acknowledged: asyncio.Future[None], future: asyncio.Future[None]
+    ) -> None:
+        try:
+            future.result()
+        except Exception as error:
+            self._halt(f"storage failed to record accepted batches: {error!r}")
+            for pending in parsed:
+                self._queue.pop(pending.batch_id, None)
+                self._forget(pending)
+            _settle(acknowledged, QueueFull(f"the ledger could not record the batches: {error}"))
+            self._notify()
+        else:
+            _settle(acknowledged)
+
+    def _enqueue(self, parsed: Sequence[PendingBatch]) -> None:
         for pending in parsed:
             self._pending[pending.batch_id] = pending
             self._queue[pending.batch_id] = pending
@@ -459,7 +522,7 @@ class Ledger:
             except Exception as error:
                 done.set_exception(error)
         else:
-            done = loop.run_in_executor(self._writer, self._storage.commit, record)
+            done = loop.run_in_executor(self._writer, self._write, record)
         done.add_done_callback(lambda future: self._committed(future, record, result))
         self._commits.append(done)
         while len(self._commits) > _COMMIT_PIPELINE_DEPTH or (self._commits and self._commits[0].done()):
@@ -467,13 +530,16 @@ class Ledger:
             with contextlib.suppress(Exception):
                 await asyncio.shield(oldest)
 
+    def _write(self, record: CommitRecord) -> None:
+        """On the writer thread: commit a block, unless a submission it may hold was not recorded."""
+        if self._record_failed:
+            raise StorageError("an earlier submission could not be recorded")
+        self._storage.commit(record)
+
     def _committed(self, future: asyncio.Future[None], record: CommitRecord, result: BlockResult) -> None:
         if future.cancelled() or future.exception() is not None:
             error = "cancelled" if future.cancelled() else repr(future.exception())
-            self._failure = f"storage failed to commit a block: {error}"
-            LOG.error("%s; no further blocks will be produced", self._failure)
-            if self._tasks:
-                self._tasks[0].cancel()
+            self._halt(f"storage failed to commit a block: {error}")
             return
         for pending, _ in result.valid:
             self._forget(pending)
@@ -494,9 +560,28 @@ class Ledger:
             )
         self._notify()
 
+    def _halt(self, failure: str) -> None:
+        """Stop producing blocks and taking batches after a storage failure; a restart recovers."""
+        if self._failure is not None:
+            return
+        self._failure = failure
+        LOG.error("%s; no further blocks will be produced", failure)
+        if self._tasks:
+            self._tasks[0].cancel()
+
     def _forget(self, pending: PendingBatch) -> None:
         self._pending.pop(pending.batch_id, None)
         self._pending_txns.difference_update(pending.txn_ids)
+
+
+def _settle(acknowledged: asyncio.Future[None], error: Exception | None = None) -> None:
+    """Complete a submission's future unless its waiter gave up (a client that went away)."""
+    if acknowledged.done():
+        return
+    if error is None:
+        acknowledged.set_result(None)
+    else:
+        acknowledged.set_exception(error)
 
 
 def _open_chain(storage: Storage) -> tuple[Signer, Block]:

@@ -1,16 +1,26 @@
-"""Where the ledger keeps blocks, batches, receipts, statuses and Merkle nodes: SQLite.
+"""Where the ledger keeps blocks, batches, receipts, statuses, Merkle nodes and accepted batches: SQLite.
 
-Why SQLite (stdlib) rather than LMDB: a block touches five tables (nodes, block,
-batches, transactions with receipts, invalid statuses) and must land all at once or
-not at all; one SQLite transaction gives exactly that, with indexes for every lookup
-the REST API needs and no extra dependency. WAL mode with ``synchronous=FULL`` makes a
-commit durable when it returns (the WAL is fsync'd), lets readers on another
-connection see the last committed block while the next one is being written, and
-recovers by itself after ``kill -9``: an interrupted commit simply never happened.
+Why SQLite (stdlib) rather than LMDB: a block touches six tables (nodes, block,
+batches, transactions with receipts, invalid statuses, pending batches) and must land
+all at once or not at all; one SQLite transaction gives exactly that, with indexes for
+every lookup the REST API needs and no extra dependency. WAL mode with
+``synchronous=FULL`` makes a commit durable when it returns (the WAL is fsync'd), lets
+readers on another connection see the last committed block while the next one is being
+written, and recovers by itself after ``kill -9``: an interrupted commit simply never
+happened.
 
-Ephemeral ledgers use the same schema in an in-memory database, so both modes run
-the same code, except that their Merkle nodes live in a plain dict (a node is
-written ~33 times per changed address; an in-memory B-tree only costs time there).
+Accepted batches not yet in a block wait in ``pending_batches``, recorded before the
+REST API answers 202 through a connection of their own with ``synchronous=NORMAL``:
+the rows are in the WAL (the OS page cache) when the write returns, which survives a
+crash of the process without an fsync per submission; only a power loss or an
+operating-system crash before the next fsync (the next block commit) can drop them. A
+block removes its batches' rows in its own transaction, so after any crash a batch is
+either still pending or in a block, never both.
+
+Ephemeral ledgers use the same schema in an in-memory database, so both modes run the
+same code, except that their Merkle nodes live in a plain dict (a node is written ~33
+times per changed address; an in-memory B-tree only costs time there) and that they
+keep no record of accepted batches (nothing would read it again).
 """
 
 from __future__ import annotations
@@ -24,6 +34,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from google.protobuf.message import DecodeError
+
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block, BlockHeader
 from xo_core.protobuf.transaction_pb2 import Transaction
@@ -31,7 +43,7 @@ from xo_devnet.merkle import NodeKey
 from xo_devnet.status import InvalidTransactionInfo
 
 DATABASE_NAME = "ledger.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 LOCK_NAME = "LOCK"
 _NODE_QUERY = "SELECT data FROM merkle_nodes WHERE path = ? AND hash = ?"
 _CACHE_KIB = 64 * 1024
@@ -50,6 +62,9 @@ CREATE TABLE IF NOT EXISTS transactions (
     id TEXT PRIMARY KEY, batch_id TEXT NOT NULL, block_num INTEGER NOT NULL, receipt BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS invalid_batches (id TEXT PRIMARY KEY, transactions TEXT NOT NULL);
+"""
+_PENDING_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pending_batches (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, data BLOB NOT NULL);
 """
 
 
@@ -75,12 +90,22 @@ class Storage:
 
     With a data directory the writer is a separate connection meant for one writer
     thread, so a commit's fsync never blocks readers; in memory both are one connection.
+    A third connection, with its own durability setting, records accepted batches;
+    the ledger uses it on the writer thread too, so the two never wait for each
+    other's write lock. An in-memory ledger has none: its queue dies with the process.
     """
 
-    def __init__(self, reader: sqlite3.Connection, writer: sqlite3.Connection, lock_fd: int | None) -> None:
+    def __init__(
+        self,
+        reader: sqlite3.Connection,
+        writer: sqlite3.Connection,
+        lock_fd: int | None,
+        queue: sqlite3.Connection | None = None,
+    ) -> None:
         """Use ``Storage.open``; a ledger without a directory lock is an in-memory one."""
         self._reader = reader
         self._writer = writer
+        self._queue = queue
         self._lock_fd = lock_fd
         self._memory_nodes: dict[NodeKey, bytes] | None = {} if lock_fd is None else None
 
@@ -102,16 +127,20 @@ class Storage:
             reader.execute("PRAGMA query_only=1")
             for connection in (writer, reader):
                 connection.execute(f"PRAGMA cache_size=-{_CACHE_KIB}")
+            queue = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            queue.execute("PRAGMA synchronous=NORMAL")
         except sqlite3.Error as error:
             os.close(lock_fd)
             raise StorageError(f"cannot open the ledger database in {data_dir}: {error}") from None
         except StorageError:
             os.close(lock_fd)
             raise
-        return cls(reader, writer, lock_fd)
+        return cls(reader, writer, lock_fd, queue)
 
     def close(self) -> None:
-        """Close both connections (the WAL is checkpointed) and release the directory lock."""
+        """Close the connections (the WAL is checkpointed) and release the directory lock."""
+        if self._queue is not None:
+            self._queue.close()
         self._reader.close()
         if self._writer is not self._reader:
             self._writer.close()
@@ -136,6 +165,10 @@ class Storage:
                     "INSERT OR REPLACE INTO invalid_batches (id, transactions) VALUES (?, ?)",
                     ((batch_id, _encode_invalid(infos)) for batch_id, infos in record.invalid.items()),
                 )
+            if self._queue is not None:
+                decided = [batch.header_signature for batch in record.block.batches] if record.block else []
+                decided.extend(record.invalid)
+                db.executemany("DELETE FROM pending_batches WHERE id = ?", ((batch_id,) for batch_id in decided))
             if record.meta:
                 db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", record.meta.items())
             db.execute("COMMIT")
@@ -144,6 +177,36 @@ class Storage:
             raise
         if self._memory_nodes is not None:
             self._memory_nodes.update(record.nodes)
+
+    def add_pending(self, batches: Sequence[Batch]) -> None:
+        """Record accepted batches, in order, in one transaction; in the WAL (not fsync'd) when this returns.
+
+        Raises StorageError when they cannot be recorded (the caller must then refuse them).
+        """
+        db = self._queue
+        if db is None or not batches:
+            return
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany(
+                "INSERT INTO pending_batches (id, data) VALUES (?, ?)",
+                ((batch.header_signature, batch.SerializeToString()) for batch in batches),
+            )
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise StorageError(f"cannot record the accepted batches: {error}") from None
+
+    def pending_batches(self) -> list[Batch]:
+        """The accepted batches no block or invalid status has decided yet, in arrival order."""
+        batches = []
+        for batch_id, data in self._reader.execute("SELECT id, data FROM pending_batches ORDER BY seq"):
+            try:
+                batches.append(Batch.FromString(data))
+            except DecodeError:
+                raise StorageError(f"the stored pending batch {batch_id} is unreadable") from None
+        return batches
 
     @staticmethod
     def _write_block(db: sqlite3.Connection, record: CommitRecord) -> None:
@@ -263,12 +326,14 @@ class Storage:
 
 
 def _create_schema(db: sqlite3.Connection) -> None:
-    """Create the tables of a new database; refuse one written by another schema version."""
+    """Create the tables of a new database, add the pending queue to a version 1 one; refuse any other version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     has_tables = db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
     if version == 0 and not has_tables:
-        db.executescript(_SCHEMA)
+        db.executescript(_SCHEMA + _PENDING_SCHEMA)
         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    elif version == 1:
+        db.executescript(f"BEGIN; {_PENDING_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
     elif version != SCHEMA_VERSION:
         raise StorageError(f"the ledger database has schema version {version}, this xo-devnet reads {SCHEMA_VERSION}")
 

@@ -81,6 +81,6 @@ async def connected(ledger: Ledger, handler: Handler = kv_handler, **options: An
 
 async def commit(ledger: Ledger, *batches: Batch, timeout: float = 20.0) -> list[str]:
     """Submit and wait; return the statuses in order."""
-    ledger.submit(batches)
+    await ledger.submit(batches)
     statuses = await ledger.wait_for_batches([batch.header_signature for batch in batches], timeout)
     return [status.status for status in statuses]

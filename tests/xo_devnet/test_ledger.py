@@ -1,6 +1,7 @@
 """The ledger as its users see it: atomic batches, ordering, dependencies, statuses, chain and state reads."""
 
 import asyncio
+import time
 
 import pytest
 
@@ -9,6 +10,7 @@ from xo_core.signing import verify
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import DuplicateBatch, Ledger, LedgerConfig, LedgerError, QueueFull
 from xo_devnet.merkle import EMPTY_ROOT
+from xo_devnet.storage import Storage, StorageError
 
 A, B, C = address("a"), address("b"), address("c")
 
@@ -248,5 +250,84 @@ def test_an_endpoint_that_cannot_be_bound_is_a_clear_error(tmp_path):
                 await Ledger.start(LedgerConfig(tmp_path, component_endpoint=first.component_endpoint))
         async with running_ledger(tmp_path):
             pass
+
+    run(scenario)
+
+
+def test_accepted_batches_outlive_a_stop_and_run_first_in_arrival_order_after_a_restart(tmp_path):
+    first, second = kv_batch(set={A: "first"}), kv_batch(require=A, set={A: "second", B: "1"})
+
+    async def scenario():
+        async with running_ledger(tmp_path) as ledger:
+            await ledger.submit([first])
+            await ledger.submit([second])
+        async with running_ledger(tmp_path) as ledger:
+            restored = [first.header_signature, second.header_signature]
+            assert [status.status for status in ledger.batch_statuses(restored)] == ["PENDING", "PENDING"]
+            newcomer = kv_batch(set={A: "newcomer"})
+            await ledger.submit([newcomer])
+            async with connected(ledger):
+                statuses = await ledger.wait_for_batches([*restored, newcomer.header_signature], 20)
+            assert [status.status for status in statuses] == ["COMMITTED"] * 3
+            assert (value(ledger, A), value(ledger, B)) == (b"newcomer", b"1")
+
+    run(scenario)
+
+
+def test_duplicates_are_refused_across_a_restart_whether_pending_or_committed(tmp_path):
+    pending, committed = kv_batch(set={A: "1"}), kv_batch(set={B: "1"})
+
+    async def scenario():
+        async with running_ledger(tmp_path) as ledger:
+            async with connected(ledger):
+                assert await commit(ledger, committed) == ["COMMITTED"]
+            await ledger.submit([pending])
+        async with running_ledger(tmp_path) as ledger:
+            for batch in (pending, committed):
+                with pytest.raises(DuplicateBatch, match=batch.header_signature):
+                    ledger.submit([batch])
+                with pytest.raises(DuplicateBatch, match=batch.transactions[0].header_signature):
+                    ledger.submit([batch_of(batch.transactions[0], kv_txn(set={C: "1"}))])
+
+    run(scenario)
+
+
+def test_a_committed_batch_is_not_run_again_after_a_restart(tmp_path):
+    counted = kv_batch(add=C)
+
+    async def scenario():
+        async with running_ledger(tmp_path) as ledger, connected(ledger):
+            assert await commit(ledger, counted) == ["COMMITTED"]
+            head = ledger.chain_head()
+        async with running_ledger(tmp_path) as ledger, connected(ledger):
+            assert await commit(ledger, kv_batch(set={A: "later"})) == ["COMMITTED"]
+            assert header_of(ledger.chain_head()).block_num == header_of(head).block_num + 1
+            assert value(ledger, C) == b"1"
+
+    run(scenario)
+
+
+def test_a_submission_storage_cannot_record_is_refused_stops_the_ledger_and_never_commits(tmp_path, monkeypatch):
+    def disk_full(storage, batches):
+        time.sleep(0.3)  # long enough for a block holding the batch to be executed and queued behind this write
+        raise StorageError("database or disk is full")
+
+    lost = kv_batch(set={A: "1"})
+
+    async def scenario():
+        async with running_ledger(tmp_path, block_interval=0.001) as ledger, connected(ledger):
+            monkeypatch.setattr(Storage, "add_pending", disk_full)
+            with pytest.raises(QueueFull, match="disk is full"):
+                await ledger.submit([lost])
+            assert ledger.batch_statuses([lost.header_signature])[0].status == "UNKNOWN"
+            with pytest.raises(QueueFull, match="not accepting"):
+                ledger.submit([kv_batch(set={B: "1"})])
+            await asyncio.sleep(0.2)
+            assert header_of(ledger.chain_head()).block_num == 0
+        monkeypatch.undo()
+        async with running_ledger(tmp_path, block_interval=0.001) as ledger, connected(ledger):
+            assert ledger.batch_statuses([lost.header_signature])[0].status == "UNKNOWN"
+            assert await commit(ledger, kv_batch(set={B: "after restart"})) == ["COMMITTED"]
+            assert value(ledger, A) is None
 
     run(scenario)

@@ -9,7 +9,7 @@ from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
 from xo_devnet.chain import build_block, genesis_block
 from xo_devnet.merkle import EMPTY_NODE, EMPTY_ROOT
 from xo_devnet.status import InvalidTransactionInfo
-from xo_devnet.storage import CommitRecord, Storage, StorageError
+from xo_devnet.storage import SCHEMA_VERSION, CommitRecord, Storage, StorageError
 
 
 def one_block_record():
@@ -120,3 +120,87 @@ def test_committing_a_once_invalid_batch_clears_its_invalid_status(storage):
     storage.commit(record)
     assert storage.invalid(batch.header_signature) is None
     assert storage.has_batch(batch.header_signature)
+
+
+def test_accepted_batches_are_kept_in_arrival_order_until_a_block_or_an_invalid_status_decides_them(tmp_path):
+    genesis, _, batch, record = one_block_record()
+    invalid, waiting = kv_batch(set={address(2): "y"}), kv_batch(set={address(3): "z"})
+    storage = Storage.open(tmp_path)
+    try:
+        storage.commit(CommitRecord(block=genesis, block_num=0))
+        storage.add_pending([waiting])
+        storage.add_pending([batch, invalid])
+        assert storage.pending_batches() == [waiting, batch, invalid]
+        storage.commit(CommitRecord(invalid={invalid.header_signature: (InvalidTransactionInfo("t", "m", b""),)}))
+        storage.commit(record)
+        assert storage.pending_batches() == [waiting]
+    finally:
+        storage.close()
+    reopened = Storage.open(tmp_path)
+    try:
+        assert reopened.pending_batches() == [waiting]
+    finally:
+        reopened.close()
+
+
+def test_a_failed_block_commit_leaves_its_batches_pending(tmp_path):
+    storage = Storage.open(tmp_path)
+    try:
+        genesis, block, batch, _ = one_block_record()
+        storage.commit(CommitRecord(block=genesis, block_num=0))
+        storage.add_pending([batch])
+        with pytest.raises(sqlite3.IntegrityError):
+            storage.commit(CommitRecord(block=block, block_num=0))
+        assert storage.pending_batches() == [batch]
+        assert not storage.has_batch(batch.header_signature)
+    finally:
+        storage.close()
+
+
+def test_a_submission_that_cannot_be_recorded_records_none_of_its_batches(tmp_path):
+    storage = Storage.open(tmp_path)
+    try:
+        first, second = kv_batch(set={address(1): "a"}), kv_batch(set={address(2): "b"})
+        storage.add_pending([first])
+        with pytest.raises(StorageError, match="cannot record"):
+            storage.add_pending([second, first])
+        assert storage.pending_batches() == [first]
+    finally:
+        storage.close()
+
+
+def test_an_in_memory_ledger_keeps_no_record_of_accepted_batches():
+    storage = Storage.open(None)
+    storage.add_pending([kv_batch(set={address(1): "a"})])
+    assert storage.pending_batches() == []
+
+
+def test_an_unreadable_pending_batch_is_a_clear_error(tmp_path):
+    Storage.open(tmp_path).close()
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
+        db.execute("INSERT INTO pending_batches (id, data) VALUES ('garbled', x'ffff')")
+    storage = Storage.open(tmp_path)
+    try:
+        with pytest.raises(StorageError, match="garbled"):
+            storage.pending_batches()
+    finally:
+        storage.close()
+
+
+def test_a_version_1_database_gains_the_pending_queue_and_keeps_its_chain(tmp_path):
+    written = Storage.open(tmp_path)
+    parts = fill(written)
+    written.close()
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:  # as the first xo-devnet left it: no pending queue
+        db.execute("DROP TABLE pending_batches")
+        db.execute("PRAGMA user_version=1")
+    upgraded = Storage.open(tmp_path)
+    try:
+        check(upgraded, *parts)
+        waiting = kv_batch(set={address(5): "w"})
+        upgraded.add_pending([waiting])
+        assert upgraded.pending_batches() == [waiting]
+    finally:
+        upgraded.close()
+    with sqlite3.connect(tmp_path / "ledger.sqlite3") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2

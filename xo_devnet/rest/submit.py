@@ -1,8 +1,9 @@
 """POST /batches and /batch_statuses: taking batches in and telling clients what became of them.
 
 A BatchList is decoded, checked as a validator would check it and handed to the
-ledger whole or not at all. Only then does the client get its 202: a 202 means the
-ledger holds the batches and will decide them, never that they might be lost.
+ledger whole or not at all. Only once the ledger has them (with a data dir: recorded
+in it) does the client get its 202: a 202 means the ledger holds the batches and will
+decide them, even across a crash, never that they might be lost.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ async def post_batches(request: web.Request) -> web.Response:
     batches = _decode(await _read_body(request))
     await _validate(batches)
     try:
-        request.app[LEDGER].submit(batches)
+        await request.app[LEDGER].submit(batches)
     except QueueFull:
         raise ApiError(31) from None
     except DuplicateBatch as error:

@@ -1,6 +1,11 @@
 """Stopping xo-devnet and starting it again on the same data dir: games, chain and keys are all still there."""
 
+import json
+import signal
+import urllib.error
 import urllib.request
+
+import pytest
 
 from xo_core.batches import make_batch, make_batch_list, make_xo_transaction
 from xo_core.protobuf.batch_pb2 import Batch
@@ -59,3 +64,27 @@ def test_batches_accepted_just_before_a_stop_are_committed_not_dropped(start_dev
     second = start_devnet("--data-dir", str(data_dir))
     statuses = fetch_json(f"{second.rest_url}/batch_statuses?id={early.header_signature},{late.header_signature}")
     assert [status["status"] for status in statuses["data"]] == ["COMMITTED", "COMMITTED"]
+
+
+def test_batches_answered_202_survive_a_kill_9_and_commit_once_after_a_restart(start_devnet, fetch_json, tmp_path):
+    data_dir = tmp_path / "chain"
+    first = start_devnet("--data-dir", str(data_dir), "--no-tp")
+    signer = Signer.generate()
+    batches = [make_batch(signer, [make_xo_transaction(signer, f"survivor{n}", "create")]) for n in range(5)]
+    for batch in batches:
+        post(first.rest_url, batch)
+    ids = [batch.header_signature for batch in batches]
+    statuses = fetch_json(f"{first.rest_url}/batch_statuses?id={','.join(ids)}")["data"]
+    assert [status["status"] for status in statuses] == ["PENDING"] * len(batches)
+    first.process.send_signal(signal.SIGKILL)
+    assert first.process.wait(timeout=30) == -signal.SIGKILL
+
+    second = start_devnet("--data-dir", str(data_dir))
+    statuses = fetch_json(f"{second.rest_url}/batch_statuses?id={','.join(ids)}&wait=60")["data"]
+    assert [status["status"] for status in statuses] == ["COMMITTED"] * len(batches)
+    blocks = fetch_json(f"{second.rest_url}/blocks")["data"]
+    on_chain = [batch_id for block in blocks for batch_id in block["header"]["batch_ids"]]
+    assert sorted(on_chain) == sorted(ids)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        post(second.rest_url, batches[0])
+    assert (refused.value.code, json.loads(refused.value.read())["error"]["code"]) == (400, 30)

@@ -1,8 +1,9 @@
 """Back-pressure and faults, on a ledger built for the purpose (tiny queue, no processor at first).
 
 A full queue answers 429/31 and keeps what it already accepted; once a processor
-connects, every accepted batch is committed. An unexpected fault in the ledger is
-answered as error 10 and the server goes on serving.
+connects, every accepted batch is committed. A submission a data dir cannot record
+is refused the same way. An unexpected fault in the ledger is answered as error 10
+and the server goes on serving.
 """
 
 import asyncio
@@ -14,6 +15,7 @@ import pytest
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.rest.server import RestServer, start_rest_server
 from xo_devnet.sidecar import processor_command
+from xo_devnet.storage import Storage, StorageError
 
 
 class ThreadedDevnet:
@@ -91,3 +93,22 @@ def test_an_unexpected_fault_is_error_10_and_the_server_lives_on(tiny_queue, api
     monkeypatch.undo()
     assert api.get("/blocks").status == 200
 
+
+
+def test_a_submission_the_data_dir_cannot_record_answers_429_and_is_not_kept(tmp_path, api_for, player, make_xo_batch,
+                                                                              monkeypatch):
+    def disk_full(storage, batches):
+        raise StorageError("database or disk is full")
+
+    devnet = ThreadedDevnet(LedgerConfig(tmp_path, component_endpoint="tcp://127.0.0.1:0")).start()
+    try:
+        api = api_for(devnet.server.url)
+        kept, refused = make_xo_batch(player, "kept", "create"), make_xo_batch(player, "refused", "create")
+        assert api.submit(kept).status == 202
+        monkeypatch.setattr(Storage, "add_pending", disk_full)
+        answer = api.submit(refused)
+        assert (answer.status, answer.error_code) == (429, 31)
+        statuses = api.get(f"/batch_statuses?id={kept.header_signature},{refused.header_signature}").json["data"]
+        assert [status["status"] for status in statuses] == ["PENDING", "UNKNOWN"]
+    finally:
+        devnet.stop()
