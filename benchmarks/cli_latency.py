@@ -54,6 +54,23 @@ def run(command: list[str], *argv: str) -> float:
     return elapsed
 
 
+def delete_games(command: list[str], games: list[str], flags: list[str]) -> None:
+    """Delete the run's games, even after a failure, so that no benchmark leaves games on a ledger.
+
+    Each game gets its own attempt: one that cannot be deleted is reported, not a reason to keep the rest.
+    """
+    for game in games:
+        done = subprocess.run(
+            [*command, "delete", game, "--wait", "60", *flags],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT,
+            check=False,
+        )
+        if done.returncode != 0:
+            print(f"cli_latency: could not delete game {game}: {done.stderr.strip()}", file=sys.stderr)
+
+
 def summary(seconds: list[float]) -> dict[str, float]:
     ordered = sorted(seconds)
     return {
@@ -83,21 +100,23 @@ def main() -> int:
             return ["--url", args.url, "--key-dir", key_dir, "--username", player]
 
         games = [f"bench-{tag}-{index}" for index in range(math.ceil(args.runs / len(TIE_GAME)))]
-        for game in games:
-            run(xo, "create", game, "--wait", "60", *flags(players[0]))
+        attempted: list[str] = []  # a create that failed while waiting may still have committed
+        try:
+            for game in games:
+                attempted.append(game)
+                run(xo, "create", game, "--wait", "60", *flags(players[0]))
 
-        show_times = [run(xo, "show", games[0], "--url", args.url) for _ in range(args.runs)]
-        startup_times = [run([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
+            show_times = [run(xo, "show", games[0], "--url", args.url) for _ in range(args.runs)]
+            startup_times = [run([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
 
-        take_times: list[float] = []
-        for game in games:
-            for turn, space in enumerate(TIE_GAME):
-                if len(take_times) == args.runs:
-                    break
-                take_times.append(run(xo, "take", game, str(space), "--wait", "60", *flags(players[turn % 2])))
-
-        for game in games:
-            run(xo, "delete", game, "--wait", "60", *flags(players[0]))
+            take_times: list[float] = []
+            for game in games:
+                for turn, space in enumerate(TIE_GAME):
+                    if len(take_times) == args.runs:
+                        break
+                    take_times.append(run(xo, "take", game, str(space), "--wait", "60", *flags(players[turn % 2])))
+        finally:
+            delete_games(xo, attempted, flags(players[0]))
 
     print(
         json.dumps(

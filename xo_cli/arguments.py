@@ -43,11 +43,13 @@ def wait_seconds(text: str) -> float:
 
 
 def build_parser() -> XoArgumentParser:
+    """The whole command line, with flags shared through parent parsers so every command spells them alike."""
     parser = XoArgumentParser(
         prog="xo",
         description="Play tic-tac-toe on a Hyperledger Sawtooth network by sending XO transactions.",
         epilog="Exit codes: 0 done (committed, or submitted when not waiting), 1 rejected or invalid input, "
-        "2 usage error, 3 connection or server error, 4 timed out waiting.",
+        "2 usage error, 3 connection or server error, 4 stopped waiting before the batch was decided, "
+        "70 internal error (a bug in xo), 130 interrupted.",
     )
     add_verbosity(parser, dest="verbose_before")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=XoArgumentParser)
@@ -113,6 +115,7 @@ def build_parser() -> XoArgumentParser:
 
 
 def add_verbosity(parser: argparse.ArgumentParser, dest: str = "verbose") -> None:
+    """-v and -V on both sides of the command name: ``xo -v show`` and ``xo show -v`` both work."""
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, dest=dest, help="show HTTP requests; twice: tracebacks too"
     )
@@ -120,6 +123,7 @@ def add_verbosity(parser: argparse.ArgumentParser, dest: str = "verbose") -> Non
 
 
 def rest_flags() -> argparse.ArgumentParser:
+    """The reference client's connection and key flags, shared by every command that talks to the REST API."""
     flags = argparse.ArgumentParser(add_help=False)
     add_verbosity(flags)
     flags.add_argument("--url", help=f"URL of the Sawtooth REST API (default: ${URL_ENV} or {DEFAULT_URL})")
@@ -128,12 +132,14 @@ def rest_flags() -> argparse.ArgumentParser:
     flags.add_argument("--auth-user", help=f"user for HTTP Basic authentication (or ${AUTH_USER_ENV})")
     flags.add_argument(
         "--auth-password",
-        help=f"password for HTTP Basic authentication (or ${AUTH_PASSWORD_ENV}; asked for when only the user is given)",
+        help=f"password for HTTP Basic authentication (or ${AUTH_PASSWORD_ENV}; "
+        "asked for on the terminal when only the user is given)",
     )
     return flags
 
 
 def move_flags() -> argparse.ArgumentParser:
+    """Flags of the commands that submit a batch."""
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument(
         "--wait",
@@ -154,6 +160,7 @@ def move_flags() -> argparse.ArgumentParser:
 
 
 def output_flags() -> argparse.ArgumentParser:
+    """Flags of the commands that print games, so scripts can ask for JSON."""
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     flags.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
@@ -168,8 +175,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def environment_default(value: str | None, variable: str, default: str | None = None) -> str | None:
-    """A flag's value, else the environment variable's (when set and not empty), else ``default``."""
+def environment_default(value: str | None, variable: str) -> str | None:
+    """A flag's value, even an empty one, else the environment variable's when set and not empty.
+
+    An empty variable counts as unset (``XO_URL= xo list`` is a common way to
+    clear it), but an empty flag was typed on purpose and is passed on to be judged.
+    """
     if value is not None:
         return value
-    return os.environ.get(variable) or default
+    return os.environ.get(variable) or None

@@ -5,11 +5,11 @@ that ``main`` is the only place deciding how an error looks (one line) and how
 the process ends.
 """
 
-OK = 0
 REJECTED = 1
 USAGE = 2
 UNAVAILABLE = 3
 TIMED_OUT = 4
+INTERNAL = 70
 INTERRUPTED = 130
 
 
@@ -44,6 +44,12 @@ class Unavailable(XoError):
 
 
 class TimedOut(XoError):
-    """The batch was submitted but had not committed when the wait ran out."""
+    """The batch was submitted but xo stopped waiting before it was decided."""
 
     exit_code = TIMED_OUT
+
+
+class Interrupted(XoError):
+    """Ctrl-C at a moment when the user must learn more than "interrupted", such as a batch id."""
+
+    exit_code = INTERRUPTED

@@ -42,10 +42,6 @@ class Game(NamedTuple):
         }
 
     @property
-    def is_over(self) -> bool:
-        return self.state in rules.FINISHED_STATES
-
-    @property
     def next_player(self) -> int | None:
         """1 or 2 for the player to move, None once the game is over."""
         if self.state == rules.P1_NEXT:
@@ -55,11 +51,17 @@ class Game(NamedTuple):
         return None
 
     def player_key(self, number: int) -> str:
+        """The key seated as player ``number`` (1 or 2), "" while the seat is open."""
         return self.player1 if number == 1 else self.player2
 
 
 def decode_games(address: str, data: bytes) -> tuple[list[Game], list[str]]:
-    """Read every game stored at ``address``; return them with a note per malformed entry."""
+    """Read every game stored at ``address``; return them with a note per malformed entry.
+
+    Empty data holds no games, as the processor reads it: nothing to report.
+    """
+    if not data:
+        return [], []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -75,6 +77,7 @@ def decode_games(address: str, data: bytes) -> tuple[list[Game], list[str]]:
 
 
 def find_game(games: list[Game], name: str) -> Game | None:
+    """The game called ``name`` among those sharing its address (names can collide on an address)."""
     return next((game for game in games if game.name == name), None)
 
 
@@ -88,12 +91,14 @@ def name_problem(name: str) -> str | None:
 
 
 def refuse_create(name: str, game: Game | None) -> str | None:
+    """Why ``name`` cannot be created, or None: the processor refuses a name already in use."""
     if game is not None:
         return f"game {name!r} already exists ({game.state})"
     return None
 
 
 def refuse_delete(name: str, game: Game | None) -> str | None:
+    """Why ``name`` cannot be deleted, or None: the processor refuses to delete what does not exist."""
     if game is None:
         return f"there is no game named {name!r}"
     return None
@@ -108,8 +113,3 @@ def refuse_take(name: str, game: Game | None, player_key: str, space: int) -> st
     except rules.IllegalMove as refusal:
         return str(refusal)
     return None
-
-
-def shorten(key: str, length: int = 8) -> str:
-    """A public key cut to a recognisable prefix for people; scripts get full keys in JSON."""
-    return key if len(key) <= length else key[:length] + "..."

@@ -15,6 +15,7 @@ from xo_core.signing import Signer
 
 
 def keygen(args: argparse.Namespace) -> int:
+    """``xo keygen [NAME]``; prints the public key too, since that is what other players see of you."""
     name = session.key_name(args.key_name)
     signer = Signer.generate()
     try:

@@ -13,7 +13,7 @@ import os
 import sys
 
 from xo_cli.arguments import parse
-from xo_cli.errors import INTERRUPTED, UNAVAILABLE, XoError
+from xo_cli.errors import INTERNAL, INTERRUPTED, XoError
 
 COMMANDS = {
     "create": ("xo_cli.moves", "create"),
@@ -26,6 +26,7 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``xo`` and return its exit code instead of exiting, so that tests drive it as a shell would."""
     try:
         args = parse(sys.argv[1:] if argv is None else argv)
     except SystemExit as exit_:
@@ -37,15 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     except XoError as error:
         report(error.message, args.verbose)
         return error.exit_code
-    except KeyboardInterrupt:
-        report("interrupted (a batch already submitted may still commit)", args.verbose)
+    except KeyboardInterrupt:  # commands that submit say more themselves, since only they know a batch id
+        report("interrupted", args.verbose)
         return INTERRUPTED
     except BrokenPipeError:
         silence_stdout()
         return 0
-    except Exception as error:  # a bug must still end in one line, not a traceback
-        report(f"unexpected {type(error).__name__}: {error} (run with -vv for details)", args.verbose)
-        return UNAVAILABLE
+    except Exception as error:  # a bug: one line, and an exit code no server failure can be mistaken for
+        report(f"internal error: {type(error).__name__}: {error} (run with -vv for the traceback)", args.verbose)
+        return INTERNAL
 
 
 def silence_stdout() -> None:
@@ -55,6 +56,7 @@ def silence_stdout() -> None:
 
 
 def report(message: str, verbose: int) -> None:
+    """Print the one error line, after the traceback when ``-vv`` asks for the full story."""
     if verbose >= 2:
         import traceback  # noqa: PLC0415 - only needed when asked for
 

@@ -10,7 +10,6 @@ typo than a move.
 
 COLUMNS = "ABC"
 ROWS = "123"
-SPACES = range(1, 10)
 
 
 class BadSpace(ValueError):

@@ -29,15 +29,18 @@ def list_games(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
+    """One game. Unreadable entries sharing its address are warnings if the game itself reads, else the error."""
     name: str = args.name
     address = game_address(name)
     with session.rest_client(args) as client:
         data = client.get_state(address)
     games, problems = decode_games(address, data) if data is not None else ([], [])
     game = find_game(games, name)
+    if game is None and problems:
+        raise InvalidInput(f"game {name!r} cannot be read: {'; '.join(problems)}")
     if game is None:
-        warn(problems)
         raise InvalidInput(f"there is no game named {name!r}")
+    warn(problems)
     if args.format == "json":
         print(render.game_json(game))
     else:
@@ -46,5 +49,6 @@ def show(args: argparse.Namespace) -> int:
 
 
 def warn(problems: list[str]) -> None:
+    """Report data that is not a game on stderr, so stdout stays the games alone."""
     for problem in problems:
         sys.stderr.write(f"xo: warning: {problem}\n")

@@ -110,11 +110,12 @@ class RestClient:
 
     def list_state(self, prefix: str) -> Iterator[tuple[str, bytes]]:
         """Every ``(address, data)`` under ``prefix``, following ``paging.next`` to the last page."""
-        path = f"{self._prefix}/state?address={quote(prefix)}"
+        query = f"address={quote(prefix)}"
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
-            seen.add(path)
-            envelope = self._expect_json(self._request("GET", path, prefixed=False), "data")
+            seen.add(query)
+            path = f"/state?{query}"
+            envelope = self._expect_json(self._request("GET", path), "data")
             entries = envelope["data"]
             if not isinstance(entries, list):
                 raise self._not_sawtooth(f"'data' of {path} is not a list")
@@ -122,21 +123,20 @@ class RestClient:
                 if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
                     raise self._not_sawtooth(f"{path} lists an entry without an address")
                 yield entry["address"], self._decode_data(entry.get("data"), path)
-            next_path = self._next_page(envelope)
-            if next_path is None:
+            next_query = self._next_page_query(envelope)
+            if next_query is None:
                 return
-            if next_path in seen:
-                raise self._not_sawtooth(f"its paging loops back to {next_path}")
-            path = next_path
+            if next_query in seen:
+                raise self._not_sawtooth(f"its paging loops back to /state?{next_query}")
+            query = next_query
         raise self._not_sawtooth(f"state under {prefix} spans more than {MAX_PAGES} pages")
 
-    def submit_batches(self, batch_list: bytes) -> str:
-        """POST a serialised ``BatchList``; return the status link the REST API answers with."""
+    def submit_batches(self, batch_list: bytes) -> None:
+        """POST a serialised ``BatchList``; an answer without the REST API's status link is not an acceptance."""
         response = self._request("POST", "/batches", body=batch_list, content_type="application/octet-stream")
         if response.status == 400 and (error := sawtooth_error(response)) is not None:
             raise Rejected(f"the REST API refused the batch: {describe_error(error)}")
-        envelope = self._expect_json(response, "link", expected_status=(200, 201, 202))
-        return str(envelope["link"])
+        self._expect_json(response, "link", expected_status=(200, 201, 202))
 
     def batch_status(self, batch_id: str, wait: int | None = None) -> BatchStatus:
         """The status of one batch; with ``wait`` the REST API holds the answer up to that many seconds."""
@@ -163,10 +163,9 @@ class RestClient:
         body: bytes | None = None,
         content_type: str | None = None,
         timeout: float | None = None,
-        prefixed: bool = True,
     ) -> Response:
         """Send one request, retrying once if a kept-alive connection turned out to be closed."""
-        target = (self._prefix + path) if prefixed else path
+        target = self._prefix + path
         headers = {"Accept": JSON_TYPE, "User-Agent": "xo"}
         if content_type is not None:
             headers["Content-Type"] = content_type
@@ -269,11 +268,12 @@ class RestClient:
         except ValueError:
             raise self._not_sawtooth(f"'data' in {path} is not valid base64") from None
 
-    def _next_page(self, envelope: dict[str, Any]) -> str | None:
-        """The path and query of the next page, taken from ``paging.next`` but sent to our own base URL.
+    def _next_page_query(self, envelope: dict[str, Any]) -> str | None:
+        """The query (head, start, limit, address) of ``paging.next``, to send to our own base URL and path.
 
-        A REST API behind a proxy may write links with its internal host name;
-        only the path and query are trusted, the connection stays ours.
+        A REST API behind a proxy writes its links as it sees itself: with its
+        internal host name, and without the path prefix the proxy adds. Only the
+        query says which page comes next; where to ask stays ours.
         """
         paging = envelope.get("paging")
         if not isinstance(paging, dict) or not paging.get("next"):
@@ -281,8 +281,10 @@ class RestClient:
         link = paging["next"]
         if not isinstance(link, str):
             raise self._not_sawtooth("'paging.next' is not a link")
-        parts = urlsplit(link)
-        return parts.path + (f"?{parts.query}" if parts.query else "")
+        query = urlsplit(link).query
+        if not query:
+            raise self._not_sawtooth(f"'paging.next' ({link}) does not say which page comes next")
+        return query
 
     def _not_sawtooth(self, detail: str) -> Unavailable:
         return Unavailable(f"the server at {self.base_url} does not answer like a Sawtooth REST API: {detail}")

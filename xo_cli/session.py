@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+import warnings
 from pathlib import Path
 
 from xo_cli.arguments import AUTH_PASSWORD_ENV, AUTH_USER_ENV, DEFAULT_URL, URL_ENV
@@ -19,10 +20,15 @@ from xo_core.keyfiles import DEFAULT_KEY_DIR, key_paths
 
 
 def rest_client(args: argparse.Namespace) -> RestClient:
-    """A client for ``--url`` (or ``$XO_URL``), with HTTP Basic credentials when given."""
-    url = from_env(args.url, URL_ENV, DEFAULT_URL) or DEFAULT_URL
+    """A client for ``--url`` (or ``$XO_URL``), with HTTP Basic credentials when given.
+
+    An explicit ``--url ""`` is refused rather than read as "the default": a
+    script that builds an empty URL has a bug, and talking to some other
+    ledger instead would hide it.
+    """
+    url = from_env(args.url, URL_ENV)
     try:
-        url = normalize_url(url)
+        url = normalize_url(DEFAULT_URL if url is None else url)
     except ValueError as error:
         raise UsageError(f"argument --url: {error}") from None
     trace = trace_to_stderr if args.verbose else None
@@ -38,14 +44,30 @@ def credentials(args: argparse.Namespace, url: str) -> tuple[str, str] | None:
             raise UsageError("--auth-password needs --auth-user")
         return None
     if password is None:
-        try:
-            password = getpass.getpass(f"Password for {user} at {url}: ")
-        except (EOFError, KeyboardInterrupt):
-            raise InvalidInput(f"no password given for {user!r}") from None
+        password = ask_password(user, url)
     return user, password
 
 
+def ask_password(user: str, url: str) -> str:
+    """Prompt on the terminal without echo; with no terminal, say how to pass the password instead.
+
+    ``getpass`` would otherwise fall back to reading stdin with echo on, after a
+    multi-line warning: in a script that either hangs or reads the wrong input.
+    Its own test for "can I hide what is typed" is the one used here, so a
+    player whose stdin is redirected can still type at the terminal.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", getpass.GetPassWarning)
+        try:
+            return getpass.getpass(f"Password for {user} at {url}: ")
+        except getpass.GetPassWarning:
+            raise UsageError(f"--auth-user needs a password: give --auth-password or set {AUTH_PASSWORD_ENV}") from None
+        except EOFError:
+            raise InvalidInput(f"no password given for {user!r}") from None
+
+
 def key_dir(args: argparse.Namespace) -> Path:
+    """``--key-dir``, else where ``sawtooth keygen`` puts keys, so both tools share one set."""
     return Path(args.key_dir).expanduser() if args.key_dir else DEFAULT_KEY_DIR.expanduser()
 
 
@@ -65,6 +87,7 @@ def key_name(given: str | None) -> str:
 
 
 def os_user() -> str | None:
+    """The login name, or None where the system cannot tell (a container user with no passwd entry)."""
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -77,8 +100,9 @@ def own_public_key(args: argparse.Namespace) -> str | None:
     Read as text, not derived from the private key: showing a game must not need
     the crypto library, nor fail because the user has no key.
     """
-    name = args.username if args.username is not None else os_user()
-    if not name:
+    try:
+        name = username(args)
+    except InvalidInput:
         return None
     try:
         return key_paths(key_dir(args), name)[1].read_text(encoding="ascii").strip() or None

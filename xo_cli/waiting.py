@@ -6,7 +6,8 @@ delay; the last fraction of a second is polled, so a wait never overruns. Reques
 are cut into slices so that an unlimited wait never depends on one long HTTP
 request, and a person at a terminal sees the elapsed time move. A REST API that
 ignores ``wait`` answers at once; short, growing pauses then keep xo from
-hammering it.
+hammering it. A batch the REST API keeps calling UNKNOWN was dropped or never
+arrived, so even an unlimited wait gives up on it after ``UNKNOWN_SECONDS``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TextIO
 from xo_cli.rest import BatchStatus, RestClient
 
 DECIDED = ("COMMITTED", "INVALID")
+UNKNOWN_SECONDS = 60.0
 SLICE_SECONDS = 20
 LIVE_SLICE_SECONDS = 1
 FIRST_PAUSE = 0.05
@@ -52,9 +54,14 @@ class Progress:
 
 
 def wait_for_batch(client: RestClient, batch_id: str, seconds: float, progress: Progress | None = None) -> BatchStatus:
-    """Return the batch's status once COMMITTED or INVALID, or its last status when ``seconds`` run out."""
+    """Return the batch's status once COMMITTED or INVALID, else its last status when waiting stops.
+
+    Waiting stops when ``seconds`` run out, or once the status has been UNKNOWN
+    for ``UNKNOWN_SECONDS`` in a row.
+    """
     started = time.monotonic()
     deadline = started + seconds
+    unknown_since: float | None = None
     slice_seconds = LIVE_SLICE_SECONDS if progress is not None and progress.live else SLICE_SECONDS
     pause = FIRST_PAUSE
     try:
@@ -64,7 +71,12 @@ def wait_for_batch(client: RestClient, batch_id: str, seconds: float, progress: 
             asked = time.monotonic()
             status = client.batch_status(batch_id, wait=wait)
             now = time.monotonic()
-            if status.status in DECIDED or now >= deadline:
+            if status.status != "UNKNOWN":
+                unknown_since = None
+            elif unknown_since is None:
+                unknown_since = now
+            forgotten = unknown_since is not None and now - unknown_since >= UNKNOWN_SECONDS
+            if status.status in DECIDED or now >= deadline or forgotten:
                 return status
             if progress is not None:
                 progress.update(status.status, now - started)

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from xo_core.signing import Signer
 
 DEFAULT_KEY_DIR = Path("~/.sawtooth/keys")
+PRIVATE_MODE = 0o600
+PUBLIC_MODE = 0o666  # narrowed by the umask, as for any file the user creates
 
 
 class KeyFileError(Exception):
@@ -44,21 +46,40 @@ def load_signer(key_dir: Path, name: str) -> Signer:
 
 
 def write_key_pair(key_dir: Path, name: str, signer: Signer, *, overwrite: bool = False) -> tuple[Path, Path]:
-    """Write ``signer`` as ``name``'s key pair; the private file is created mode 0600.
+    """Write ``signer`` as ``name``'s key pair: both files, or none that this call created.
 
-    The private key is never written with looser permissions, not even for an
-    instant: the file is created with 0600 rather than chmod-ed afterwards.
+    Creating with ``O_EXCL`` makes "is the name free?" and "take it" one step, so
+    two ``keygen`` runs cannot both believe they made the key. The private file
+    is 0600 before the key goes in, never chmod-ed after the fact: created so,
+    and set so through the open descriptor when it is overwritten. A half-written
+    pair is worse than none (a public key that does not match the private one),
+    so a failure removes the files this call created.
     """
     private_path, public_path = key_paths(key_dir, name)
-    if not overwrite:
-        for path in (private_path, public_path):
-            if path.exists():
-                raise KeyFileError(f"{path} already exists (use --force to overwrite)")
     private_path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-    fd = os.open(private_path, flags, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        os.fchmod(handle.fileno(), 0o600)
-        handle.write(signer.private_key_hex + "\n")
-    public_path.write_text(signer.public_key + "\n", encoding="ascii")
+    created: list[Path] = []
+    files = ((private_path, signer.private_key_hex, True), (public_path, signer.public_key, False))
+    try:
+        for path, text, secret in files:
+            fd, is_new = open_for_writing(path, PRIVATE_MODE if secret else PUBLIC_MODE, overwrite=overwrite)
+            if is_new:
+                created.append(path)
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                if secret:
+                    os.fchmod(handle.fileno(), PRIVATE_MODE)
+                handle.write(text + "\n")
+    except BaseException:
+        for path in created:
+            path.unlink(missing_ok=True)
+        raise
     return private_path, public_path
+
+
+def open_for_writing(path: Path, mode: int, *, overwrite: bool) -> tuple[int, bool]:
+    """A descriptor to write ``path`` through, and whether this call created the file."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), True
+    except FileExistsError:
+        if not overwrite:
+            raise KeyFileError(f"{path} already exists (use --force to overwrite)") from None
+    return os.open(path, os.O_WRONLY | os.O_TRUNC), False

@@ -28,6 +28,7 @@ import pytest
 from sawtooth_signing import create_context
 from sawtooth_signing.secp256k1 import Secp256k1PublicKey
 
+from xo_cli.main import main
 from xo_core.family import game_address
 from xo_core.keyfiles import write_key_pair
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
@@ -62,11 +63,13 @@ class FakeSawtooth:
         self.client_ports: list[int] = []
         self.page_size = 100
         self.link_host: str | None = None
-        self.settle = "apply"
+        self.settle = "apply"  # or "pending" (stays PENDING), or "forget" (accepted, then UNKNOWN)
         self.hold_pending = True
         self.auth: tuple[str, str] | None = None
         self.canned: Answer | None = None
         self.prefix = ""
+        self.links_lack_prefix = False
+        self.canned_routes: dict[str, Answer] = {}
         self.drop_connections = False
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler_class())
@@ -84,6 +87,10 @@ class FakeSawtooth:
     def answer_always(self, status: int, body: bytes, content_type: str = "application/json", **headers: str) -> None:
         """From now on answer every request with this, whatever it asks (a proxy, a crash, another server)."""
         self.canned = (status, content_type, body, headers)
+
+    def answer_route(self, route: str, status: int, body: bytes, content_type: str = "application/json") -> None:
+        """From now on answer ``route`` (e.g. ``/batch_statuses``) with this; other routes work as before."""
+        self.canned_routes[route] = (status, content_type, body, {})
 
     def gets(self, prefix: str) -> list[str]:
         return [path for method, path in self.requests if method == "GET" and path.startswith(prefix)]
@@ -137,7 +144,9 @@ class FakeSawtooth:
             return 404, "text/plain", b"404: Not Found", {}
         parts = urlsplit(path.removeprefix(self.prefix))
         query = {key: values[0] for key, values in parse_qs(parts.query, keep_blank_values=True).items()}
-        host = (self.link_host or headers.get("Host")) + self.prefix
+        if parts.path in self.canned_routes:
+            return self.canned_routes[parts.path]
+        host = (self.link_host or headers.get("Host")) + ("" if self.links_lack_prefix else self.prefix)
         try:
             if method == "POST" and parts.path == "/batches":
                 status, envelope = self.post_batches(headers.get("Content-Type"), body, host)
@@ -197,7 +206,7 @@ class FakeSawtooth:
                         reason = self.apply(move)
                         failed = [{"id": transaction.header_signature, "message": reason}] if reason else []
                         self.statuses[batch.header_signature] = ("INVALID" if reason else "COMMITTED", failed)
-                    else:
+                    elif self.settle == "pending":
                         self.statuses[batch.header_signature] = ("PENDING", [])
         return 202, {"link": f"http://{host}/batch_statuses?id={','.join(ids)}"}
 
@@ -301,6 +310,18 @@ def fake() -> Iterator[FakeSawtooth]:
 
 
 @pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """``run("show", "g1", ...)`` runs xo in-process, the way a shell would, and returns (exit code, stdout, stderr)."""
+
+    def run_xo(*argv: object) -> tuple[int, str, str]:
+        code = main([str(arg) for arg in argv])
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run_xo
+
+
+@pytest.fixture
 def make_player(tmp_path: Path) -> Callable[[str], Player]:
     key_dir = tmp_path / "keys"
 
@@ -325,4 +346,3 @@ def _no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests choose their URL and credentials explicitly; the developer's environment must not leak in."""
     for variable in ("XO_URL", "XO_AUTH_USER", "XO_AUTH_PASSWORD"):
         monkeypatch.delenv(variable, raising=False)
-

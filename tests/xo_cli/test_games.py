@@ -47,18 +47,21 @@ def test_a_malformed_entry_is_reported_and_skipped(data):
     assert ADDRESS in problems[0]
 
 
+def test_empty_data_holds_no_games_as_for_the_processor():
+    assert decode_games(ADDRESS, b"") == ([], [])
+
+
 def test_bytes_that_are_not_utf8_are_reported():
     games, problems = decode_games(ADDRESS, b"\xff\xfe")
     assert games == []
     assert "UTF-8" in problems[0]
 
 
-def test_next_player_and_game_over():
+def test_next_player_is_none_once_the_game_is_over():
     assert game(state="P1-NEXT").next_player == 1
     assert game(state="P2-NEXT").next_player == 2
     for state in ("P1-WIN", "P2-WIN", "TIE"):
         assert game(state=state).next_player is None
-        assert game(state=state).is_over
 
 
 def test_json_object_carries_full_keys_and_the_raw_board():

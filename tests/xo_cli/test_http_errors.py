@@ -6,14 +6,6 @@ import threading
 
 import pytest
 
-from xo_cli.main import main
-
-
-def run(capsys, *argv):
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
 
 def sawtooth_error(code, title, message):
     return json.dumps({"error": {"code": code, "title": title, "message": message}}).encode()
@@ -35,8 +27,8 @@ def command(request, make_player, fake):
     return ["take", "g1", "5", *make_player("alice").flags(fake.url)[2:]]
 
 
-def test_unreachable_url(capsys, closed_port, command):
-    code, out, err = run(capsys, *command, "--url", f"http://127.0.0.1:{closed_port}")
+def test_unreachable_url(run, closed_port, command):
+    code, out, err = run(*command, "--url", f"http://127.0.0.1:{closed_port}")
     assert (code, out) == (3, "")
     assert_one_error_line(err, f"cannot reach the REST API at http://127.0.0.1:{closed_port}", "refused")
 
@@ -67,29 +59,29 @@ def test_unreachable_url(capsys, closed_port, command):
         (301, b"", "text/html", ["does not answer like a Sawtooth REST API", "HTTP 301"]),
     ],
 )
-def test_server_answers(fake, capsys, command, status, body, content_type, fragments):
+def test_server_answers(fake, run, command, status, body, content_type, fragments):
     fake.answer_always(status, body, content_type)
-    code, out, err = run(capsys, *command, "--url", fake.url)
+    code, out, err = run(*command, "--url", fake.url)
     assert (code, out) == (3, "")
     assert_one_error_line(err, *fragments)
     assert fake.submitted == []
 
 
-def test_401_without_credentials_says_how_to_give_them(fake, capsys, command):
+def test_401_without_credentials_says_how_to_give_them(fake, run, command):
     fake.auth = ("player", "secret")
-    code, _, err = run(capsys, *command, "--url", fake.url)
+    code, _, err = run(*command, "--url", fake.url)
     assert code == 3
     assert_one_error_line(err, "requires authentication (HTTP 401)", "--auth-user")
 
 
-def test_401_with_wrong_credentials_names_the_user(fake, capsys, command):
+def test_401_with_wrong_credentials_names_the_user(fake, run, command):
     fake.auth = ("player", "secret")
-    code, _, err = run(capsys, *command, "--url", fake.url, "--auth-user", "player", "--auth-password", "wrong")
+    code, _, err = run(*command, "--url", fake.url, "--auth-user", "player", "--auth-password", "wrong")
     assert code == 3
     assert_one_error_line(err, "refused the credentials of 'player' (HTTP 401)")
 
 
-def test_a_server_that_does_not_speak_http(capsys, command):
+def test_a_server_that_does_not_speak_http(run, command):
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.05)
     port = listener.getsockname()[1]
@@ -108,7 +100,7 @@ def test_a_server_that_does_not_speak_http(capsys, command):
     thread = threading.Thread(target=answer_garbage, daemon=True)
     thread.start()
     try:
-        code, _, err = run(capsys, *command, "--url", f"http://127.0.0.1:{port}")
+        code, _, err = run(*command, "--url", f"http://127.0.0.1:{port}")
     finally:
         stop.set()
         thread.join(timeout=10)
@@ -117,31 +109,31 @@ def test_a_server_that_does_not_speak_http(capsys, command):
     assert_one_error_line(err, "does not speak HTTP")
 
 
-def test_a_refused_batch_is_a_rejection_with_the_rest_apis_reason(fake, make_player, capsys):
+def test_a_refused_batch_is_a_rejection_with_the_rest_apis_reason(fake, make_player, run):
     fake.answer_always(400, sawtooth_error(35, "Protobuf Not Decodable", "The protobuf BatchList was malformed."))
-    code, _, err = run(capsys, "create", "g1", "--no-validate", *make_player("alice").flags(fake.url))
+    code, _, err = run("create", "g1", "--no-validate", *make_player("alice").flags(fake.url))
     assert code == 1
     assert_one_error_line(err, "the REST API refused the batch: Protobuf Not Decodable: The protobuf BatchList")
 
 
-def test_paging_that_loops_is_reported_not_followed_forever(fake, capsys):
+def test_paging_that_loops_is_reported_not_followed_forever(fake, run):
     page = {"data": [], "head": "h", "link": "l", "paging": {"next": "http://elsewhere/state?address=5b7349"}}
     fake.answer_always(200, json.dumps(page).encode())
-    code, _, err = run(capsys, "list", "--url", fake.url)
+    code, _, err = run("list", "--url", fake.url)
     assert code == 3
     assert_one_error_line(err, "paging loops back")
 
 
-def test_very_verbose_adds_the_traceback(capsys, closed_port):
-    code, _, err = run(capsys, "show", "g1", "-vv", "--url", f"http://127.0.0.1:{closed_port}")
+def test_very_verbose_adds_the_traceback(run, closed_port):
+    code, _, err = run("show", "g1", "-vv", "--url", f"http://127.0.0.1:{closed_port}")
     assert code == 3
     assert "Traceback" in err
     assert err.splitlines()[-1].startswith("xo: error: cannot reach the REST API")
 
 
-def test_verbose_traces_each_request(fake, capsys):
+def test_verbose_traces_each_request(fake, run):
     fake.put_game("g1")
-    code, _, err = run(capsys, "show", "g1", "-v", "--url", fake.url)
+    code, _, err = run("show", "g1", "-v", "--url", fake.url)
     assert code == 0
     assert err.startswith("xo: GET /state/5b7349")
     assert "-> 200" in err

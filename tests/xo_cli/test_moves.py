@@ -4,14 +4,8 @@ import threading
 
 import pytest
 
-from xo_cli.main import main
+from xo_cli import moves, waiting
 from xo_core.family import game_address
-
-
-def run(capsys, *argv):
-    code = main([str(arg) for arg in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture
@@ -24,8 +18,8 @@ def bob(make_player):
     return make_player("bob")
 
 
-def test_create_signs_and_submits_one_transaction_and_prints_the_batch_id(fake, alice, capsys):
-    code, out, err = run(capsys, "create", "g1", *alice.flags(fake.url))
+def test_create_signs_and_submits_one_transaction_and_prints_the_batch_id(fake, alice, run):
+    code, out, err = run("create", "g1", *alice.flags(fake.url))
     assert (code, err) == (0, "")
     [move] = fake.submitted
     assert (move.payload, move.signer) == ("g1,create,", alice.public_key)
@@ -33,37 +27,37 @@ def test_create_signs_and_submits_one_transaction_and_prints_the_batch_id(fake, 
     assert game_address("g1") in fake.state
 
 
-def test_wait_reports_the_commit(fake, alice, capsys):
-    code, out, _ = run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))
+def test_wait_reports_the_commit(fake, alice, run):
+    code, out, _ = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
     assert code == 0
     assert out.startswith("Committed create game 'g1': batch ")
 
 
-def test_take_accepts_grid_notation_and_sends_the_space_number(fake, alice, capsys):
+def test_take_accepts_grid_notation_and_sends_the_space_number(fake, alice, run):
     fake.put_game("g1")
-    code, out, _ = run(capsys, "take", "g1", "b2", "--wait", *alice.flags(fake.url))
+    code, out, _ = run("take", "g1", "b2", "--wait", *alice.flags(fake.url))
     assert code == 0
     assert fake.submitted[0].payload == "g1,take,5"
     assert out.startswith("Committed take 5 (B2) in game 'g1'")
     assert fake.state[game_address("g1")].decode() == f"g1,----X----,P2-NEXT,{alice.public_key},"
 
 
-def test_delete_submits_a_delete(fake, alice, capsys):
+def test_delete_submits_a_delete(fake, alice, run):
     fake.put_game("g1")
-    code, _, _ = run(capsys, "delete", "g1", "--wait", "10", *alice.flags(fake.url))
+    code, _, _ = run("delete", "g1", "--wait", "10", *alice.flags(fake.url))
     assert code == 0
     assert fake.submitted[0].payload == "g1,delete,"
     assert game_address("g1") not in fake.state
 
 
-def test_two_players_alternate_until_a_win(fake, alice, bob, capsys):
-    assert run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))[0] == 0
+def test_two_players_alternate_until_a_win(fake, alice, bob, run):
+    assert run("create", "g1", "--wait", "10", *alice.flags(fake.url))[0] == 0
     for player, space in [(alice, "A1"), (bob, "A2"), (alice, "B1"), (bob, "B2"), (alice, "C1")]:
-        assert run(capsys, "take", "g1", space, "--wait", "10", *player.flags(fake.url))[0] == 0
-    code, out, _ = run(capsys, "show", "g1", "--json", "--url", fake.url)
+        assert run("take", "g1", space, "--wait", "10", *player.flags(fake.url))[0] == 0
+    code, out, _ = run("show", "g1", "--json", "--url", fake.url)
     assert code == 0
     assert '"state": "P1-WIN"' in out
-    code, _, err = run(capsys, "take", "g1", "9", *bob.flags(fake.url))
+    code, _, err = run("take", "g1", "9", *bob.flags(fake.url))
     assert code == 1
     assert "game 'g1' is over (P1-WIN)" in err
 
@@ -79,10 +73,10 @@ def test_two_players_alternate_until_a_win(fake, alice, bob, capsys):
         (None, ["delete", "g1"], "there is no game named 'g1'"),
     ],
 )
-def test_a_move_that_cannot_succeed_is_refused_before_anything_is_submitted(fake, alice, capsys, setup, argv, reason):
+def test_a_move_that_cannot_succeed_is_refused_before_anything_is_submitted(fake, alice, run, setup, argv, reason):
     if setup is not None:
         fake.put_game("g1", **setup)
-    code, out, err = run(capsys, *argv, "--wait", "10", *alice.flags(fake.url))
+    code, out, err = run(*argv, "--wait", "10", *alice.flags(fake.url))
     assert code == 1
     assert out == ""
     assert err.count("\n") == 1
@@ -93,9 +87,20 @@ def test_a_move_that_cannot_succeed_is_refused_before_anything_is_submitted(fake
     assert not any(method == "POST" for method, _ in fake.requests)
 
 
-def test_no_validate_submits_without_reading_state_and_reports_the_validators_reason(fake, alice, bob, capsys):
+def test_data_at_the_games_address_that_is_not_xo_state_refuses_the_move(fake, alice, run):
+    fake.state[game_address("g1")] = b"g1,---------,P1-NEXT,,|garbage"
+    code, out, err = run("take", "g1", "5", *alice.flags(fake.url))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"xo: error: state at {game_address('g1')}: entry 'garbage' should have 5 fields but has 1 "
+        "(not XO data, so the processor cannot apply any move to this game); nothing was submitted\n"
+    )
+    assert fake.submitted == []
+
+
+def test_no_validate_submits_without_reading_state_and_reports_the_validators_reason(fake, alice, bob, run):
     fake.put_game("g1", board="----X----", state="P2-NEXT", p1=alice.public_key)
-    code, out, err = run(capsys, "take", "g1", "5", "--no-validate", "--wait", "10", *bob.flags(fake.url))
+    code, out, err = run("take", "g1", "5", "--no-validate", "--wait", "10", *bob.flags(fake.url))
     assert code == 1
     assert out == ""
     assert fake.gets("/state") == []
@@ -103,70 +108,113 @@ def test_no_validate_submits_without_reading_state_and_reports_the_validators_re
     assert err == "xo: error: the validator rejected take 5 (B2) in game 'g1': Invalid Action: space already taken.\n"
 
 
-def test_without_wait_a_move_the_validator_will_reject_still_exits_0(fake, alice, capsys):
-    code, out, _ = run(capsys, "take", "nosuchgame", "3", "--no-validate", *alice.flags(fake.url))
+def test_without_wait_a_move_the_validator_will_reject_still_exits_0(fake, alice, run):
+    code, out, _ = run("take", "nosuchgame", "3", "--no-validate", *alice.flags(fake.url))
     assert code == 0
     assert out.startswith("Submitted take 3 (C1) in game 'nosuchgame'")
 
 
 @pytest.mark.parametrize("space", ["0", "10", "D2", "5.0", ""])
-def test_an_invalid_space_is_refused_before_any_request(fake, alice, capsys, space):
-    code, _, err = run(capsys, "take", "g1", space, "--no-validate", *alice.flags(fake.url))
+def test_an_invalid_space_is_refused_before_any_request(fake, alice, run, space):
+    code, _, err = run("take", "g1", space, "--no-validate", *alice.flags(fake.url))
     assert code == 1
     assert "is not a board space" in err
     assert fake.requests == []
 
 
-def test_a_comma_in_the_name_is_refused_even_without_validation(fake, alice, capsys):
-    code, _, err = run(capsys, "create", "a,b", "--no-validate", *alice.flags(fake.url))
+def test_a_comma_in_the_name_is_refused_even_without_validation(fake, alice, run):
+    code, _, err = run("create", "a,b", "--no-validate", *alice.flags(fake.url))
     assert code == 1
     assert "cannot contain ','" in err
     assert fake.requests == []
 
 
-def test_a_name_the_spec_forbids_is_refused_unless_validation_is_off(fake, alice, capsys):
-    code, _, err = run(capsys, "create", "a|b", *alice.flags(fake.url))
+def test_a_name_the_spec_forbids_is_refused_unless_validation_is_off(fake, alice, run):
+    code, _, err = run("create", "a|b", *alice.flags(fake.url))
     assert code == 1
     assert "must not contain '|'" in err
     assert fake.requests == []
-    code, _, _ = run(capsys, "create", "a|b", "--no-validate", *alice.flags(fake.url))
+    code, _, _ = run("create", "a|b", "--no-validate", *alice.flags(fake.url))
     assert code == 0
     assert fake.submitted[0].payload == "a|b,create,"
 
 
-def test_a_missing_key_is_reported_with_how_to_make_one(fake, tmp_path, capsys):
-    code, _, err = run(capsys, "create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
+def test_a_missing_key_is_reported_with_how_to_make_one(fake, tmp_path, run):
+    code, _, err = run("create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
     assert code == 1
     assert f"no private key at {tmp_path / 'carol.priv'}" in err
     assert "xo keygen carol" in err
     assert fake.requests == []
 
 
-def test_a_corrupt_key_file_is_reported(fake, tmp_path, capsys):
+def test_a_corrupt_key_file_is_reported(fake, tmp_path, run):
     (tmp_path / "carol.priv").write_text("not a key\n")
-    code, _, err = run(capsys, "create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
+    code, _, err = run("create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
     assert code == 1
     assert "does not hold a private key" in err
 
 
-def test_a_batch_still_pending_when_the_wait_runs_out_exits_4(fake, alice, capsys):
+def test_a_batch_still_pending_when_the_wait_runs_out_exits_4(fake, alice, run):
     fake.settle = "pending"
-    code, out, err = run(capsys, "create", "g1", "--wait", "1", *alice.flags(fake.url))
+    code, out, err = run("create", "g1", "--wait", "1", *alice.flags(fake.url))
     assert code == 4
     assert out == ""
     assert err.startswith("xo: error: create game 'g1' is still PENDING after 1 s (batch ")
 
 
-def test_wait_zero_checks_the_status_once(fake, alice, capsys):
+def test_when_the_status_cannot_be_read_after_the_post_the_error_names_the_batch(fake, alice, run):
+    fake.answer_route("/batch_statuses", 503, b"<html>Service Unavailable</html>", "text/html")
+    code, out, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
+    [move] = fake.submitted
+    assert (code, out) == (3, "")
+    assert err == (
+        f"xo: error: the REST API at {fake.url} failed (HTTP 503); "
+        f"batch {move.batch_id} was submitted and may still commit\n"
+    )
+
+
+def test_ctrl_c_while_waiting_names_the_submitted_batch(fake, alice, monkeypatch, run):
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(moves, "wait_for_batch", interrupted)
+    code, out, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
+    [move] = fake.submitted
+    assert (code, out) == (130, "")
+    assert err == f"xo: error: interrupted while waiting: batch {move.batch_id} was submitted and may still commit\n"
+
+
+def test_ctrl_c_before_anything_is_submitted_just_says_interrupted(fake, alice, monkeypatch, run):
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(moves, "check_move", interrupted)
+    assert run("create", "g1", "--wait", "10", *alice.flags(fake.url)) == (130, "", "xo: error: interrupted\n")
+    assert fake.submitted == []
+
+
+def test_a_batch_the_rest_api_never_knows_ends_even_a_bare_wait_with_exit_4(fake, alice, monkeypatch, run):
+    fake.settle = "forget"
+    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.5)
+    code, out, err = run("create", "g1", "--wait", *alice.flags(fake.url))
+    [move] = fake.submitted
+    assert (code, out) == (4, "")
+    assert err.endswith(
+        f"xo: error: the REST API does not know batch {move.batch_id} (create game 'g1'): the validator never "
+        "received it or has forgotten it, so it may never commit\n"
+    )
+
+
+def test_wait_zero_checks_the_status_once(fake, alice, run):
     fake.settle = "pending"
-    code, _, err = run(capsys, "create", "g1", "--wait", "0", *alice.flags(fake.url))
+    code, _, err = run("create", "g1", "--wait", "0", *alice.flags(fake.url))
     assert code == 4
     assert "still PENDING after 0 s" in err
     assert len(fake.gets("/batch_statuses")) == 1
 
 
 @pytest.mark.parametrize("hold_pending", [True, False], ids=["rest-api-holds-wait", "rest-api-ignores-wait"])
-def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, alice, capsys, hold_pending):
+def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, alice, run, hold_pending):
     fake.settle = "pending"
     fake.hold_pending = hold_pending
 
@@ -178,7 +226,7 @@ def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, al
     timer = threading.Timer(0.6, commit_later)
     timer.start()
     try:
-        code, out, err = run(capsys, "create", "g1", "--wait", *alice.flags(fake.url))
+        code, out, err = run("create", "g1", "--wait", *alice.flags(fake.url))
     finally:
         timer.cancel()
     assert code == 0
@@ -187,7 +235,7 @@ def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, al
     assert len(fake.gets("/batch_statuses")) <= 30
 
 
-def test_invalid_status_without_a_message_still_says_rejected(fake, alice, capsys):
+def test_invalid_status_without_a_message_still_says_rejected(fake, alice, run):
     fake.settle = "pending"
     code = None
 
@@ -199,7 +247,7 @@ def test_invalid_status_without_a_message_still_says_rejected(fake, alice, capsy
     timer = threading.Timer(0.5, reject_later)
     timer.start()
     try:
-        code, _, err = run(capsys, "create", "g1", "--wait", "10", *alice.flags(fake.url))
+        code, _, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
     finally:
         timer.cancel()
     assert code == 1

@@ -28,7 +28,7 @@ def test_show_prints_json_and_exits_0(fake):
     assert json.loads(done.stdout)["board"] == "----X----"
 
 
-def test_a_whole_game_move_with_wait(fake, make_player):
+def test_one_move_with_wait_reports_the_commit(fake, make_player):
     alice = make_player("alice")
     fake.put_game("g1")
     done = xo("take", "g1", "C3", "--wait", "30", *alice.flags(fake.url))

@@ -44,6 +44,20 @@ def test_a_path_prefix_in_the_base_url_is_kept_on_every_request_and_page(fake):
     assert all(path.startswith("/sawtooth/state") for _, path in fake.requests)
 
 
+def test_next_links_without_the_proxys_prefix_are_followed_under_the_prefix(fake):
+    """A proxy serves the REST API under /sawtooth, but the REST API writes its links as if at the root."""
+    fake.prefix = "/sawtooth"
+    fake.links_lack_prefix = True
+    for index in range(5):
+        fake.put_game(f"g{index}")
+    fake.page_size = 2
+    with RestClient(fake.url + "/sawtooth") as client:
+        assert [address for address, _ in client.list_state(NAMESPACE)] == sorted(fake.state)
+    pages = fake.gets("/sawtooth/state?")
+    assert len(pages) == 3
+    assert "start=" in pages[-1]
+
+
 def test_missing_state_is_none_not_an_error(fake):
     with RestClient(fake.url) as client:
         assert client.get_state(game_address("nothing here")) is None

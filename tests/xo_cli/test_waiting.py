@@ -3,7 +3,9 @@
 import io
 import math
 import threading
+import time
 
+from xo_cli import waiting
 from xo_cli.rest import RestClient
 from xo_cli.waiting import Progress, wait_for_batch
 
@@ -44,6 +46,27 @@ def test_the_last_status_is_returned_when_time_runs_out(fake):
     fake.statuses[BATCH] = ("PENDING", [])
     with RestClient(fake.url) as client:
         assert wait_for_batch(client, BATCH, 0.5).status == "PENDING"
+
+
+def test_a_batch_unknown_for_unknown_seconds_ends_the_wait_before_its_limit(fake, monkeypatch):
+    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.3)
+    started = time.monotonic()
+    with RestClient(fake.url) as client:
+        assert wait_for_batch(client, BATCH, 30).status == "UNKNOWN"
+    assert time.monotonic() - started < 10
+
+
+def test_unknown_then_pending_for_longer_than_unknown_seconds_is_still_waited_for(fake, monkeypatch):
+    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 1.0)
+    fake.hold_pending = False
+    pending = settle_later(fake, "PENDING", 0.5)
+    committed = settle_later(fake, "COMMITTED", 2.0)
+    try:
+        with RestClient(fake.url) as client:
+            assert wait_for_batch(client, BATCH, 30).status == "COMMITTED"
+    finally:
+        pending.cancel()
+        committed.cancel()
 
 
 def test_a_terminal_sees_elapsed_time_and_the_line_is_cleared_at_the_end(fake):

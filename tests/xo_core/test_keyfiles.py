@@ -43,10 +43,26 @@ def test_existing_files_are_not_overwritten_unless_asked(tmp_path):
     assert load_signer(tmp_path, "alice").public_key == second.public_key
 
 
-def test_a_lone_public_file_also_blocks_writing(tmp_path):
+def test_a_lone_public_file_also_blocks_writing_and_no_private_file_is_left(tmp_path):
     (tmp_path / "alice.pub").write_text("something\n")
     with pytest.raises(KeyFileError, match=r"alice\.pub already exists"):
         write_key_pair(tmp_path, "alice", Signer.generate())
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["alice.pub"]
+
+
+def test_a_dangling_link_in_place_of_the_public_file_counts_as_taken(tmp_path):
+    """exists() says False for a dangling link, but creating through it is not safe either."""
+    (tmp_path / "alice.pub").symlink_to(tmp_path / "missing-dir" / "alice.pub")
+    with pytest.raises(KeyFileError, match=r"alice\.pub already exists"):
+        write_key_pair(tmp_path, "alice", Signer.generate())
+    assert not (tmp_path / "alice.priv").exists()
+
+
+def test_when_the_public_file_cannot_be_written_the_new_private_file_is_removed(tmp_path):
+    (tmp_path / "alice.pub").symlink_to(tmp_path / "missing-dir" / "alice.pub")
+    with pytest.raises(FileNotFoundError):
+        write_key_pair(tmp_path, "alice", Signer.generate(), overwrite=True)
+    assert not (tmp_path / "alice.priv").exists()
 
 
 def test_a_key_written_by_sawtooth_tools_loads(tmp_path):
