@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from xo_core import __version__
+from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.player_keys import PlayerKey
 
 DEFAULT_REST_URL = "http://127.0.0.1:8008"
@@ -41,16 +43,30 @@ def banner(info: ReadyInfo) -> str:
             lines.append(f"    {key.name:<6} unusable: {key.problem}")
         else:
             lines.append(f"    {key.name:<6} {key.public_key}{' (new)' if key.created else ''}")
-    url_flag = "" if info.rest_url == DEFAULT_REST_URL else f" --url {info.rest_url}"
+    flags = _xo_flags(info)
     lines += [
         "Play in another terminal:",
-        f"  xo create game1 --username alice --wait{url_flag}",
-        f"  xo take game1 5 --username alice --wait{url_flag}",
-        f"  xo take game1 1 --username bob --wait{url_flag}",
-        f"  xo show game1{url_flag}",
+        f"  xo create game1 --username alice --wait{flags}",
+        f"  xo take game1 5 --username alice --wait{flags}",
+        f"  xo take game1 1 --username bob --wait{flags}",
+        f"  xo show game1{flags}",
         "Stop with Ctrl-C.",
     ]
     return "\n".join(lines)
+
+
+def _xo_flags(info: ReadyInfo) -> str:
+    """The flags the example ``xo`` commands need to reach this devnet and its keys, shell-quoted.
+
+    ``xo`` defaults to the same URL and key dir as xo-devnet; whichever differs must be
+    passed, or the printed commands talk to another node or miss alice's and bob's keys.
+    """
+    flags = ""
+    if info.rest_url != DEFAULT_REST_URL:
+        flags += f" --url {shlex.quote(info.rest_url)}"
+    if info.key_dir != DEFAULT_KEY_DIR.expanduser():
+        flags += f" --key-dir {shlex.quote(str(info.key_dir))}"
+    return flags
 
 
 def ready_document(info: ReadyInfo) -> dict[str, object]:
@@ -72,6 +88,20 @@ def write_ready_file(path: Path, info: ReadyInfo) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(ready_document(info), indent=2) + "\n", encoding="utf-8")
     partial.replace(path)
+
+
+def remove_ready_file(path: Path) -> None:
+    """Remove the ready file on stop, but only while it is still ours (it holds this process's pid).
+
+    Another devnet started with the same ``--ready-file`` may have replaced it since;
+    removing that one would tell its scripts it has stopped when it has not.
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(document, dict) and document.get("pid") == os.getpid():
+        path.unlink(missing_ok=True)
 
 
 def _processor_line(info: ReadyInfo) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from xo_core.family import FAMILY_NAME, FAMILY_VERSION
-from xo_devnet.banner import ReadyInfo, banner, write_ready_file
+from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import ensure_player_keys
 from xo_devnet.rest.accepted import AcceptedBatches
@@ -95,7 +95,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         print(banner(info), file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, info)
-            running.callback(options.ready_file.unlink, missing_ok=True)
+            running.callback(remove_ready_file, options.ready_file)
         await stop.wait()
         LOGGER.info("stopping")
 

@@ -4,7 +4,8 @@ import json
 import os
 from pathlib import Path
 
-from xo_devnet.banner import ReadyInfo, banner, write_ready_file
+from xo_core.keyfiles import DEFAULT_KEY_DIR
+from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.player_keys import PlayerKey
 
 KEYS = (PlayerKey("alice", "02" + "a" * 64, created=True), PlayerKey("bob", None, created=False, problem="unreadable"))
@@ -17,7 +18,7 @@ def info(**changes) -> ReadyInfo:
         "data_dir": Path("/data/xo"),
         "processor_pid": 42,
         "processor_registered": True,
-        "key_dir": Path("/keys"),
+        "key_dir": DEFAULT_KEY_DIR.expanduser(),
         "keys": KEYS,
     }
     return ReadyInfo(**(fields | changes))
@@ -44,6 +45,23 @@ def test_a_non_default_url_is_passed_to_the_example_commands():
     assert "none (--no-tp)" in text
 
 
+def test_a_non_default_key_dir_is_passed_to_every_example_command_shell_quoted():
+    text = banner(info(key_dir=Path("/home/me/xo keys")))
+    commands = [line.strip() for line in text.splitlines() if line.startswith("  xo ")]
+    assert len(commands) == 4
+    assert all(command.endswith(" --key-dir '/home/me/xo keys'") for command in commands)
+
+
+def test_with_default_url_and_key_dir_the_example_commands_need_no_flags():
+    text = banner(info())
+    assert "--key-dir" not in text
+    assert "--url" not in text
+
+
+def test_an_ipv6_url_is_quoted_so_the_shell_does_not_glob_it():
+    assert "xo show game1 --url 'http://[::1]:8008'" in banner(info(rest_url="http://[::1]:8008"))
+
+
 def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     path = tmp_path / "sub" / "ready.json"
     write_ready_file(path, info(data_dir=None))
@@ -54,3 +72,19 @@ def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     assert document["pid"] == os.getpid()
     assert document["keys"] == {"alice": "02" + "a" * 64, "bob": None}
     assert list(path.parent.iterdir()) == [path]
+
+
+def test_the_ready_file_is_removed_on_stop_while_it_is_ours(tmp_path):
+    path = tmp_path / "ready.json"
+    write_ready_file(path, info())
+    remove_ready_file(path)
+    assert not path.exists()
+    remove_ready_file(path)
+
+
+def test_a_ready_file_another_devnet_wrote_since_is_left_alone(tmp_path):
+    path = tmp_path / "ready.json"
+    for text in (json.dumps({"pid": os.getpid() + 1, "rest_url": "http://127.0.0.1:9"}), "not json", "[1]"):
+        path.write_text(text)
+        remove_ready_file(path)
+        assert path.read_text() == text

@@ -2,7 +2,9 @@
 
 Routes raise ApiError and nothing else on bad input; the middleware turns it into
 Sawtooth's error body. Anything unexpected is logged with its traceback and answered
-as error 10, so one bad request never takes the server down.
+as error 10, so one bad request never takes the server down. A client that hangs up
+mid-request is not a fault of ours: like a cancelled request, it is logged at debug
+level and gets no answer.
 """
 
 from __future__ import annotations
@@ -70,6 +72,17 @@ async def _api_errors(request: web.Request, handler: Handler) -> web.StreamRespo
         return error_response(error)
     except (web.HTTPException, asyncio.CancelledError):
         raise
-    except Exception:
+    except Exception as error:
+        if isinstance(error, ConnectionResetError) and _client_gone(request):
+            LOGGER.debug("client hung up during %s %s", request.method, request.path_qs)
+            # Nobody will read this: aiohttp finds the connection closed and drops it quietly,
+            # where re-raising the reset would make it log an error and try to send a 500.
+            return web.Response(status=499, reason="Client Closed Request")
         LOGGER.exception("unexpected error answering %s %s", request.method, request.path_qs)
         return error_response(ApiError(10))
+
+
+def _client_gone(request: web.Request) -> bool:
+    """Whether the connection the request came on is closed: a reset read from it means the client left,
+    whereas a reset with the client still there comes from somewhere else and is a real fault."""
+    return request.transport is None or request.transport.is_closing()

@@ -16,7 +16,7 @@ from xo_devnet.rest.listing import (
     page_transactions,
     resolve_head,
 )
-from xo_devnet.rest.paging import Page, paged_envelope, paging_controls
+from xo_devnet.rest.paging import paged_envelope, paging_controls
 from xo_devnet.rest.queries import id_query, json_id_list, optional_id_filter, resource_id
 from xo_devnet.rest.rendering import render_batch, render_block, render_receipt, render_transaction
 from xo_devnet.rest.responses import json_response
@@ -31,7 +31,7 @@ async def list_blocks(request: web.Request) -> web.Response:
     if ids is None:
         page = page_blocks(ledger, head_num, controls)
     else:
-        page = Page(filtered_blocks(ledger, ids, head_num), None, None)
+        page = page_filtered(filtered_blocks(ledger, ids, head_num), controls)
     data = [render_block(block) for block in page.items]
     return json_response(paged_envelope(request, controls, page, data, head.header_signature))
 

@@ -21,6 +21,7 @@ from xo_devnet.rest.queries import resource_id
 from xo_devnet.rest.rendering import block_header
 
 Record = TypeVar("Record", Batch, Transaction)
+Identified = TypeVar("Identified", Block, Batch, Transaction)
 Keyed = TypeVar("Keyed")
 
 _STATE_READ_CHUNK = 1000
@@ -50,7 +51,7 @@ def page_blocks(ledger: Ledger, head_num: int, controls: PagingControls) -> Page
 
 
 def filtered_blocks(ledger: Ledger, block_ids: list[str], head_num: int) -> list[Block]:
-    """The named blocks that exist at or below the head, in the order named (Sawtooth does not page these)."""
+    """The named blocks that exist at or below the head, in the order named; ``page_filtered`` pages them."""
     blocks = (ledger.block_by_id(block_id) for block_id in block_ids)
     return [block for block in blocks if block is not None and block_header(block.header).block_num <= head_num]
 
@@ -69,8 +70,9 @@ def page_transactions(ledger: Ledger, head_num: int, controls: PagingControls) -
     )
 
 
-def page_filtered(records: list[Record], controls: PagingControls) -> Page[Record]:
-    """A page of records picked by an ``id`` filter, in the order named (reversed on request)."""
+def page_filtered(records: list[Identified], controls: PagingControls) -> Page[Identified]:
+    """A page of the blocks, batches or transactions an ``id`` filter picked, in the order named (reversed on
+    request); ``start`` and ``next_position`` are ids here, since the picked items need not be consecutive."""
     ordered = list(reversed(records)) if controls.reverse else records
     keyed = [(record.header_signature, record) for record in ordered]
     return take_page(_from_start(iter(keyed), controls.start), controls.page_size)

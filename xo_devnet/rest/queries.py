@@ -1,4 +1,5 @@
-"""Reading ids, addresses and ``wait`` from requests, with Sawtooth's error codes when they are malformed.
+"""Reading ids, addresses, ``wait``, the declared Content-Type and bodies from requests, with Sawtooth's error
+codes when they are malformed.
 
 Every value from a client is checked here, before it reaches the ledger, so the
 ledger only ever sees well-formed ids and addresses.
@@ -11,9 +12,10 @@ import math
 import re
 from collections.abc import Mapping
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from xo_devnet.rest.errors import ApiError
+from xo_devnet.validation import MAX_BODY_BYTES
 
 MAX_WAIT_SECONDS = 300.0
 """Longest a ``wait`` may hold a request open, the Sawtooth REST API's own request timeout."""
@@ -49,13 +51,43 @@ def optional_id_filter(query: Mapping[str, str]) -> list[str] | None:
     return [resource_id(identifier) for identifier in text.split(",")]
 
 
-async def json_id_list(request: web.Request, wrong_type_code: int, bad_body_code: int) -> list[str]:
-    """The JSON array of ids a POST body must hold; the content type must say JSON."""
-    if request.content_type != "application/json":
-        raise ApiError(wrong_type_code)
+def declared_media_type(request: web.Request) -> str:
+    """The media type the client's own Content-Type header names: lowercased, parameters dropped, "" if none.
+
+    Read from the raw header because aiohttp's ``content_type`` reports
+    application/octet-stream for a missing or empty header, which would let a request
+    that declares nothing pass for a BatchList.
+    """
+    return request.headers.get(hdrs.CONTENT_TYPE, "").split(";", 1)[0].strip().lower()
+
+
+async def bounded_body(request: web.Request, code: int, detail: str) -> bytes:
+    """The whole body, or error ``code`` (with ``detail``) when it is over MAX_BODY_BYTES.
+
+    aiohttp refuses such a body with a plain-text 413 of its own; Sawtooth clients
+    expect an error body they can read. A declared length is refused before reading;
+    a chunked body is refused once it grows past the limit.
+    """
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise ApiError(code, detail)
     try:
-        ids = json.loads(await request.read())
-    except (ValueError, UnicodeDecodeError):
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise ApiError(code, detail) from None
+
+
+async def json_id_list(request: web.Request, wrong_type_code: int, bad_body_code: int) -> list[str]:
+    """The JSON array of ids a POST body must hold; the content type must say JSON.
+
+    Any body that does not decode to that array is ``bad_body_code``: not JSON, not
+    UTF-8, nested too deep for the decoder (RecursionError), or over MAX_BODY_BYTES.
+    """
+    if declared_media_type(request) != "application/json":
+        raise ApiError(wrong_type_code)
+    body = await bounded_body(request, bad_body_code, f" This body is larger than the {MAX_BODY_BYTES} bytes allowed.")
+    try:
+        ids = json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ApiError(bad_body_code) from None
     if not ids or not isinstance(ids, list) or not all(isinstance(identifier, str) for identifier in ids):
         raise ApiError(bad_body_code)

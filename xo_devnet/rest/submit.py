@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from google.protobuf.message import DecodeError
 
 from xo_core.protobuf.batch_pb2 import Batch, BatchList
 from xo_devnet.ledger import BatchStatus, DuplicateBatch, Ledger, QueueFull
 from xo_devnet.rest.errors import ApiError
 from xo_devnet.rest.keys import ACCEPTED, LEDGER
-from xo_devnet.rest.queries import id_query, json_id_list, wait_seconds
+from xo_devnet.rest.queries import bounded_body, declared_media_type, id_query, json_id_list, wait_seconds
 from xo_devnet.rest.rendering import render_batch_status
 from xo_devnet.rest.responses import json_response
 from xo_devnet.rest.urls import build_url
@@ -29,7 +29,12 @@ _INLINE_VALIDATION_TRANSACTIONS = 64
 
 
 async def post_batches(request: web.Request) -> web.Response:
-    if hdrs.CONTENT_TYPE not in request.headers or request.content_type != "application/octet-stream":
+    """Queue a BatchList: 202 once the ledger holds it, else the Sawtooth error saying why not.
+
+    The Content-Type must name application/octet-stream, as Sawtooth requires; unlike
+    Sawtooth's exact string comparison, case and parameters are ignored (RFC 9110).
+    """
+    if declared_media_type(request) != "application/octet-stream":
         raise ApiError(42)
     batches = _decode(await _read_body(request))
     await _validate(batches)
@@ -57,13 +62,7 @@ async def post_batch_statuses(request: web.Request) -> web.Response:
 
 
 async def _read_body(request: web.Request) -> bytes:
-    too_large = f"the body is larger than the {MAX_BODY_BYTES} bytes a BatchList may take"
-    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        raise ApiError(30, too_large)
-    try:
-        body = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        raise ApiError(30, too_large) from None
+    body = await bounded_body(request, 30, f"the body is larger than the {MAX_BODY_BYTES} bytes a BatchList may take")
     if not body:
         raise ApiError(34)
     return body

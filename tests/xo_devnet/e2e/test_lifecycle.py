@@ -1,6 +1,9 @@
-"""xo-devnet as a process: clean stops, a sidecar that comes back, --no-tp, and one-line startup errors."""
+"""xo-devnet as a process: clean stops, a sidecar that comes back, --no-tp, one-line startup errors, and a banner
+whose commands work as printed."""
 
+import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -52,6 +55,30 @@ def test_a_stop_signal_ends_devnet_and_processor_with_exit_code_0(start_devnet, 
     assert wait_until(lambda: gone(processor), 10)
     assert not devnet.ready_file.exists()
     assert "unregistered" in devnet.log_path.read_text()
+
+
+def test_a_ready_file_another_devnet_wrote_since_is_left_alone_on_stop(start_devnet):
+    devnet = start_devnet()
+    theirs = json.dumps(dict(devnet.ready, pid=devnet.process.pid + 1))
+    devnet.ready_file.write_text(theirs)
+    assert devnet.stop() == 0
+    assert devnet.ready_file.read_text() == theirs
+
+
+def test_the_commands_the_banner_prints_play_on_this_devnet_with_its_keys(start_devnet, tmp_path):
+    devnet = start_devnet(key_dir=tmp_path / "devnet keys")
+    banner = devnet.log_path.read_text().split("Play in another terminal:\n", 1)[1].split("Stop with", 1)[0]
+    commands = [shlex.split(line) for line in banner.splitlines()]
+    assert [command[:2] for command in commands] == [["xo", "create"], ["xo", "take"], ["xo", "take"], ["xo", "show"]]
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("XO_")}
+    environment["HOME"] = str(tmp_path / "empty home")
+    for command in commands:
+        result = subprocess.run(
+            [sys.executable, "-m", "xo_cli.main", *command[1:]],
+            capture_output=True, text=True, timeout=120, check=False, env=environment,
+        )  # fmt: skip
+        assert result.returncode == 0, (command, result.stderr)
+    assert "game1" in result.stdout
 
 
 def test_a_killed_processor_is_restarted_and_batches_still_commit(start_devnet, fetch_json):

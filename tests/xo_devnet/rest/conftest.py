@@ -128,7 +128,8 @@ class Api:
         return self.request("GET", target)
 
     def post(self, target: str, body: bytes, content_type: str | None = "application/octet-stream") -> Answer:
-        return self.request("POST", target, body, {"Content-Type": content_type} if content_type else {})
+        """POST ``body``; ``content_type`` None sends no Content-Type header, "" sends an empty one."""
+        return self.request("POST", target, body, {"Content-Type": content_type} if content_type is not None else {})
 
     def post_json(self, target: str, document: Any) -> Answer:
         return self.post(target, json.dumps(document).encode(), "application/json")

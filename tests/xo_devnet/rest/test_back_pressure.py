@@ -3,12 +3,15 @@
 A full queue answers 429/31 and keeps what it already accepted; once a processor
 connects, every accepted batch is committed. A submission a data dir cannot record
 is refused the same way. An unexpected fault in the ledger is answered as error 10
-and the server goes on serving.
+and the server goes on serving; a client hanging up mid-upload is no fault at all.
 """
 
 import asyncio
+import logging
+import socket
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -92,6 +95,24 @@ def test_an_unexpected_fault_is_error_10_and_the_server_lives_on(tiny_queue, api
     assert "disk on fire" not in answer.json["error"]["message"]
     monkeypatch.undo()
     assert api.get("/blocks").status == 200
+
+
+def test_a_client_hanging_up_mid_upload_is_logged_at_debug_not_as_an_error(tiny_queue, api_for, caplog):
+    caplog.set_level(logging.DEBUG)
+    server = tiny_queue.server
+    head = (
+        b"POST /batches HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
+    )
+    with socket.create_connection((server.host, server.port), timeout=10) as client:
+        client.sendall(head + b"\x0a" * 10)
+        time.sleep(0.3)  # the route is now waiting for the rest of the body
+    deadline = time.monotonic() + 10
+    while "client hung up during POST /batches" not in caplog.text and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "client hung up during POST /batches" in caplog.text
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING] == []
+    assert api_for(server.url).get("/blocks").status == 200
 
 
 

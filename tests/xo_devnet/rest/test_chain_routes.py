@@ -114,6 +114,25 @@ def test_blocks_can_be_picked_by_id(api, games):
     assert answer["data"] == [blocks[2], blocks[0]]
 
 
+def test_picked_blocks_are_paged_by_block_id_like_batches(api, games):
+    blocks = api.get("/blocks").json["data"]
+    picked = [blocks[2], blocks[0], blocks[1]]
+    ids = ",".join(block["header_signature"] for block in picked)
+    first_page = api.get(f"/blocks?id={ids}&limit=1").json
+    assert first_page["data"] == picked[:1]
+    assert first_page["paging"]["next_position"] == picked[1]["header_signature"]
+    assert walk(api, f"/blocks?id={ids}&limit=2") == picked
+    assert walk(api, f"/blocks?id={ids}&limit=1&reverse") == list(reversed(picked))
+    started = api.get(f"/blocks?id={ids}&start={picked[1]['header_signature']}").json
+    assert (started["data"], started["paging"]["start"]) == (picked[1:], picked[1]["header_signature"])
+
+
+@pytest.mark.parametrize(("query", "code"), [("start=zzz", 54), (f"start={MISSING}", 54), ("limit=0", 53)])
+def test_bad_paging_of_picked_blocks_has_its_codes(api, games, query, code):
+    head = api.get("/blocks?limit=1").json["head"]
+    assert api.get(f"/blocks?id={head}&{query}").error_code == code
+
+
 def test_one_block_by_id(api, games):
     head = api.get("/blocks?limit=1").json["data"][0]
     answer = api.get(f"/blocks/{head['header_signature']}")

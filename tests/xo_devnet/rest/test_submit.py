@@ -1,14 +1,20 @@
 """POST /batches and /batch_statuses against a running devnet: accepted, decided, and every refusal code."""
 
 import base64
+import hashlib
+
+import pytest
 
 from xo_core.batches import make_batch, make_batch_list, make_xo_transaction
 from xo_core.family import game_address
-from xo_core.protobuf.batch_pb2 import Batch, BatchList
-from xo_core.protobuf.transaction_pb2 import Transaction
-from xo_devnet.validation import MAX_BODY_BYTES
+from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
+from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
+from xo_core.signing import Signer
+from xo_devnet.rest.server import MAX_REQUEST_LINE_BYTES
+from xo_devnet.validation import MAX_BODY_BYTES, validate_batches
 
 UNKNOWN_ID = "0f" * 64
+JSON_ID_ROUTES = [("/batch_statuses", 46), ("/receipts", 82)]
 
 
 def test_a_valid_batch_is_accepted_with_a_link_to_its_status(api, player, game_name, make_xo_batch):
@@ -91,6 +97,110 @@ def test_batches_must_be_sent_as_octet_stream_error_42(api, player, game_name, m
     body = make_batch_list([make_xo_batch(player, game_name, "create")])
     assert api.post("/batches", body, "application/json").error_code == 42
     assert api.post("/batches", body, None).error_code == 42
+
+
+@pytest.mark.parametrize("content_type", ["", " ", "; charset=binary", "application/octet-streamx", "octet-stream"])
+def test_an_empty_or_other_content_type_is_error_42_even_for_a_valid_batch_list(
+    api, player, game_name, make_xo_batch, content_type
+):
+    body = make_batch_list([make_xo_batch(player, game_name, "create")])
+    answer = api.post("/batches", body, content_type)
+    assert (answer.status, answer.error_code) == (400, 42)
+
+
+def test_the_octet_stream_media_type_is_matched_ignoring_case_and_parameters(api, player, game_name, make_xo_batch):
+    """Deliberately more lenient than Sawtooth's exact string comparison (README: differs on purpose)."""
+    batch = make_xo_batch(player, game_name, "create")
+    assert api.post("/batches", make_batch_list([batch]), "Application/Octet-Stream; charset=binary").status == 202
+
+
+def test_a_batcher_key_that_is_not_the_batch_signer_is_error_30(api, player, game_name):
+    other = Signer.generate()
+    transaction = make_xo_transaction(other, game_name, "create")
+    answer = api.submit(make_batch(player, [transaction]))
+    assert (answer.status, answer.error_code) == (400, 30)
+    message = answer.json["error"]["message"]
+    assert f"batcher_public_key {other.public_key[:16]}... is not the batch signer {player.public_key[:16]}" in message
+
+
+def test_transaction_ids_that_do_not_list_the_transactions_in_order_are_error_30(api, player, game_name):
+    first, second = (make_xo_transaction(player, f"{game_name}-{n}", "create") for n in range(2))
+    header = BatchHeader(
+        signer_public_key=player.public_key, transaction_ids=[second.header_signature, first.header_signature]
+    ).SerializeToString()
+    batch = Batch(header=header, header_signature=player.sign(header), transactions=[first, second])
+    answer = api.submit(batch)
+    assert (answer.status, answer.error_code) == (400, 30)
+    assert "header transaction_ids" in answer.json["error"]["message"]
+    assert "do not match the transactions it holds, in order" in answer.json["error"]["message"]
+
+
+def test_a_transaction_twice_in_one_submission_is_error_30_and_nothing_is_queued(api, player, game_name):
+    transaction = make_xo_transaction(player, game_name, "create")
+    twice_in_a_batch = make_batch(player, [transaction, transaction])
+    other = make_xo_transaction(player, f"{game_name}-other", "create")
+    in_two_batches = [make_batch(player, [transaction]), make_batch(player, [other, transaction])]
+    for batches in ([twice_in_a_batch], in_two_batches):
+        answer = api.submit(*batches)
+        assert (answer.status, answer.error_code) == (400, 30)
+        assert f"transaction {transaction.header_signature[:16]}... appears twice" in answer.json["error"]["message"]
+        ids = ",".join(batch.header_signature for batch in batches)
+        assert {status["status"] for status in api.get(f"/batch_statuses?id={ids}").json["data"]} == {"UNKNOWN"}
+
+
+@pytest.mark.parametrize(("path", "code"), JSON_ID_ROUTES)
+def test_json_nested_too_deep_to_decode_is_a_bad_body_not_a_crash(api, path, code):
+    answer = api.post(path, b"[" * 100_000 + b"]" * 100_000, "application/json")
+    assert (answer.status, answer.error_code) == (400, code)
+
+
+@pytest.mark.parametrize(("path", "code"), JSON_ID_ROUTES)
+def test_a_json_body_over_10_mib_is_a_bad_body_with_a_sawtooth_error(api, path, code):
+    answer = api.post(path, b"[" + b" " * MAX_BODY_BYTES + b"]", "application/json")
+    assert (answer.status, answer.content_type, answer.error_code) == (400, "application/json", code)
+    assert str(MAX_BODY_BYTES) in answer.json["error"]["message"]
+
+
+@pytest.mark.parametrize(("path", "code"), JSON_ID_ROUTES)
+def test_a_chunked_json_body_growing_over_10_mib_is_a_bad_body_too(api, path, code):
+    data = b"[" + b" " * MAX_BODY_BYTES + b"]"
+    chunked = b"%x\r\n%b\r\n0\r\n\r\n" % (len(data), data)
+    headers = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
+    answer = api.request("POST", path, chunked, headers)
+    assert (answer.status, answer.error_code) == (400, code)
+    assert str(MAX_BODY_BYTES) in answer.json["error"]["message"]
+
+
+def test_a_json_body_of_exactly_10_mib_is_read(api):
+    padding = b" " * (MAX_BODY_BYTES - len(UNKNOWN_ID) - 4)
+    body = b'["' + UNKNOWN_ID.encode() + b'"]' + padding
+    assert len(body) == MAX_BODY_BYTES
+    assert api.post("/batch_statuses", body, "application/json").json["data"][0]["status"] == "UNKNOWN"
+
+
+def smallest_valid_batch(signer: Signer) -> Batch:
+    """A batch with one transaction and nothing optional: no family, inputs, outputs, nonce or payload."""
+    header = TransactionHeader(
+        signer_public_key=signer.public_key,
+        batcher_public_key=signer.public_key,
+        payload_sha512=hashlib.sha512(b"").hexdigest(),
+    ).SerializeToString()
+    return make_batch(signer, [Transaction(header=header, header_signature=signer.sign(header))])
+
+
+def test_the_status_link_of_the_largest_acceptable_batch_list_fits_the_request_line():
+    batch = smallest_valid_batch(Signer.generate())
+    validate_batches([batch])
+    most_batches = MAX_BODY_BYTES // len(make_batch_list([batch]))
+    request_line = f"GET /batch_statuses?id={','.join([batch.header_signature] * most_batches)}&wait=300 HTTP/1.1"
+    assert len(request_line) < MAX_REQUEST_LINE_BYTES
+
+
+def test_a_get_naming_as_many_ids_as_a_status_link_can_hold_is_answered(api):
+    ids = [f"{n:0128x}" for n in range(MAX_BODY_BYTES // 700)]
+    answer = api.get(f"/batch_statuses?id={','.join(ids)}")
+    assert answer.status == 200
+    assert [status["id"] for status in answer.json["data"]] == ids
 
 
 def test_a_bad_signature_is_error_30_naming_the_fault(api, player, game_name, make_xo_batch):
