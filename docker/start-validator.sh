@@ -11,8 +11,12 @@
 #       genesis block from their peers.
 #
 # Keys and chain live on volumes: a restarted node keeps its identity and its chain, and a genesis
-# block is only made by a node that has neither a chain nor a pending genesis batch.
-# Paths follow Sawtooth's own: $SAWTOOTH_HOME/keys and $SAWTOOTH_HOME/data when SAWTOOTH_HOME is set.
+# block is only made by a node that has neither a chain nor a pending genesis batch. A member whose
+# published key is not its own refuses to start: its keys were remade while the shared volume kept the
+# old key, which a genesis block may already name, so the network must start afresh (`down -v`).
+# Paths follow Sawtooth's own: $SAWTOOTH_HOME/keys and $SAWTOOTH_HOME/data when SAWTOOTH_HOME is set,
+# else /etc/sawtooth/keys and /var/lib/sawtooth (where the compose files mount the node's volumes).
+# Sourced rather than run, it only sets those paths (KEY_DIR, DATA_DIR, PBFT_KEYS_DIR).
 set -euo pipefail
 
 KEY_DIR=${SAWTOOTH_HOME:+$SAWTOOTH_HOME/keys}
@@ -37,7 +41,14 @@ log() {
     echo "start-validator: $*"
 }
 
+# The hex public key in a .pub file, without its newline.
+public_key_in() {
+    tr -d '[:space:]' <"$1"
+}
+
+# sawadm needs both directories to exist; volumes mounted there do, a new $SAWTOOTH_HOME may not.
 ensure_validator_key() {
+    mkdir -p "$KEY_DIR" "$DATA_DIR"
     if [[ ! -e $KEY_DIR/validator.priv ]]; then
         sawadm keygen
     fi
@@ -61,7 +72,7 @@ make_genesis() {
 pbft_members_json() {
     local name key json=""
     for name in "$@"; do
-        key=$(tr -d '[:space:]' <"$PBFT_KEYS_DIR/$name.pub")
+        key=$(public_key_in "$PBFT_KEYS_DIR/$name.pub")
         json+="${json:+,}\"$key\""
     done
     echo "[$json]"
@@ -91,12 +102,25 @@ start_devmode() {
     fi
 }
 
+# Publishes this node's public key as NAME.pub, unless another key is published under its name.
+publish_key() {
+    local name=$1 published=$PBFT_KEYS_DIR/$1.pub
+    mkdir -p "$PBFT_KEYS_DIR"
+    if [[ -e $published ]]; then
+        [[ $(public_key_in "$published") == "$(public_key_in "$KEY_DIR/validator.pub")" ]] ||
+            fail "$published is not this node's public key ($KEY_DIR/validator.pub): its keys were remade" \
+                "but the shared keys volume kept the old one, which a genesis block may name." \
+                "Start the whole network afresh: docker compose -f docker/docker-compose-pbft.yaml down -v"
+        return 0
+    fi
+    cp "$KEY_DIR/validator.pub" "$published.tmp"
+    mv "$published.tmp" "$published"
+}
+
 start_pbft() {
     local name=$1 genesis_members=$2
     ensure_validator_key
-    mkdir -p "$PBFT_KEYS_DIR"
-    cp "$KEY_DIR/validator.pub" "$PBFT_KEYS_DIR/$name.pub.tmp"
-    mv "$PBFT_KEYS_DIR/$name.pub.tmp" "$PBFT_KEYS_DIR/$name.pub"
+    publish_key "$name"
     if [[ -z $genesis_members ]]; then
         return 0
     fi
@@ -154,4 +178,6 @@ main() {
     exec "$@"
 }
 
-main "$@"
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    main "$@"
+fi

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,12 @@ class Stage:
         found = self.all(keyword)
         assert len(found) == 1, f"stage {self.name} has {len(found)} {keyword} instructions"
         return found[0]
+
+    def environment(self) -> dict[str, str]:
+        """The variables this stage's ENV instructions set (KEY=VALUE form)."""
+        pairs = [word.split("=", 1) for env in self.all("ENV") for word in shlex.split(env.arguments)]
+        assert all(len(pair) == 2 for pair in pairs), f"stage {self.name} has an ENV without '='"
+        return dict(pairs)
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,50 @@ DOCKER_DIR = REPO_ROOT / "docker"
 SINGLE_NODE = "docker-compose.yaml"
 PBFT = "docker-compose-pbft.yaml"
 TESTS = "docker-compose.test.yaml"
-COMPOSE_FILES = (SINGLE_NODE, PBFT, TESTS)
+PBFT_TESTS = "docker-compose-pbft.test.yaml"
+COMPOSE_FILES = (SINGLE_NODE, PBFT, TESTS, PBFT_TESTS)
 NETWORKS = (SINGLE_NODE, PBFT)
+# Each network with the file that adds the integration suite to it: `docker compose -f NETWORK -f TESTS`.
+TEST_OVERRIDES = {SINGLE_NODE: TESTS, PBFT: PBFT_TESTS}
+TEST_SERVICE = "integration-tests"
 
 
-def services(file_name: str) -> dict[str, dict[str, Any]]:
-    """The services of ``docker/<file_name>``, with YAML anchors and merge keys resolved as compose does."""
-    document = yaml.safe_load((DOCKER_DIR / file_name).read_text(encoding="utf-8"))
-    return document["services"]
+def document(*file_names: str) -> dict[str, Any]:
+    """``docker/<file_name>`` as data, with YAML anchors and merge keys resolved; several files merged as
+    `docker compose -f A -f B` does: mappings key by key, any other value replaced by the later file's.
+
+    Compose merges a few sequences (ports, volumes) entry by entry instead; that difference never shows as
+    long as an override only adds services, which test_compose_networks checks of every override.
+    """
+    merged: dict[str, Any] = {}
+    for file_name in file_names:
+        merged = _merge(merged, yaml.safe_load((DOCKER_DIR / file_name).read_text(encoding="utf-8")))
+    return merged
+
+
+def _merge(base: Any, override: Any) -> Any:
+    if isinstance(base, dict) and isinstance(override, dict):
+        return {**base, **{key: _merge(base.get(key), value) for key, value in override.items()}}
+    return override
+
+
+def services(*file_names: str) -> dict[str, dict[str, Any]]:
+    """The services of the compose files, merged as compose merges them."""
+    return document(*file_names)["services"]
+
+
+def dependencies(service: dict[str, Any]) -> dict[str, str]:
+    """A service's depends_on as {service: condition}, the short list form meaning "service_started"."""
+    depends_on = service.get("depends_on", {})
+    if isinstance(depends_on, list):
+        return dict.fromkeys(depends_on, "service_started")
+    return {name: options.get("condition", "service_started") for name, options in depends_on.items()}
+
+
+def url_host(url: str) -> str:
+    """The host of an http://HOST:PORT URL."""
+    assert url.startswith("http://"), url
+    return url.removeprefix("http://").partition("/")[0].rpartition(":")[0]
 
 
 def argv(service: dict[str, Any]) -> list[str]:

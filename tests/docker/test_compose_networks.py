@@ -1,27 +1,32 @@
 """The networks the compose files describe hang together: every component reaches a validator that exists,
 on the port that validator listens on; the PBFT network is fully peered and every node has its own
-components; images are Sawtooth 1.2 "chime" or ours; nothing is published beyond 127.0.0.1."""
-
-import shlex
+components; images are Sawtooth 1.2 "chime" or ours; nothing is published beyond 127.0.0.1. Each network
+with its test override, merged as `docker compose -f NETWORK -f OVERRIDE` merges them, names only services
+that exist, plays through a REST API of that network, and waits for the processors it needs."""
 
 import pytest
 
-from tests.docker.build_sources import dockerfile
+from tests.docker.build_sources import DOCKERFILE, SETUP_PY, dockerfile
 from tests.docker.compose_files import (
     COMPOSE_FILES,
     DOCKER_DIR,
     NETWORKS,
     PBFT,
     SINGLE_NODE,
-    TESTS,
+    TEST_OVERRIDES,
+    TEST_SERVICE,
     argv,
     connect_targets,
+    dependencies,
+    document,
     flag_values,
     program,
     services,
+    url_host,
     validator_binds,
     validators,
 )
+from tests.integration.players import Rejections
 
 SAWTOOTH_CHIME_IMAGES = {
     "sawtooth-validator": "hyperledger/sawtooth-validator:chime",
@@ -63,7 +68,9 @@ def test_our_services_are_built_from_a_stage_of_the_dockerfile(compose_file: str
     for name, service in services(compose_file).items():
         if "build" in service:
             build = service["build"]
-            assert (build["context"], build["dockerfile"]) == ("..", "docker/Dockerfile"), name
+            context = (DOCKER_DIR / build["context"]).resolve()
+            assert context == SETUP_PY.parent, f"{name} is not built from the directory that holds setup.py"
+            assert context / build["dockerfile"] == DOCKERFILE, name
             assert build["target"] in stages, name
             assert service["image"].endswith(":local"), name
 
@@ -102,9 +109,8 @@ def test_files_mounted_from_the_repository_exist(compose_file: str) -> None:
 @pytest.mark.parametrize("compose_file", NETWORKS)
 def test_the_shell_plays_through_a_rest_api_of_the_network(compose_file: str) -> None:
     shell = services(compose_file)["shell"]
-    host = shell["environment"]["XO_URL"].removeprefix("http://").partition(":")[0]
 
-    assert program(services(compose_file)[host]) == "sawtooth-rest-api"
+    assert program(services(compose_file)[url_host(shell["environment"]["XO_URL"])]) == "sawtooth-rest-api"
 
 
 def test_the_single_node_runs_devmode_with_one_of_each_component() -> None:
@@ -149,11 +155,95 @@ def test_the_pbft_validators_are_statically_and_fully_peered() -> None:
     assert links == {frozenset((a, b)) for a in nodes for b in nodes if a != b}
 
 
-def test_the_test_service_runs_the_integration_suite_against_the_single_node_by_default() -> None:
-    (service,) = services(TESTS).values()
-    assert service["build"]["target"] == "integration-tests"
-    assert shlex.split(service["command"])[-1] == "tests/integration"
+# What a network's REST APIs report of a rejected batch follows from its consensus. With Devmode the one
+# validator executes every batch, so its REST API knows each INVALID batch and why. With PBFT only the
+# primary executes a batch in a candidate block; the other nodes' REST APIs keep an invalid batch PENDING.
+REJECTIONS_BY_CONSENSUS = {"devmode": Rejections.ALWAYS, "pbft": Rejections.PRIMARY_ONLY}
 
-    default_url = service["environment"]["XO_REST_URL"].removeprefix("${XO_REST_URL:-").removesuffix("}")
-    host = default_url.removeprefix("http://").partition(":")[0]
-    assert program(services(SINGLE_NODE)[host]) == "sawtooth-rest-api"
+
+def consensus(network: str) -> str:
+    """The consensus every validator of the network is started with (start-validator.sh's first argument)."""
+    (chosen,) = {argv(service)[2] for service in validators(network).values()}
+    return chosen
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_a_test_override_only_adds_the_test_service_to_its_network(network: str) -> None:
+    override = TEST_OVERRIDES[network]
+
+    assert set(document(override)) == {"services"}, "an override that sets more than services merges differently"
+    assert set(services(override)) == {TEST_SERVICE}
+    assert TEST_SERVICE not in services(network)
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_a_network_with_its_tests_names_only_services_that_exist(network: str) -> None:
+    merged = services(network, TEST_OVERRIDES[network])
+    for name, service in merged.items():
+        named = set(dependencies(service)) | {host for host, _ in connect_targets(service)}
+        named |= {url_host(value) for value in service.get("environment", {}).values() if value.startswith("http")}
+        assert named <= set(merged), f"{name} names services that do not exist: {sorted(named - set(merged))}"
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_suite_plays_through_a_rest_api_of_its_network(network: str) -> None:
+    environment = services(network, TEST_OVERRIDES[network])[TEST_SERVICE]["environment"]
+    host = url_host(environment["XO_REST_URL"])
+
+    assert program(services(network)[host]) == "sawtooth-rest-api"
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_suite_takes_its_settings_from_the_file_not_from_the_host_environment(network: str) -> None:
+    """Compose fills ${VAR} from the host, where XO_REST_URL may name 127.0.0.1: the container's own loopback."""
+    environment = services(TEST_OVERRIDES[network])[TEST_SERVICE]["environment"]
+
+    assert environment
+    assert not [value for value in environment.values() if "$" in value], environment
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_suite_expects_the_rejection_reports_the_network_consensus_gives(network: str) -> None:
+    environment = services(TEST_OVERRIDES[network])[TEST_SERVICE]["environment"]
+
+    assert Rejections(environment["XO_REJECTIONS_REPORTED"]) == REJECTIONS_BY_CONSENSUS[consensus(network)]
+
+
+def test_the_test_services_of_both_networks_differ_only_in_what_names_the_network() -> None:
+    network_specific = ("environment", "depends_on")
+    single, pbft = (services(TEST_OVERRIDES[network])[TEST_SERVICE] for network in (SINGLE_NODE, PBFT))
+
+    assert {k: v for k, v in single.items() if k not in network_specific} == {
+        k: v for k, v in pbft.items() if k not in network_specific
+    }
+    assert set(single["environment"]) == set(pbft["environment"])
+    assert single["environment"]["XO_REST_READY_SECONDS"] == pbft["environment"]["XO_REST_READY_SECONDS"]
+    assert argv(single)[-1] == "tests/integration"
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+@pytest.mark.parametrize("player", ["shell", TEST_SERVICE])
+def test_players_wait_for_every_xo_processor_of_the_network_to_be_healthy(network: str, player: str) -> None:
+    merged = services(network, TEST_OVERRIDES[network])
+    waits_for = dependencies(merged[player])
+    processors = [name for name, service in merged.items() if program(service) == "xo-tp"]
+
+    assert processors
+    assert {name: waits_for.get(name) for name in processors} == dict.fromkeys(processors, "service_healthy")
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_a_service_waited_for_as_healthy_has_a_health_check(network: str) -> None:
+    merged = services(network, TEST_OVERRIDES[network])
+    stages = {stage.name: stage for stage in dockerfile().stages}
+    awaited = {
+        name for service in merged.values() for name, why in dependencies(service).items() if why == "service_healthy"
+    }
+
+    assert awaited
+    for name in awaited:
+        service = merged[name]
+        compose_check = service.get("healthcheck", {})
+        assert not compose_check.get("disable", False), name
+        image_check = "build" in service and stages[service["build"]["target"]].all("HEALTHCHECK")
+        assert compose_check.get("test") or image_check, f"{name} has no health check to wait for"

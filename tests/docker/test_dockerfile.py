@@ -1,7 +1,11 @@
 """The Dockerfile installs the project as setup.py describes it, from the build context, and runs it unprivileged."""
 
+import re
 import shlex
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.docker.build_sources import (
@@ -17,13 +21,52 @@ def console_scripts() -> set[str]:
     return {entry.split("=")[0].strip() for entry in setup_literal("entry_points")["console_scripts"]}
 
 
-def run_commands(stage_name: str) -> list[list[str]]:
-    """The RUN commands of a stage, as argument vectors without their --mount options."""
-    commands = []
+# The pip options that take a value among those a Dockerfile would use; other words starting with "-" are flags.
+PIP_VALUE_OPTIONS = {"--wheel-dir", "--find-links", "--index-url", "--extra-index-url", "--requirement", "--constraint"}
+
+
+@dataclass(frozen=True)
+class PipRun:
+    """One RUN of `pip wheel` or `pip install`: its bind mounts, its options ({option: value or True}) and what
+    it installs (every other word: a RUN that chained another command would show it here)."""
+
+    mounts: list[dict[str, str]]
+    options: dict[str, str | bool]
+    requirements: list[str]
+
+
+def pip_runs(stage_name: str, verb: str) -> list[PipRun]:
+    runs = []
     for run in dockerfile().stage(stage_name).all("RUN"):
-        words = [word for word in shlex.split(run.arguments) if not word.startswith("--mount=")]
-        commands.append(words)
-    return commands
+        words = shlex.split(run.arguments)
+        mounts = [
+            dict(part.split("=", 1) for part in word.split("=", 1)[1].split(","))
+            for word in words
+            if word.startswith("--mount=")
+        ]
+        command = [word for word in words if not word.startswith("--mount=")]
+        if command[:2] != ["pip", verb]:
+            continue
+        options: dict[str, str | bool] = {}
+        requirements = []
+        rest = iter(command[2:])
+        for word in rest:
+            if word in PIP_VALUE_OPTIONS:
+                options[word] = next(rest)
+            elif word.startswith("-"):
+                option, equals, value = word.partition("=")
+                options[option] = value if equals else True
+            else:
+                requirements.append(word)
+        runs.append(PipRun(mounts, options, requirements))
+    return runs
+
+
+def local_requirement(text: str) -> tuple[PurePosixPath, set[str]]:
+    """A pip requirement that names a directory, PATH[EXTRA,...], as (PATH, {EXTRA, ...})."""
+    match = re.fullmatch(r"(?P<path>[^\[\]]+)(?:\[(?P<extras>[^\]]*)\])?", text)
+    assert match is not None and match["path"].startswith((".", "/")), f"not a local project: {text}"
+    return PurePosixPath(match["path"]), {extra.strip() for extra in (match["extras"] or "").split(",") if extra}
 
 
 def test_the_image_python_is_one_setup_py_supports() -> None:
@@ -36,26 +79,48 @@ def test_the_image_python_is_one_setup_py_supports() -> None:
             assert stage.base == f"python:{version}-slim-bookworm", stage.name
 
 
-def test_the_project_is_built_from_the_build_context_with_its_test_extra() -> None:
+def test_the_wheels_are_built_from_the_copied_build_context_with_an_extra_setup_py_defines() -> None:
+    """The build context is the directory holding setup.py (test_compose_networks checks compose points there)."""
     wheels = dockerfile().stage("wheels")
-    workdir = wheels.one("WORKDIR").arguments
-    assert [copy.arguments for copy in wheels.all("COPY")] == [". ."]
+    workdir = PurePosixPath(wheels.one("WORKDIR").arguments)
+    (copy,) = wheels.all("COPY")
+    source, destination = copy.arguments.split()
 
-    (build,) = [command for command in run_commands("wheels") if command[:2] == ["pip", "wheel"]]
-    assert build[-1] == ".[test]"
-    assert "test" in setup_literal("extras_require")
-    assert workdir == "/src"
+    (build,) = pip_runs("wheels", "wheel")
+    (requirement,) = build.requirements
+    path, extras = local_requirement(requirement)
+    assert source == ".", "the whole build context is copied"
+    assert workdir / path == workdir / destination, "pip builds the directory the build context was copied to"
+    assert extras, "the integration-tests stage installs an extra, so its wheels are built too"
+    assert extras <= set(setup_literal("extras_require")), extras
 
 
-def test_the_runtime_installs_the_package_setup_py_names_and_nothing_else() -> None:
+def test_every_install_takes_the_wheels_stage_output_and_nothing_from_an_index() -> None:
+    (build,) = pip_runs("wheels", "wheel")
+    wheel_dir = build.options["--wheel-dir"]
+
+    for stage in ("runtime", "integration-tests"):
+        (install,) = pip_runs(stage, "install")
+        (mount,) = install.mounts
+        assert (mount["type"], mount["from"], mount["source"]) == ("bind", "wheels", wheel_dir), stage
+        assert install.options["--no-index"] is True, stage
+        assert install.options["--find-links"] == mount["target"], stage
+
+
+def test_the_runtime_installs_only_the_package_and_the_tests_stage_adds_the_extra_its_command_needs() -> None:
     name = setup_literal("name")
+    (runtime,) = pip_runs("runtime", "install")
+    assert runtime.requirements == [name]
 
-    (install,) = [command for command in run_commands("runtime") if command[:2] == ["pip", "install"]]
-    assert install[-1] == name
-    assert "--no-index" in install
-
-    (tests_install,) = [command for command in run_commands("integration-tests") if command[:2] == ["pip", "install"]]
-    assert tests_install[-1] == f"{name}[test]"
+    (tests,) = pip_runs("integration-tests", "install")
+    (requirement,) = (Requirement(text) for text in tests.requirements)
+    (build,) = pip_runs("wheels", "wheel")
+    assert requirement.name == name
+    assert requirement.extras, "the test stage needs the test extra"
+    assert requirement.extras <= local_requirement(build.requirements[0])[1], "only built extras can be installed"
+    program = dockerfile().stage("integration-tests").one("CMD").exec_form()[0]
+    extra_requirements = setup_literal("extras_require")
+    assert program in {Requirement(text).name for extra in requirement.extras for text in extra_requirements[extra]}
 
 
 def test_the_default_target_runs_xo_tp_as_an_unprivileged_user_with_a_health_check() -> None:

@@ -1,8 +1,12 @@
 """docker/start-validator.sh, run with stand-ins for sawadm, sawset and the validator that record what they are asked.
 
-The stand-ins behave like the real tools where the script depends on it: `sawadm keygen` writes the key
-pair, `sawset ... -o FILE` writes a batch (here: its arguments, one per line), and `sawadm genesis`
-writes $SAWTOOTH_HOME/data/genesis.batch and refuses to overwrite it.
+The stand-ins take only the command lines the real Sawtooth 1.2 tools take for what the script asks of them,
+and fail as the real tools do: `sawadm keygen [--force]` needs an existing key directory and will not
+overwrite a key without --force; `sawset genesis -k KEY -o FILE` and `sawset proposal create -k KEY -o FILE
+KEY=VALUE...` need a readable key and write a batch (here: the settings it proposes, one per line);
+`sawadm genesis FILE...` needs an existing data directory and the consensus settings, and writes
+$SAWTOOTH_HOME/data/genesis.batch. They work under $SAWTOOTH_HOME only, so that the tests never touch the
+machine's /etc or /var/lib; the script's own default paths are checked against the compose files instead.
 """
 
 from __future__ import annotations
@@ -10,43 +14,89 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.docker.compose_files import DOCKER_DIR
+from tests.docker.compose_files import DOCKER_DIR, NETWORKS, argv, document, validators
 
 SCRIPT = DOCKER_DIR / "start-validator.sh"
 VALIDATOR = ["fake-validator", "-v", "--endpoint", "tcp://validator:8800"]
 NODES = ["validator-0", "validator-1", "validator-2", "validator-3"]
 
-SAWADM = """#!/bin/sh
-echo "sawadm $*" >> "$FAKE_LOG"
-case "$1" in
-keygen)
-    mkdir -p "$SAWTOOTH_HOME/keys"
-    echo "private-$FAKE_PUBLIC_KEY" > "$SAWTOOTH_HOME/keys/validator.priv"
-    echo "$FAKE_PUBLIC_KEY" > "$SAWTOOTH_HOME/keys/validator.pub" ;;
-genesis)
-    shift
-    out="$SAWTOOTH_HOME/data/genesis.batch"
-    [ -e "$out" ] && { echo "File already exists: $out" >&2; exit 1; }
-    mkdir -p "$SAWTOOTH_HOME/data"
-    cat "$@" > "$out" ;;
-esac
+# Shared by the stand-ins: record the call, then parse it as strictly as the real tool's argparse would.
+STAND_IN_PRELUDE = f"""#!{sys.executable}
+import argparse, os, sys
+from pathlib import Path
+
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(" ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) + "\\n")
+HOME = Path(os.environ["SAWTOOTH_HOME"])
+
+
+def public_key_of(private_key_file):
+    text = Path(private_key_file).read_text().strip()
+    if not text.startswith("private-"):
+        sys.exit(f"Unable to read key from {{private_key_file}}")
+    return text.removeprefix("private-")
 """
-SAWSET = """#!/bin/sh
-echo "sawset $*" >> "$FAKE_LOG"
-out=""
-previous=""
-for argument in "$@"; do
-    [ "$previous" = "-o" ] && out="$argument"
-    previous="$argument"
-done
-printf '%s\\n' "$@" > "$out"
+SAWADM = (
+    STAND_IN_PRELUDE
+    + """
+parser = argparse.ArgumentParser(prog="sawadm")
+commands = parser.add_subparsers(dest="command", required=True)
+commands.add_parser("keygen").add_argument("--force", action="store_true")
+commands.add_parser("genesis").add_argument("input_file", nargs="+")
+args = parser.parse_args()
+if args.command == "keygen":
+    keys = HOME / "keys"
+    if not keys.is_dir():
+        sys.exit(f"Key directory does not exist: {keys}")
+    if not args.force and any((keys / name).exists() for name in ("validator.priv", "validator.pub")):
+        sys.exit("files exist, rerun with --force to overwrite existing files")
+    (keys / "validator.priv").write_text(f"private-{os.environ['FAKE_PUBLIC_KEY']}\\n")
+    (keys / "validator.pub").write_text(f"{os.environ['FAKE_PUBLIC_KEY']}\\n")
+else:
+    data = HOME / "data"
+    if not data.is_dir():
+        sys.exit(f"Data directory does not exist: {data}")
+    settings = [line for name in args.input_file for line in Path(name).read_text().splitlines()]
+    names = {setting.partition("=")[0] for setting in settings}
+    if not {"sawtooth.consensus.algorithm.name", "sawtooth.consensus.algorithm.version"} <= names:
+        sys.exit("The following setting(s) are required at genesis, but were not included")
+    (data / "genesis.batch").write_text("".join(f"{setting}\\n" for setting in settings))
 """
+)
+SAWSET = (
+    STAND_IN_PRELUDE
+    + """
+def setting(text):
+    if "=" not in text or text.startswith("="):
+        raise argparse.ArgumentTypeError(f"not a key=value setting: {text!r}")
+    return text
+
+
+parser = argparse.ArgumentParser(prog="sawset")
+commands = parser.add_subparsers(dest="command", required=True)
+genesis = commands.add_parser("genesis")
+proposal = commands.add_parser("proposal").add_subparsers(dest="proposal_command", required=True)
+create = proposal.add_parser("create")
+for command in (genesis, create):
+    command.add_argument("-k", "--key", required=True)
+    command.add_argument("-o", "--output", required=True)
+create.add_argument("setting", nargs="+", type=setting)
+args = parser.parse_args()
+public_key = public_key_of(args.key)
+if args.command == "genesis":
+    settings = [f"sawtooth.settings.vote.authorized_keys={public_key}"]
+else:
+    settings = args.setting
+Path(args.output).write_text("".join(f"{line}\\n" for line in settings))
+"""
+)
 FAKE_VALIDATOR = """#!/bin/sh
 echo "validator $*" >> "$FAKE_LOG"
 """
@@ -113,8 +163,13 @@ def make_node(tmp_path: Path):
     return make
 
 
-def genesis_settings(node: Node) -> list[str]:
-    return [line for line in node.genesis_batch.read_text().splitlines() if line.startswith("sawtooth.")]
+def genesis_settings(node: Node) -> dict[str, str]:
+    """The settings the node's genesis batch proposes."""
+    return dict(line.split("=", 1) for line in node.genesis_batch.read_text().splitlines())
+
+
+def run_validator() -> str:
+    return "validator " + " ".join(VALIDATOR[1:])
 
 
 def test_a_new_devmode_node_makes_its_keys_and_a_devmode_genesis_then_runs_the_validator(make_node) -> None:
@@ -124,12 +179,13 @@ def test_a_new_devmode_node_makes_its_keys_and_a_devmode_genesis_then_runs_the_v
 
     assert started.returncode == 0, started.stderr
     assert (node.home / "keys" / "validator.pub").read_text().strip() == "02aa"
-    assert genesis_settings(node) == [
-        "sawtooth.consensus.algorithm.name=Devmode",
-        "sawtooth.consensus.algorithm.version=0.1",
-    ]
+    assert genesis_settings(node) == {
+        "sawtooth.settings.vote.authorized_keys": "02aa",
+        "sawtooth.consensus.algorithm.name": "Devmode",
+        "sawtooth.consensus.algorithm.version": "0.1",
+    }
     assert node.log[0] == "sawadm keygen"
-    assert node.log[-1] == "validator " + " ".join(VALIDATOR[1:])
+    assert node.log[-1] == run_validator()
 
 
 def test_a_restarted_node_keeps_its_keys_and_chain(make_node) -> None:
@@ -141,19 +197,19 @@ def test_a_restarted_node_keeps_its_keys_and_chain(make_node) -> None:
     restarted = node.start("devmode", "--", *VALIDATOR)
 
     assert restarted.returncode == 0, restarted.stderr
-    assert node.log[calls_before:] == ["validator " + " ".join(VALIDATOR[1:])]
+    assert node.log[calls_before:] == [run_validator()]
     assert "no genesis needed" in restarted.stdout
 
 
 def test_a_genesis_batch_the_validator_has_not_used_yet_is_left_for_it(make_node) -> None:
     node = make_node("validator", "02aa")
     assert node.start("devmode", "--", *VALIDATOR).returncode == 0
-    pending = node.genesis_batch.read_text()
+    calls_before = len(node.log)
 
     restarted = node.start("devmode", "--", *VALIDATOR)
 
     assert restarted.returncode == 0, restarted.stderr
-    assert node.genesis_batch.read_text() == pending
+    assert node.log[calls_before:] == [run_validator()], "sawadm genesis would overwrite the pending batch"
 
 
 def test_pbft_members_publish_their_keys_and_the_genesis_node_names_them_all(make_node) -> None:
@@ -167,10 +223,42 @@ def test_pbft_members_publish_their_keys_and_the_genesis_node_names_them_all(mak
 
     assert maker.returncode == 0, maker.stderr
     settings = genesis_settings(nodes[NODES[0]])
-    assert settings[:2] == ["sawtooth.consensus.algorithm.name=pbft", "sawtooth.consensus.algorithm.version=1.0"]
-    members = settings[2].removeprefix("sawtooth.consensus.pbft.members=")
-    assert json.loads(members) == [nodes[name].public_key for name in NODES]
-    assert nodes[NODES[0]].log[-1] == "validator " + " ".join(VALIDATOR[1:])
+    assert settings["sawtooth.settings.vote.authorized_keys"] == nodes[NODES[0]].public_key
+    assert settings["sawtooth.consensus.algorithm.name"] == "pbft"
+    assert settings["sawtooth.consensus.algorithm.version"] == "1.0"
+    assert json.loads(settings["sawtooth.consensus.pbft.members"]) == [nodes[name].public_key for name in NODES]
+    assert nodes[NODES[0]].log[-1] == run_validator()
+
+
+def test_a_restarted_pbft_member_keeps_its_published_key(make_node) -> None:
+    node = make_node(NODES[1], "02bb")
+    assert node.start("pbft", NODES[1], "--", *VALIDATOR).returncode == 0
+
+    restarted = node.start("pbft", NODES[1], "--", *VALIDATOR)
+
+    assert restarted.returncode == 0, restarted.stderr
+    assert (node.shared_keys / f"{NODES[1]}.pub").read_text().strip() == "02bb"
+    assert node.log.count("sawadm keygen") == 1
+    assert node.log[-1] == run_validator()
+
+
+@pytest.mark.parametrize("genesis", [[], ["--genesis", ",".join(NODES)]], ids=["member", "genesis-maker"])
+def test_a_member_whose_published_key_is_not_its_own_refuses_to_start(make_node, genesis: list[str]) -> None:
+    """Its keys were remade while the shared volume kept the old key, which a genesis block may name."""
+    name = NODES[0] if genesis else NODES[1]
+    node = make_node(name, "02aa")
+    node.shared_keys.mkdir()
+    for member in NODES:
+        (node.shared_keys / f"{member}.pub").write_text(f"02{member[-1]}old\n")
+
+    started = node.start("pbft", name, *genesis, "--", *VALIDATOR)
+
+    assert started.returncode == 1
+    assert f"{name}.pub is not this node's public key" in started.stderr
+    assert "down -v" in started.stderr
+    assert (node.shared_keys / f"{name}.pub").read_text() == f"02{name[-1]}old\n"
+    assert not node.genesis_batch.exists()
+    assert run_validator() not in node.log
 
 
 def test_the_pbft_genesis_node_waits_for_members_that_start_later(make_node) -> None:
@@ -231,3 +319,76 @@ def test_bad_arguments_are_refused_before_anything_is_done(make_node, arguments,
     assert started.returncode == status
     assert message in started.stderr
     assert node.log == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sawadm", "keygen", "--forse"],
+        ["sawadm", "keygen", "validator", "extra"],
+        ["sawadm", "genesis"],
+        ["sawset", "genesis", "-k", "{key}"],
+        ["sawset", "genesis", "--key-file", "{key}", "-o", "{out}"],
+        ["sawset", "proposal", "create", "-k", "{key}", "-o", "{out}"],
+        ["sawset", "proposal", "create", "-k", "{key}", "-o", "{out}", "sawtooth.consensus.algorithm.name"],
+        ["sawset", "proposal", "-k", "{key}", "-o", "{out}", "a=b"],
+    ],
+    ids=" ".join,
+)
+def test_the_stand_ins_refuse_command_lines_the_real_tools_refuse(make_node, command: list[str]) -> None:
+    """Else a script that called the tools wrongly would pass here and fail in the container."""
+    node = make_node("validator", "02aa")
+    (node.home / "keys").mkdir()
+    (node.home / "keys" / "validator.priv").write_text("private-02aa\n")
+    paths = {"key": str(node.home / "keys" / "validator.priv"), "out": str(node.home / "out.batch")}
+
+    called = subprocess.run(
+        [str(node.bin_dir / command[0]), *(word.format(**paths) for word in command[1:])],
+        capture_output=True,
+        text=True,
+        env=node.environment(),
+        timeout=30,
+        check=False,
+    )
+
+    assert called.returncode != 0, called.stdout
+    assert not (node.home / "out.batch").exists()
+
+
+def script_defaults() -> dict[str, str]:
+    """The paths the script uses when nothing overrides them, as bash computes them (the script, sourced)."""
+    environment = {
+        name: value for name, value in os.environ.items() if name not in ("SAWTOOTH_HOME", "XO_PBFT_KEYS_DIR")
+    }
+    printed = subprocess.run(
+        ["bash", "-c", 'source "$1" && printf "%s\\n" "$KEY_DIR" "$DATA_DIR" "$PBFT_KEYS_DIR"', "bash", str(SCRIPT)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=30,
+        check=True,
+    )
+    return dict(zip(("KEY_DIR", "DATA_DIR", "PBFT_KEYS_DIR"), printed.stdout.splitlines(), strict=True))
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_default_paths_are_where_compose_mounts_the_node_volumes(network: str) -> None:
+    """In the containers nothing sets SAWTOOTH_HOME: the script must find each node's keys and chain on its volumes."""
+    defaults = script_defaults()
+    declared_volumes = set(document(network)["volumes"])
+    mounts = {  # node -> {target: source}
+        name: {target: source for source, target, *_ in (volume.split(":") for volume in service["volumes"])}
+        for name, service in validators(network).items()
+    }
+    for name, service in validators(network).items():
+        script = argv(service)[1]
+        on_volumes = {defaults["KEY_DIR"], defaults["DATA_DIR"]}
+        on_volumes |= {defaults["PBFT_KEYS_DIR"]} if argv(service)[2] == "pbft" else set()
+
+        assert set(mounts[name]) == {script, *on_volumes}, name
+        assert mounts[name][script] == f"./{SCRIPT.name}", f"{name} runs a script it does not mount"
+        assert {mounts[name][target] for target in on_volumes} <= declared_volumes, name
+
+    own = [mounts[name][defaults[path]] for name in mounts for path in ("KEY_DIR", "DATA_DIR")]
+    assert len(own) == len(set(own)), f"nodes share keys or chain volumes: {own}"
+    assert len({node_mounts.get(defaults["PBFT_KEYS_DIR"]) for node_mounts in mounts.values()}) == 1

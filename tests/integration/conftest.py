@@ -1,8 +1,10 @@
 """Fixtures of the integration suite: a network to play on, players with keys of their own, fresh game names.
 
-The suite plays on the REST API that XO_REST_URL names (a real Sawtooth network, in docker compose).
-When it is unset, the session starts an `xo-devnet` of its own. No test knows which one it plays on,
-and since a real network is shared and keeps its games, every test uses names and keys of its own.
+The suite plays on the REST API that XO_REST_URL names (a real Sawtooth network, in docker compose), whose
+REST APIs report rejected batches as XO_REJECTIONS_REPORTED states (see players.Rejections). When XO_REST_URL
+is unset, the session starts an `xo-devnet` of its own, which always reports them. No test knows which
+network it plays on, and since a real network is shared and keeps its games, every test uses names and keys
+of its own.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.devnet import running_devnet
-from tests.integration.players import Player, Xo
+from tests.integration.players import Player, Rejections, Xo
 from tests.integration.rest import wait_until_serving
 
 # How long a named network may take to come up (a fresh PBFT network needs its genesis block first).
@@ -24,9 +26,13 @@ from tests.integration.rest import wait_until_serving
 READY_SECONDS = float(os.environ.get("XO_REST_READY_SECONDS", "100"))
 
 
+def named_rest_url() -> str:
+    return os.environ.get("XO_REST_URL", "").strip().rstrip("/")
+
+
 @pytest.fixture(scope="session")
 def rest_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    named = os.environ.get("XO_REST_URL", "").strip().rstrip("/")
+    named = named_rest_url()
     if named:
         wait_until_serving(named, READY_SECONDS)
         yield named
@@ -37,7 +43,8 @@ def rest_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def xo(rest_url: str) -> Xo:
-    return Xo(rest_url)
+    """`xo` on the network; XO_REJECTIONS_REPORTED describes a named network, never the suite's own devnet."""
+    return Xo(rest_url, Rejections.from_environment() if named_rest_url() else Rejections.ALWAYS)
 
 
 @pytest.fixture(scope="session")

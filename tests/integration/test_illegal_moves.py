@@ -1,20 +1,22 @@
 """Moves the XO rules forbid. `xo` refuses them before submitting anything; forced through with
---no-validate, the validator rejects them and `xo` reports the validator's reason. The game is unchanged."""
+--no-validate, the validator rejects them and `xo` reports the validator's reason (where the network's REST
+API reports rejections at all: see players.Rejections). Either way the game is unchanged."""
 
 from tests.integration.players import Player, Xo
 from tests.integration.rest import state_at, xo_address
 
 
 def refused_both_ways(player: Player, *move: str, game: str, reason: str) -> None:
-    """`xo` refuses ``move`` on its own, and the validator rejects it for ``reason``."""
+    """`xo` refuses ``move`` on its own, and the validator rejects it for ``reason``: the state stays as it was."""
     refused = player.refused_by_client(*move)
     assert refused.stderr.startswith("xo: error:"), refused
     assert game in refused.stderr, refused
 
-    rejected = player.rejected_by_validator(*move)
+    before = state_at(player.xo.url, xo_address(game))
+    rejected = player.rejected_by_validator(*move, reason=reason)
     assert rejected.stderr.startswith("xo: error:"), rejected
-    assert reason in rejected.stderr, rejected
     assert game in rejected.stderr, rejected
+    assert state_at(player.xo.url, xo_address(game)) == before
 
 
 def test_a_space_cannot_be_taken_twice(xo: Xo, alice: Player, bob: Player, game: str) -> None:
