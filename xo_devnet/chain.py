@@ -1,22 +1,53 @@
-"""Blocks as a Sawtooth validator makes them: header fields, ids, genesis.
+"""Blocks as a Sawtooth validator makes them: header bytes, ids, genesis, and this node's chain.
 
 A block id is the node key's signature over the serialized BlockHeader, exactly as
 for transactions and batches, so any Sawtooth tool can check our blocks' signatures.
 The consensus field carries what a real dev-mode network writes: ``Genesis`` in block 0
-and ``Devmode`` afterwards.
+and ``Devmode`` afterwards. The node key lives in storage, written in the same
+transaction as genesis, so a chain and the key that signs it never part.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block, BlockHeader
-from xo_core.signing import Signer
+from xo_core.signing import InvalidKey, Signer
+from xo_devnet.merkle import EMPTY_NODE, EMPTY_ROOT
+from xo_devnet.storage import CommitRecord, Storage
+
+LOG = logging.getLogger(__name__)
 
 NULL_BLOCK_ID = "0000000000000000"
 GENESIS_CONSENSUS = b"Genesis"
 DEVMODE_CONSENSUS = b"Devmode"
+_NODE_KEY = "node_private_key"
+
+
+class ChainError(Exception):
+    """The stored chain cannot be continued by this node (no key, an unusable key, someone else's head)."""
+
+
+def block_header(
+    *,
+    block_num: int,
+    previous_block_id: str,
+    signer_public_key: str,
+    batch_ids: Sequence[str],
+    state_root: str,
+    consensus: bytes,
+) -> bytes:
+    """The serialized BlockHeader a validator signs for these fields."""
+    return BlockHeader(
+        block_num=block_num,
+        previous_block_id=previous_block_id,
+        signer_public_key=signer_public_key,
+        batch_ids=batch_ids,
+        consensus=consensus,
+        state_root_hash=state_root,
+    ).SerializeToString()
 
 
 def build_block(
@@ -29,14 +60,14 @@ def build_block(
     consensus: bytes = DEVMODE_CONSENSUS,
 ) -> Block:
     """Sign a block holding ``batches`` whose execution led to ``state_root``."""
-    header = BlockHeader(
+    header = block_header(
         block_num=block_num,
         previous_block_id=previous_block_id,
         signer_public_key=signer.public_key,
         batch_ids=[batch.header_signature for batch in batches],
+        state_root=state_root,
         consensus=consensus,
-        state_root_hash=state_root,
-    ).SerializeToString()
+    )
     return Block(header=header, header_signature=signer.sign(header), batches=batches)
 
 
@@ -54,3 +85,31 @@ def genesis_block(signer: Signer, state_root: str) -> Block:
 
 def header_of(block: Block) -> BlockHeader:
     return BlockHeader.FromString(block.header)
+
+
+def open_chain(storage: Storage) -> tuple[Signer, Block]:
+    """The node key and head block, creating both (atomically) on first use; ChainError if unusable."""
+    head = storage.head_block()
+    key = storage.meta(_NODE_KEY)
+    if head is None:
+        signer = Signer.from_hex(key.decode()) if key is not None else Signer.generate()
+        genesis = genesis_block(signer, EMPTY_ROOT)
+        storage.commit(
+            CommitRecord(
+                block=genesis,
+                block_num=0,
+                nodes={("", EMPTY_ROOT): EMPTY_NODE},
+                meta={_NODE_KEY: signer.private_key_hex.encode()},
+            )
+        )
+        LOG.info("created genesis block %s", genesis.header_signature[:16])
+        return signer, genesis
+    if key is None:
+        raise ChainError("the ledger database has blocks but no node key; it is not an xo-devnet ledger")
+    try:
+        signer = Signer.from_hex(key.decode("ascii", "replace"))
+    except InvalidKey as error:
+        raise ChainError(f"the stored node key is unusable: {error}") from None
+    if header_of(head).signer_public_key != signer.public_key:
+        raise ChainError("the head block was not signed by this ledger's node key")
+    return signer, head

@@ -1,10 +1,10 @@
 """The validator side of the transaction processor protocol.
 
 Knows the connected processors (what each registered, how much work it takes at
-once), sends them transactions, answers their state, event and receipt-data
-requests within the transaction's context, and watches their liveness with pings.
-It makes no policy decisions about a failed attempt: it reports it
-(``ProcessorFailed``) and the executor decides whether to retry.
+once), sends them transactions, keeps each attempt's context open exactly while the
+attempt runs (``context_requests`` answers what processors ask within it), and
+watches their liveness with pings. It makes no policy decisions about a failed
+attempt: it reports it (``ProcessorFailed``) and the executor decides whether to retry.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from xo_core.protobuf import network_pb2, processor_pb2, state_context_pb2
+from xo_core.protobuf import network_pb2, processor_pb2
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.validator_pb2 import Message
-from xo_devnet.context import AuthorizationError, TxnContext
+from xo_devnet.context import TxnContext
+from xo_devnet.context_requests import answer_context_request
 
 LOG = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class Registration:
 @dataclass(eq=False)
 class _Request:
     correlation_id: str
+    context_id: str
     connection: bytes
     registration: Registration
     future: asyncio.Future[processor_pb2.TpProcessResponse]
@@ -74,7 +76,6 @@ class _Connection:
     requests: dict[str, _Request] = field(default_factory=dict)
     last_seen: float = field(default_factory=time.monotonic)
     ping_sent_at: float | None = None
-    ping_id: str = ""
 
 
 class Dispatcher:
@@ -125,6 +126,7 @@ class Dispatcher:
         correlation_id = next(self._ids)
         request = _Request(
             correlation_id,
+            context_id,
             registration.connection,
             registration,
             asyncio.get_running_loop().create_future(),
@@ -148,7 +150,7 @@ class Dispatcher:
                 self._drop(connection, "cannot be reached")
             return await request.future, registration.connection
         finally:
-            del self._contexts[context_id]
+            self._contexts.pop(context_id, None)
             self._finish(request)
 
     async def _acquire(self, key: FamilyKey, avoid: bytes | None) -> Registration:
@@ -201,21 +203,22 @@ class Dispatcher:
         if connection is not None:
             connection.last_seen = time.monotonic()
             connection.ping_sent_at = None
+        reply = answer_context_request(self._contexts, message)
+        if reply is not None:
+            self._send(identity, *reply, message.correlation_id)
+            return
         handler = self._handlers.get(message.message_type)
         if handler is None:
             LOG.warning("ignoring message type %s from %s", message.message_type, identity.hex())
             return
         handler(self, identity, connection, message)
 
-    def _reply(self, identity: bytes, message_type: int, content: bytes, correlation_id: str) -> None:
-        self._send(identity, message_type, content, correlation_id)
-
     def _on_register(self, identity: bytes, connection: _Connection | None, message: Message) -> None:
         request = processor_pb2.TpRegisterRequest.FromString(message.content)
         if not request.family or not request.version:
             LOG.warning("refusing a registration without family or version from %s", identity.hex())
             response = processor_pb2.TpRegisterResponse(status=processor_pb2.TpRegisterResponse.ERROR)
-            self._reply(identity, Message.TP_REGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
+            self._send(identity, Message.TP_REGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
             return
         if connection is None:
             connection = self._connections[identity] = _Connection(identity)
@@ -238,7 +241,7 @@ class Dispatcher:
         response = processor_pb2.TpRegisterResponse(
             status=processor_pb2.TpRegisterResponse.OK, protocol_version=PROTOCOL_VERSION
         )
-        self._reply(identity, Message.TP_REGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
+        self._send(identity, Message.TP_REGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
         self._on_processors_changed()
 
     def _add(self, connection: _Connection, registration: Registration) -> None:
@@ -256,7 +259,7 @@ class Dispatcher:
 
     def _on_unregister(self, identity: bytes, connection: _Connection | None, message: Message) -> None:
         response = processor_pb2.TpUnregisterResponse(status=processor_pb2.TpUnregisterResponse.OK)
-        self._reply(identity, Message.TP_UNREGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
+        self._send(identity, Message.TP_UNREGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
         if connection is not None:
             LOG.info("processor %s unregistered", identity.hex())
             self._forget(connection, "unregistered", counts=False, remember=False)
@@ -266,72 +269,10 @@ class Dispatcher:
         if request is None:
             LOG.debug("ignoring a late or unknown process response from %s", identity.hex())
             return
-        response = processor_pb2.TpProcessResponse.FromString(message.content)
-        if not request.future.done():
-            request.future.set_result(response)
-
-    def _on_state_get(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        request = state_context_pb2.TpStateGetRequest.FromString(message.content)
-        response_type = state_context_pb2.TpStateGetResponse
-        try:
-            entries = self._context(request.context_id).get(request.addresses)
-            response = response_type(
-                entries=[state_context_pb2.TpStateEntry(address=address, data=data) for address, data in entries],
-                status=response_type.OK,
-            )
-        except AuthorizationError as error:
-            LOG.info("refused a state read: %s", error)
-            response = response_type(status=response_type.AUTHORIZATION_ERROR)
-        self._reply(identity, Message.TP_STATE_GET_RESPONSE, response.SerializeToString(), message.correlation_id)
-
-    def _on_state_set(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        request = state_context_pb2.TpStateSetRequest.FromString(message.content)
-        response_type = state_context_pb2.TpStateSetResponse
-        try:
-            written = self._context(request.context_id).set((entry.address, entry.data) for entry in request.entries)
-            response = response_type(addresses=written, status=response_type.OK)
-        except AuthorizationError as error:
-            LOG.info("refused a state write: %s", error)
-            response = response_type(status=response_type.AUTHORIZATION_ERROR)
-        self._reply(identity, Message.TP_STATE_SET_RESPONSE, response.SerializeToString(), message.correlation_id)
-
-    def _on_state_delete(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        request = state_context_pb2.TpStateDeleteRequest.FromString(message.content)
-        response_type = state_context_pb2.TpStateDeleteResponse
-        try:
-            deleted = self._context(request.context_id).delete(request.addresses)
-            response = response_type(addresses=deleted, status=response_type.OK)
-        except AuthorizationError as error:
-            LOG.info("refused a state delete: %s", error)
-            response = response_type(status=response_type.AUTHORIZATION_ERROR)
-        self._reply(identity, Message.TP_STATE_DELETE_RESPONSE, response.SerializeToString(), message.correlation_id)
-
-    def _on_receipt_data(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        request = state_context_pb2.TpReceiptAddDataRequest.FromString(message.content)
-        response_type = state_context_pb2.TpReceiptAddDataResponse
-        context = self._contexts.get(request.context_id)
-        if context is None:
-            response = response_type(status=response_type.ERROR)
-        else:
-            context.data.append(request.data)
-            response = response_type(status=response_type.OK)
-        self._reply(
-            identity, Message.TP_RECEIPT_ADD_DATA_RESPONSE, response.SerializeToString(), message.correlation_id
-        )
-
-    def _on_event(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        request = state_context_pb2.TpEventAddRequest.FromString(message.content)
-        response_type = state_context_pb2.TpEventAddResponse
-        context = self._contexts.get(request.context_id)
-        if context is None:
-            response = response_type(status=response_type.ERROR)
-        else:
-            context.events.append(request.event)
-            response = response_type(status=response_type.OK)
-        self._reply(identity, Message.TP_EVENT_ADD_RESPONSE, response.SerializeToString(), message.correlation_id)
+        self._conclude(request, processor_pb2.TpProcessResponse.FromString(message.content))
 
     def _on_ping(self, identity: bytes, _: _Connection | None, message: Message) -> None:
-        self._reply(
+        self._send(
             identity, Message.PING_RESPONSE, network_pb2.PingResponse().SerializeToString(), message.correlation_id
         )
 
@@ -342,20 +283,24 @@ class Dispatcher:
         Message.TP_REGISTER_REQUEST: _on_register,
         Message.TP_UNREGISTER_REQUEST: _on_unregister,
         Message.TP_PROCESS_RESPONSE: _on_process_response,
-        Message.TP_STATE_GET_REQUEST: _on_state_get,
-        Message.TP_STATE_SET_REQUEST: _on_state_set,
-        Message.TP_STATE_DELETE_REQUEST: _on_state_delete,
-        Message.TP_RECEIPT_ADD_DATA_REQUEST: _on_receipt_data,
-        Message.TP_EVENT_ADD_REQUEST: _on_event,
         Message.PING_REQUEST: _on_ping,
         Message.PING_RESPONSE: _on_ping_response,
     }
 
-    def _context(self, context_id: str) -> TxnContext:
-        context = self._contexts.get(context_id)
-        if context is None:
-            raise AuthorizationError(f"no transaction is executing in context {context_id!r}")
-        return context
+    def _conclude(
+        self,
+        request: _Request,
+        response: processor_pb2.TpProcessResponse | None = None,
+        failure: ProcessorFailed | None = None,
+    ) -> None:
+        """End an attempt: its context closes first, so nothing the processor sends afterwards lands in it."""
+        self._contexts.pop(request.context_id, None)
+        if request.future.done():
+            return
+        if failure is not None:
+            request.future.set_exception(failure)
+        else:
+            request.future.set_result(response)
 
     # Liveness.
 
@@ -372,23 +317,23 @@ class Dispatcher:
                 self._drop(connection, f"did not answer a ping within {self._ping_timeout:g} s")
                 continue
             if connection.ping_sent_at is None and now - connection.last_seen >= self._ping_interval:
-                connection.ping_id = next(self._ids)
                 connection.ping_sent_at = now
                 if not self._send(
                     connection.identity,
                     Message.PING_REQUEST,
                     network_pb2.PingRequest().SerializeToString(),
-                    connection.ping_id,
+                    next(self._ids),
                 ):
                     self._drop(connection, "cannot be reached")
                     continue
             for request in list(connection.requests.values()):
                 if now - request.sent_at > self._process_timeout and not request.future.done():
-                    request.future.set_exception(
-                        ProcessorFailed(
+                    self._conclude(
+                        request,
+                        failure=ProcessorFailed(
                             f"processor gave no answer within {self._process_timeout:g} s",
                             connection=connection.identity,
-                        )
+                        ),
                     )
 
     def _drop(self, connection: _Connection, reason: str) -> None:
@@ -407,8 +352,7 @@ class Dispatcher:
                 del self._by_family[key]
             self._wake(key)
         for request in connection.requests.values():
-            if not request.future.done():
-                request.future.set_exception(ProcessorFailed(reason, connection=connection.identity, counts=counts))
+            self._conclude(request, failure=ProcessorFailed(reason, connection=connection.identity, counts=counts))
         self._on_processors_changed()
 
     def _revive(self, identity: bytes) -> _Connection:

@@ -1,16 +1,28 @@
-"""Executes a planned block: every batch atomically, concurrently where the plan allows.
+"""Executes scheduled batches, each atomically, concurrently where the planner allows.
 
-The outcome equals serial execution in block order (see ``scheduler``). A batch is
+The outcome equals serial execution in arrival order (see ``scheduler``). A batch is
 VALID when all its transactions are, INVALID as soon as one is (its writes vanish),
-DEFERRED (back to the queue, still PENDING) when no processor serves it any more or
-a transaction it depends on did not make it into the block. Processor failures are
-retried with back-off, to another processor when there is one, up to a bound after
-which the batch is INVALID with a message naming the failing processor family.
+DEFERRED (back to the queue, still PENDING) when no processor serves it any more, when
+a transaction it depends on did not end valid, or when an earlier batch it waits for
+was deferred: it must not overtake that one.
+
+Execution is continuous; blocks are cut from it. ``cut`` takes every finished batch
+out, as the next block's content, while the unfinished ones keep running and land in
+a later block, so one slow or stuck transaction delays only the batches that must
+wait for it. A cut is always consistent: a finished batch never waits for an
+unfinished one, and the unfinished ones read committed state through
+``read_committed``, which the caller advances past the cut batches in the same step.
+
+Processor failures are retried with back-off, to another processor when there is one,
+up to a bound after which the batch is INVALID with a message naming the failing
+processor family.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import logging
 from dataclasses import dataclass, field
 
@@ -19,7 +31,7 @@ from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
 from xo_devnet.context import Reader, TxnContext, layered_reader
 from xo_devnet.dispatcher import Dispatcher, NoProcessor, ProcessorFailed
-from xo_devnet.scheduler import BlockPlan, PendingBatch
+from xo_devnet.scheduler import PendingBatch, Planner
 from xo_devnet.status import InvalidTransactionInfo
 
 LOG = logging.getLogger(__name__)
@@ -27,7 +39,7 @@ _MAX_RETRY_DELAY = 1.0
 
 
 class _Deferred(Exception):
-    """The batch cannot run in this block; it stays queued."""
+    """The batch cannot run now; it goes back to the queue."""
 
 
 @dataclass
@@ -44,62 +56,128 @@ class _Outcome:
     receipts: list[TransactionReceipt] | None = None
     invalid: tuple[InvalidTransactionInfo, ...] = ()
 
+
+@dataclass(eq=False)
+class _Entry:
+    """One scheduled batch; ``done`` holds its outcome, None when deferred."""
+
+    pending: PendingBatch
+    waits: list[_Entry]
+    requires_valid: list[_Entry]
+    done: asyncio.Future[_Outcome | None]
+    task: asyncio.Task[None] | None = None
+
     @property
-    def valid(self) -> bool:
-        return self.receipts is not None
+    def deferred(self) -> bool:
+        return self.done.done() and self.done.result() is None
 
 
 class BlockExecutor:
-    """Runs blocks through the dispatcher with a bounded retry policy."""
+    """Runs batches through the dispatcher with a bounded retry policy, and cuts blocks from them."""
 
-    def __init__(self, dispatcher: Dispatcher, *, max_attempts: int, retry_delay: float) -> None:
+    def __init__(
+        self, dispatcher: Dispatcher, read_committed: Reader, *, max_attempts: int, retry_delay: float
+    ) -> None:
         self._dispatcher = dispatcher
+        self._read_committed = read_committed
         self._max_attempts = max_attempts
         self._retry_delay = retry_delay
+        self._planner = Planner()
+        self._keys = itertools.count()
+        self._entries: dict[int, _Entry] = {}
+        self._overlay: dict[str, bytes | None] = {}
+        """Writes of the finished valid batches not cut yet."""
 
-    async def execute(self, plan: BlockPlan, read_committed: Reader) -> BlockResult:
-        overlay: dict[str, bytes | None] = {}
-        loop = asyncio.get_running_loop()
-        done: list[asyncio.Future[_Outcome | None]] = [loop.create_future() for _ in plan.batches]
+    @property
+    def running(self) -> int:
+        """How many batches are scheduled and not yet cut."""
+        return len(self._entries)
 
-        async def run(index: int) -> None:
-            outcome: _Outcome | None = None
-            try:
-                for earlier in plan.waits_for[index]:
-                    await asyncio.shield(done[earlier])
-                if all(_succeeded(done[required]) for required in plan.requires_valid[index]):
-                    outcome = await self._run_batch(plan.batches[index], overlay, read_committed)
-            except _Deferred:
-                outcome = None
-            except Exception:
-                LOG.exception("executing batch %s failed; it stays pending", plan.batches[index].batch_id)
-                outcome = None
-            finally:
-                if not done[index].done():
-                    done[index].set_result(outcome)
+    def has_transaction(self, txn_id: str) -> bool:
+        """Whether a scheduled batch holds this transaction (a later batch may then depend on it)."""
+        return txn_id in self._planner
 
-        tasks = [asyncio.create_task(run(index)) for index in range(len(plan.batches))]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-        result = BlockResult(changes=overlay)
-        for pending, future in zip(plan.batches, done, strict=True):
-            outcome = future.result()
+    def add(self, batches: list[PendingBatch]) -> None:
+        """Schedule batches that arrived after every batch already scheduled, and start them."""
+        for pending in batches:
+            key = next(self._keys)
+            constraints = self._planner.add(key, pending)
+            entry = _Entry(
+                pending,
+                waits=[self._entries[earlier] for earlier in constraints.waits_for],
+                requires_valid=[self._entries[earlier] for earlier in constraints.requires_valid],
+                done=asyncio.get_running_loop().create_future(),
+            )
+            self._entries[key] = entry
+            entry.task = asyncio.create_task(self._run(entry), name=f"xo-batch-{pending.batch_id[:16]}")
+
+    async def settle(self, timeout: float) -> None:
+        """Wait until every scheduled batch has finished, or for ``timeout`` seconds."""
+        unfinished = [entry.done for entry in self._entries.values() if not entry.done.done()]
+        if unfinished:
+            await asyncio.wait(unfinished, timeout=max(timeout, 0.0))
+
+    def cut(self) -> BlockResult:
+        """Take every finished batch out of the schedule, in arrival order, with the state they wrote.
+
+        A running batch that waits for a deferred one is deferred now too (it would be
+        at its next step), so both go back to the queue in their order.
+        """
+        result = BlockResult()
+        taken: set[int] = set()
+        for key, entry in self._entries.items():
+            if not entry.done.done():
+                if not any(earlier.deferred for earlier in entry.waits):
+                    continue
+                entry.done.set_result(None)
+                if entry.task is not None:
+                    entry.task.cancel()
+            taken.add(key)
+            outcome = entry.done.result()
             if outcome is None:
-                result.deferred.append(pending)
+                result.deferred.append(entry.pending)
             elif outcome.receipts is not None:
-                result.valid.append((pending, outcome.receipts))
+                result.valid.append((entry.pending, outcome.receipts))
             else:
-                result.invalid.append((pending, outcome.invalid))
+                result.invalid.append((entry.pending, outcome.invalid))
+        for key in taken:
+            del self._entries[key]
+        self._planner.forget(taken)
+        result.changes = dict(self._overlay)
+        self._overlay.clear()
         return result
 
-    async def _run_batch(
-        self, pending: PendingBatch, overlay: dict[str, bytes | None], read_committed: Reader
-    ) -> _Outcome:
+    async def close(self) -> None:
+        """Stop every running batch (the ledger is stopping; they stay pending)."""
+        tasks = [entry.task for entry in self._entries.values() if entry.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._entries.clear()
+
+    async def _run(self, entry: _Entry) -> None:
+        outcome: _Outcome | None = None
+        try:
+            for earlier in entry.waits:
+                await asyncio.shield(earlier.done)
+            if not any(earlier.deferred for earlier in entry.waits) and all(
+                _succeeded(required) for required in entry.requires_valid
+            ):
+                outcome = await self._run_batch(entry.pending)
+        except _Deferred:
+            outcome = None
+        except Exception:
+            LOG.exception("executing batch %s failed; it stays pending", entry.pending.batch_id)
+            outcome = None
+        finally:
+            if not entry.done.done():
+                entry.done.set_result(outcome)
+
+    async def _run_batch(self, pending: PendingBatch) -> _Outcome:
         batch_writes: dict[str, bytes | None] = {}
-        read = layered_reader((batch_writes, overlay), read_committed)
+        read = layered_reader((batch_writes, self._overlay), self._read_committed)
         receipts = []
         for txn, header in zip(pending.batch.transactions, pending.headers, strict=True):
             context = await self._run_transaction(pending, txn, header, read)
@@ -107,7 +185,7 @@ class BlockExecutor:
                 return _Outcome(invalid=(context,))
             batch_writes.update(context.writes)
             receipts.append(context.receipt(txn.header_signature))
-        overlay.update(batch_writes)
+        self._overlay.update(batch_writes)
         return _Outcome(receipts=receipts)
 
     async def _run_transaction(
@@ -149,9 +227,9 @@ class BlockExecutor:
             await asyncio.sleep(min(self._retry_delay * 2 ** (pending.failures - 1), _MAX_RETRY_DELAY))
 
 
-def _succeeded(done: asyncio.Future[_Outcome | None]) -> bool:
-    outcome = done.result()
-    return outcome is not None and outcome.valid
+def _succeeded(entry: _Entry) -> bool:
+    outcome = entry.done.result()
+    return outcome is not None and outcome.receipts is not None
 
 
 def _internal_error(response: TpProcessResponse) -> str:

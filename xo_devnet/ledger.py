@@ -1,19 +1,21 @@
 """The ledger facade: the one object the REST API and the `xo-devnet` command talk to.
 
-It owns the pending queue and the block loop: take the ready batches, execute them
-(``executor``), fold their writes into the Merkle tree, sign a block (``chain``) and
-hand it to storage. Blocks are pipelined: block N+1 executes on top of block N's
-state while N is being written, but a batch is reported COMMITTED only once the
-block holding it is durable, and reads (chain head, blocks, state) only ever see
-durable blocks. Everything runs on one asyncio loop; only the storage commits of a
-data-directory ledger run on a dedicated writer thread.
+It runs the block loop: take the ready batches from the pending queue (``pending``),
+have them executed (``executor``), cut a block from those finished, fold their writes
+into the Merkle tree, sign the block (``chain``) and hand it to storage (``writer``).
+Blocks are pipelined: block N+1 executes on top of block N's state while N is being
+written, but a batch is reported COMMITTED only once the block holding it is durable,
+and reads (chain head, blocks, state) only ever see durable blocks. Everything runs on
+one asyncio loop; only the storage writes of a data-directory ledger run on the
+writer's thread.
 
 A data-directory ledger also records each submission in storage before it
 acknowledges it, and re-queues those records on start, so a batch the REST API
 answered 202 for is decided even if the process is killed before any block holds it.
-The record is written by the writer thread, in the same first-in-first-out line as
-the blocks: a batch is queued for execution at once, yet no block holding it can be
-written before its record, and the event loop never waits for a block's write lock.
+The record goes through the same first-in-first-out writer as the blocks: a batch is
+queued for execution at once, yet no block holding it can be written before its
+record. The first failed write stops block production and the intake for good; a
+restart resumes from the last block written with every recorded batch still pending.
 """
 
 from __future__ import annotations
@@ -23,36 +25,28 @@ import contextlib
 import functools
 import logging
 import re
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
 
 from xo_core.protobuf.batch_pb2 import Batch
-from xo_core.protobuf.block_pb2 import Block, BlockHeader
+from xo_core.protobuf.block_pb2 import Block
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
-from xo_core.signing import InvalidKey, Signer
-from xo_devnet.chain import build_block, genesis_block, header_of
+from xo_core.signing import Signer
+from xo_devnet.chain import ChainError, build_block, header_of, open_chain
 from xo_devnet.component import ComponentSocket
 from xo_devnet.dispatcher import Dispatcher
 from xo_devnet.executor import BlockExecutor, BlockResult
-from xo_devnet.merkle import (
-    ADDRESS_PATTERN,
-    EMPTY_NODE,
-    EMPTY_ROOT,
-    PREFIX_PATTERN,
-    CorruptState,
-    MerkleTree,
-    MissingNode,
-    NodeKey,
-)
-from xo_devnet.scheduler import PendingBatch, plan_block, select_batches
-from xo_devnet.status import COMMITTED, INVALID, PENDING, UNKNOWN, BatchStatus, InvalidTransactionInfo
+from xo_devnet.merkle import ADDRESS_PATTERN, PREFIX_PATTERN, CorruptState, MerkleTree, MissingNode, NodeKey
+from xo_devnet.pending import DuplicateBatch, PendingBatches, QueueFull
+from xo_devnet.scheduler import PendingBatch, select_batches
+from xo_devnet.status import BatchStatus, InvalidTransactionInfo
 from xo_devnet.storage import CommitRecord, Storage, StorageError
+from xo_devnet.writer import StorageWriter
 
 __all__ = [
     "BatchStatus",
@@ -66,7 +60,6 @@ __all__ = [
 
 LOG = logging.getLogger(__name__)
 
-_NODE_KEY = "node_private_key"
 _HASH = re.compile(r"[0-9a-f]{64}")
 _COMMIT_PIPELINE_DEPTH = 2
 
@@ -79,6 +72,8 @@ class LedgerConfig:
     component_endpoint: str = "tcp://127.0.0.1:4004"
     block_interval: float = 0.05
     """Seconds between the starts of two blocks while batches are pending."""
+    block_time_limit: float = 1.0
+    """A block is cut after this long even if some of its batches are still executing; they finish in a later one."""
     max_pending_batches: int = 10_000
     max_batches_per_block: int = 1_000
     ping_interval: float = 1.0
@@ -91,18 +86,12 @@ class LedgerConfig:
     """Processor failures (crash, INTERNAL_ERROR, timeout) before a batch is INVALID."""
     retry_delay: float = 0.05
     """First back-off after a failure; doubles per failure, capped at one second."""
+    sync_interval: float = 1.0
+    """Longest an accepted batch's record waits for an fsync when no block commit comes."""
 
 
 class LedgerError(Exception):
     """The ledger cannot start: data directory locked or corrupt, endpoint not bindable."""
-
-
-class QueueFull(Exception):
-    """The pending queue cannot take the submitted batches (REST: 429, code 31)."""
-
-
-class DuplicateBatch(Exception):
-    """A submitted batch or transaction id is already pending or committed (REST: 400, code 30)."""
 
 
 class _Nodes:
@@ -136,16 +125,14 @@ class Ledger:
         self._exec_block_id = head.header_signature
         self._exec_num = self._head_header.block_num
         self._exec_root = self._head_header.state_root_hash
-        self._pending: dict[str, PendingBatch] = {}
-        self._queue: OrderedDict[str, PendingBatch] = OrderedDict()
-        self._pending_txns: set[str] = set()
+        self._batches = PendingBatches(storage, capacity=config.max_pending_batches)
         self._executed_txns: set[str] = set()
         self._wake = asyncio.Event()
-        self._status_changed = asyncio.Event()
         self._commits: deque[asyncio.Future[None]] = deque()
-        self._writer = ThreadPoolExecutor(1, "xo-ledger-writer") if config.data_dir is not None else None
+        self._writer = StorageWriter(
+            storage, persistent=config.data_dir is not None, sync_interval=config.sync_interval
+        )
         self._failure: str | None = None
-        self._record_failed = False
         self._stopped = False
         self._last_block_at = float("-inf")
         self._dispatcher = Dispatcher(
@@ -157,12 +144,16 @@ class Ledger:
         )
         self._socket = ComponentSocket(self._dispatcher.handle)
         self._executor = BlockExecutor(
-            self._dispatcher, max_attempts=config.max_attempts, retry_delay=config.retry_delay
+            self._dispatcher, self._read_executed, max_attempts=config.max_attempts, retry_delay=config.retry_delay
         )
         self._tasks: list[asyncio.Task[None]] = []
 
     def _send(self, identity: bytes, message_type: int, content: bytes, correlation_id: str) -> bool:
         return self._socket.send(identity, message_type, content, correlation_id)
+
+    def _read_executed(self, address: str) -> bytes | None:
+        """State after the newest executed block, durable or not: what running batches build on."""
+        return self._tree.get(self._exec_root, address)
 
     @classmethod
     async def start(cls, config: LedgerConfig) -> Ledger:
@@ -176,7 +167,10 @@ class Ledger:
         except StorageError as error:
             raise LedgerError(str(error)) from None
         try:
-            signer, head = _open_chain(storage)
+            try:
+                signer, head = open_chain(storage)
+            except ChainError as error:
+                raise LedgerError(str(error)) from None
             ledger = cls(config, storage, signer, head)
             ledger._verify_head()
             ledger._restore_pending()
@@ -191,6 +185,7 @@ class Ledger:
         ledger._tasks = [
             asyncio.create_task(ledger._produce(), name="xo-ledger-blocks"),
             asyncio.create_task(ledger._dispatcher.watch(), name="xo-ledger-liveness"),
+            asyncio.create_task(ledger._writer.sync_records(), name="xo-ledger-record-sync"),
         ]
         LOG.info(
             "ledger ready: head block %d %s, component endpoint %s",
@@ -215,8 +210,9 @@ class Ledger:
             restored = [PendingBatch.parse(batch) for batch in self._storage.pending_batches()]
         except (StorageError, ValueError) as error:
             raise LedgerError(f"the stored pending batches cannot be re-queued: {error}") from None
-        self._enqueue(restored)
+        self._batches.restore(restored)
         if restored:
+            self._wake.set()
             LOG.info("re-queued %d batches accepted before the last stop", len(restored))
 
     async def stop(self) -> None:
@@ -229,15 +225,15 @@ class Ledger:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._executor.close()
         while self._commits:
             with contextlib.suppress(Exception):
                 await self._commits.popleft()
         self._dispatcher.close()
         self._socket.close()
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
+        self._writer.close()
         self._storage.close()
-        self._notify()
+        self._batches.close()
         LOG.info("ledger stopped at block %d", self._head_header.block_num)
 
     @property
@@ -262,42 +258,12 @@ class Ledger:
         """
         if self._stopped or self._failure is not None:
             raise QueueFull(f"the ledger is not accepting batches: {self._failure or 'it is stopping'}")
-        if len(self._pending) + len(batches) > self._config.max_pending_batches:
-            raise QueueFull(
-                f"{len(self._pending)} batches are pending (at most {self._config.max_pending_batches}); retry later"
-            )
-        parsed = [PendingBatch.parse(batch) for batch in batches]
-        seen_batches: set[str] = set()
-        seen_txns: set[str] = set()
-        for pending in parsed:
-            if pending.batch_id in seen_batches or self._known_batch(pending.batch_id):
-                raise DuplicateBatch(f"batch {pending.batch_id} is already pending or committed")
-            seen_batches.add(pending.batch_id)
-            for txn_id in pending.txn_ids:
-                if txn_id in seen_txns or self._known_transaction(txn_id):
-                    raise DuplicateBatch(f"transaction {txn_id} is already pending or committed")
-                seen_txns.add(txn_id)
-        self._enqueue(parsed)
-        loop = asyncio.get_running_loop()
-        acknowledged = loop.create_future()
-        if self._writer is None:
-            acknowledged.set_result(None)
-        else:
-            recorded = loop.run_in_executor(self._writer, self._record, list(batches))
-            recorded.add_done_callback(functools.partial(self._recorded, parsed, acknowledged))
+        parsed = self._batches.admit(batches)
+        self._wake.set()
+        acknowledged = asyncio.get_running_loop().create_future()
+        recorded = self._writer.record(batches)
+        recorded.add_done_callback(functools.partial(self._recorded, parsed, acknowledged))
         return acknowledged
-
-    def _record(self, batches: list[Batch]) -> None:
-        """On the writer thread: record one submission.
-
-        After a failure no later block may be written (``_write`` refuses): one could
-        hold these batches, whose client is told they were not accepted.
-        """
-        try:
-            self._storage.add_pending(batches)
-        except StorageError:
-            self._record_failed = True
-            raise
 
     def _recorded(
         self, parsed: list[PendingBatch], acknowledged: asyncio.Future[None], future: asyncio.Future[None]
@@ -305,59 +271,19 @@ class Ledger:
         try:
             future.result()
         except Exception as error:
-            self._halt(f"storage failed to record accepted batches: {error!r}")
-            for pending in parsed:
-                self._queue.pop(pending.batch_id, None)
-                self._forget(pending)
+            self._halt(f"storage failed to record accepted batches: {error}")
+            self._batches.withdraw(parsed)
             _settle(acknowledged, QueueFull(f"the ledger could not record the batches: {error}"))
-            self._notify()
         else:
             _settle(acknowledged)
 
-    def _enqueue(self, parsed: Sequence[PendingBatch]) -> None:
-        for pending in parsed:
-            self._pending[pending.batch_id] = pending
-            self._queue[pending.batch_id] = pending
-            self._pending_txns.update(pending.txn_ids)
-        if parsed:
-            self._wake.set()
-
-    def _known_batch(self, batch_id: str) -> bool:
-        return batch_id in self._pending or self._storage.has_batch(batch_id)
-
-    def _known_transaction(self, txn_id: str) -> bool:
-        return txn_id in self._pending_txns or self._storage.has_transaction(txn_id)
-
     def batch_statuses(self, batch_ids: Sequence[str]) -> list[BatchStatus]:
         """Current status of each id, in the order asked."""
-        return [self._status(batch_id) for batch_id in batch_ids]
-
-    def _status(self, batch_id: str) -> BatchStatus:
-        if batch_id in self._pending:
-            return BatchStatus(batch_id, PENDING)
-        if self._storage.has_batch(batch_id):
-            return BatchStatus(batch_id, COMMITTED)
-        invalid = self._storage.invalid(batch_id)
-        if invalid is not None:
-            return BatchStatus(batch_id, INVALID, invalid)
-        return BatchStatus(batch_id, UNKNOWN)
+        return self._batches.statuses(batch_ids)
 
     async def wait_for_batches(self, batch_ids: Sequence[str], timeout: float) -> list[BatchStatus]:
         """Statuses as soon as none is PENDING, or whatever they are at `timeout` seconds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(timeout, 0.0)
-        while any(batch_id in self._pending for batch_id in batch_ids) and not self._stopped:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                break
-            changed = self._status_changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), remaining)
-        return self.batch_statuses(batch_ids)
-
-    def _notify(self) -> None:
-        self._status_changed.set()
-        self._status_changed = asyncio.Event()
+        return await self._batches.wait(batch_ids, timeout)
 
     # Reading the chain (durable blocks only).
 
@@ -449,6 +375,7 @@ class Ledger:
             LOG.exception("block production failed; no further blocks will be produced")
 
     async def _produce_blocks(self) -> None:
+        """Start the ready batches, wait for the running ones (bounded), cut a block from those finished."""
         loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
@@ -457,36 +384,35 @@ class Ledger:
             if delay > 0:
                 await asyncio.sleep(delay)
             chosen = select_batches(
-                self._queue.values(),
-                txn_committed=self._txn_committed,
+                self._batches.queued(),
+                available=self._txn_available,
                 served=self._dispatcher.served,
-                limit=self._config.max_batches_per_block,
+                limit=self._config.max_batches_per_block - self._executor.running,
             )
-            if not chosen:
+            if not chosen and not self._executor.running:
                 continue
             self._last_block_at = loop.time()
-            for pending in chosen:
-                del self._queue[pending.batch_id]
-            read_committed = functools.partial(self._tree.get, self._exec_root)
-            result = await self._executor.execute(plan_block(chosen), read_committed)
-            self._requeue(result.deferred)
+            self._batches.take(chosen)
+            self._executor.add(chosen)
+            await self._executor.settle(self._config.block_time_limit)
+            result = self._executor.cut()
+            self._batches.requeue(result.deferred)
             record = self._seal(result)
             if record is not None:
                 await self._commit(record, result)
-            if self._queue:
+            if self._batches.has_queued() or self._executor.running:
                 self._wake.set()
 
-    def _txn_committed(self, txn_id: str) -> bool:
-        return txn_id in self._executed_txns or self._storage.has_transaction(txn_id)
-
-    def _requeue(self, deferred: list[PendingBatch]) -> None:
-        """Put deferred batches back at the front, in their original order."""
-        for pending in reversed(deferred):
-            self._queue[pending.batch_id] = pending
-            self._queue.move_to_end(pending.batch_id, last=False)
+    def _txn_available(self, txn_id: str) -> bool:
+        """Whether a batch may depend on this transaction now: executed, executing, or committed."""
+        return (
+            txn_id in self._executed_txns
+            or self._executor.has_transaction(txn_id)
+            or self._storage.has_transaction(txn_id)
+        )
 
     def _seal(self, result: BlockResult) -> CommitRecord | None:
-        """Turn an executed block into what storage writes; advance the execution head."""
+        """Turn a cut into what storage writes; advance the execution head (in the same step as the cut)."""
         invalid = {pending.batch_id: infos for pending, infos in result.invalid}
         if not result.valid:
             return CommitRecord(invalid=invalid) if invalid else None
@@ -507,22 +433,11 @@ class Ledger:
         self._exec_root, self._exec_num, self._exec_block_id = root, self._exec_num + 1, block.header_signature
         for pending, _ in result.valid:
             self._executed_txns.update(pending.txn_ids)
-        return CommitRecord(
-            block=block, block_num=self._exec_num, receipts=receipts, nodes=nodes, invalid=invalid
-        )
+        return CommitRecord(block=block, block_num=self._exec_num, receipts=receipts, nodes=nodes, invalid=invalid)
 
     async def _commit(self, record: CommitRecord, result: BlockResult) -> None:
         """Hand the record to storage; report its batches once it is durable. Keeps a short pipeline."""
-        loop = asyncio.get_running_loop()
-        if self._writer is None:
-            done: asyncio.Future[None] = loop.create_future()
-            try:
-                self._storage.commit(record)
-                done.set_result(None)
-            except Exception as error:
-                done.set_exception(error)
-        else:
-            done = loop.run_in_executor(self._writer, self._write, record)
+        done = self._writer.commit(record)
         done.add_done_callback(lambda future: self._committed(future, record, result))
         self._commits.append(done)
         while len(self._commits) > _COMMIT_PIPELINE_DEPTH or (self._commits and self._commits[0].done()):
@@ -530,22 +445,16 @@ class Ledger:
             with contextlib.suppress(Exception):
                 await asyncio.shield(oldest)
 
-    def _write(self, record: CommitRecord) -> None:
-        """On the writer thread: commit a block, unless a submission it may hold was not recorded."""
-        if self._record_failed:
-            raise StorageError("an earlier submission could not be recorded")
-        self._storage.commit(record)
-
     def _committed(self, future: asyncio.Future[None], record: CommitRecord, result: BlockResult) -> None:
         if future.cancelled() or future.exception() is not None:
-            error = "cancelled" if future.cancelled() else repr(future.exception())
+            error = "cancelled" if future.cancelled() else str(future.exception())
             self._halt(f"storage failed to commit a block: {error}")
             return
+        self._batches.decide(pending for pending, _ in result.valid)
         for pending, _ in result.valid:
-            self._forget(pending)
             self._executed_txns.difference_update(pending.txn_ids)
+        self._batches.decide(pending for pending, _ in result.invalid)
         for pending, infos in result.invalid:
-            self._forget(pending)
             LOG.info("batch %s is invalid: %s", pending.batch_id[:16], "; ".join(info.message for info in infos))
         if record.block is not None:
             for key in record.nodes:
@@ -558,20 +467,20 @@ class Ledger:
                 len(record.block.batches),
                 self._head_header.state_root_hash,
             )
-        self._notify()
+        self._batches.notify()
 
     def _halt(self, failure: str) -> None:
-        """Stop producing blocks and taking batches after a storage failure; a restart recovers."""
+        """Stop producing blocks and taking batches after a storage failure; a restart recovers.
+
+        The writer refuses every write after the failed one, so nothing queued behind it
+        lands; the batches it held stay recorded as pending (and PENDING here).
+        """
         if self._failure is not None:
             return
         self._failure = failure
-        LOG.error("%s; no further blocks will be produced", failure)
+        LOG.error("%s; no further blocks will be produced until a restart", failure)
         if self._tasks:
             self._tasks[0].cancel()
-
-    def _forget(self, pending: PendingBatch) -> None:
-        self._pending.pop(pending.batch_id, None)
-        self._pending_txns.difference_update(pending.txn_ids)
 
 
 def _settle(acknowledged: asyncio.Future[None], error: Exception | None = None) -> None:
@@ -582,32 +491,3 @@ def _settle(acknowledged: asyncio.Future[None], error: Exception | None = None) 
         acknowledged.set_result(None)
     else:
         acknowledged.set_exception(error)
-
-
-def _open_chain(storage: Storage) -> tuple[Signer, Block]:
-    """The node key and head block, creating both (atomically) on first use."""
-    head = storage.head_block()
-    key = storage.meta(_NODE_KEY)
-    if head is None:
-        signer = Signer.from_hex(key.decode()) if key is not None else Signer.generate()
-        genesis = genesis_block(signer, EMPTY_ROOT)
-        storage.commit(
-            CommitRecord(
-                block=genesis,
-                block_num=0,
-                nodes={("", EMPTY_ROOT): EMPTY_NODE},
-                meta={_NODE_KEY: signer.private_key_hex.encode()},
-            )
-        )
-        LOG.info("created genesis block %s", genesis.header_signature[:16])
-        return signer, genesis
-    if key is None:
-        raise LedgerError("the ledger database has blocks but no node key; it is not an xo-devnet ledger")
-    try:
-        signer = Signer.from_hex(key.decode("ascii", "replace"))
-    except InvalidKey as error:
-        raise LedgerError(f"the stored node key is unusable: {error}") from None
-    header: BlockHeader = header_of(head)
-    if header.signer_public_key != signer.public_key:
-        raise LedgerError("the head block was not signed by this ledger's node key")
-    return signer, head

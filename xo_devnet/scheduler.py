@@ -1,10 +1,11 @@
-"""Which pending batches go into the next block, and which of them may run side by side.
+"""Which pending batches run next, and which of the running ones may run side by side.
 
-Pure decisions, no I/O. A block's outcome must equal executing its batches one after
+Pure decisions, no I/O. The chain must read as if every batch had run one after
 another in arrival order; batches may still run concurrently when they cannot observe
 each other: one waits for an earlier one only if one writes what the other reads or
 writes. Addresses are compared exactly; a batch declaring a namespace (an input or
-output shorter than a full address) is a barrier, run alone, which is always safe.
+output shorter than a full address) is a barrier, ordered against everything, which is
+always safe.
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ class PendingBatch:
     """Processor failures (crash, INTERNAL_ERROR, timeout) so far, across blocks."""
     reads: frozenset[str] = field(init=False)
     writes: frozenset[str] = field(init=False)
+    is_barrier: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.reads = frozenset(address for header in self.headers for address in header.inputs)
         self.writes = frozenset(address for header in self.headers for address in header.outputs)
+        self.is_barrier = any(len(address) != ADDRESS_LENGTH for address in self.reads | self.writes)
 
     @classmethod
     def parse(cls, batch: Batch) -> PendingBatch:
@@ -50,96 +53,143 @@ class PendingBatch:
             headers=tuple(headers),
         )
 
-    @property
-    def is_barrier(self) -> bool:
-        return any(len(address) != ADDRESS_LENGTH for address in self.reads | self.writes)
+
+class _Footprint:
+    """What a set of batches reads and writes, to tell whether a later batch could observe one of them."""
+
+    def __init__(self) -> None:
+        self._reads: set[str] = set()
+        self._writes: set[str] = set()
+        self._barrier = False
+        self._empty = True
+
+    def add(self, pending: PendingBatch) -> None:
+        self._reads.update(pending.reads)
+        self._writes.update(pending.writes)
+        self._barrier = self._barrier or pending.is_barrier
+        self._empty = False
+
+    def conflicts_with(self, pending: PendingBatch) -> bool:
+        if self._empty:
+            return False
+        if self._barrier or pending.is_barrier:
+            return True
+        return not (
+            pending.writes.isdisjoint(self._writes)
+            and pending.writes.isdisjoint(self._reads)
+            and pending.reads.isdisjoint(self._writes)
+        )
 
 
 def select_batches(
     queue: Iterable[PendingBatch],
     *,
-    txn_committed: Callable[[str], bool],
+    available: Callable[[str], bool],
     served: Callable[[str, str], bool],
     limit: int,
 ) -> list[PendingBatch]:
-    """The next block's batches, in queue order.
+    """The next batches to run, in queue order; linear in the queue's transactions.
 
     A batch waits (is skipped, keeping its place) while a transaction depends on one
-    neither committed nor earlier in this block, or while no processor serves one of
-    its transactions' family and version.
+    that is neither ``available`` (committed, or already running) nor earlier in this
+    selection, or while no processor serves one of its transactions' family and
+    version. A batch waiting for a processor also holds back every later batch that
+    conflicts with it (or with one held back), so none overtakes it: they run in
+    arrival order once a processor registers. A batch waiting for a dependency holds
+    nothing back: its dependencies, not its arrival, decide when it runs.
     """
     chosen: list[PendingBatch] = []
-    included: set[str] = set()
+    chosen_txns: set[str] = set()
+    held = _Footprint()
     for pending in queue:
         if len(chosen) >= limit:
             break
-        if not all(served(header.family_name, header.family_version) for header in pending.headers):
-            continue
-        earlier = set(included)
-        ready = True
-        for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
-            if not all(dep in earlier or txn_committed(dep) for dep in header.dependencies):
-                ready = False
-                break
-            earlier.add(txn_id)
-        if ready:
+        if held.conflicts_with(pending) or not all(
+            served(header.family_name, header.family_version) for header in pending.headers
+        ):
+            held.add(pending)
+        elif _dependencies_met(pending, chosen_txns, available):
             chosen.append(pending)
-            included = earlier
+            chosen_txns.update(pending.txn_ids)
     return chosen
 
 
+def _dependencies_met(pending: PendingBatch, chosen_txns: set[str], available: Callable[[str], bool]) -> bool:
+    """Each transaction's dependencies are available, chosen earlier, or earlier in its own batch."""
+    own: set[str] = set()
+    for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
+        if not all(dep in own or dep in chosen_txns or available(dep) for dep in header.dependencies):
+            return False
+        own.add(txn_id)
+    return True
+
+
 @dataclass(frozen=True)
-class BlockPlan:
-    """For each batch of a block: the earlier batches it must wait for, and those that must be valid."""
+class Constraints:
+    """The running batches one batch must wait for, and those of them that must end valid."""
 
-    batches: list[PendingBatch]
-    waits_for: list[tuple[int, ...]]
-    requires_valid: list[tuple[int, ...]]
+    waits_for: tuple[int, ...]
+    requires_valid: tuple[int, ...]
 
 
-def plan_block(batches: list[PendingBatch]) -> BlockPlan:
+class Planner:
     """Order constraints that keep concurrent execution equal to serial execution.
 
+    Batches are added in arrival order under increasing keys of the caller's choosing.
     Classic read/write sets per address: a writer waits for the last writer and the
     readers since; a reader waits for the last writer. Explicit transaction
-    dependencies inside the block add a wait and a validity requirement.
+    dependencies on a running batch add a wait and a validity requirement. Finished
+    batches are ``forget``-ten: whatever is added later has nothing to wait for there.
     """
-    last_writer: dict[str, int] = {}
-    readers: dict[str, list[int]] = {}
-    since_barrier: list[int] = []
-    barrier: int | None = None
-    txn_owner: dict[str, int] = {}
-    waits_for: list[tuple[int, ...]] = []
-    requires_valid: list[tuple[int, ...]] = []
-    for index, pending in enumerate(batches):
+
+    def __init__(self) -> None:
+        self._last_writer: dict[str, int] = {}
+        self._readers: dict[str, list[int]] = {}
+        self._since_barrier: list[int] = []
+        self._barrier: int | None = None
+        self._txn_owner: dict[str, int] = {}
+
+    def __contains__(self, txn_id: str) -> bool:
+        """Whether a transaction of a running batch has this id."""
+        return txn_id in self._txn_owner
+
+    def add(self, key: int, pending: PendingBatch) -> Constraints:
         needed = {
-            txn_owner[dep]
-            for header in pending.headers
-            for dep in header.dependencies
-            if dep in txn_owner and txn_owner[dep] != index
+            self._txn_owner[dep] for header in pending.headers for dep in header.dependencies if dep in self._txn_owner
         }
         waits: set[int] = set(needed)
+        if self._barrier is not None:
+            waits.add(self._barrier)
         if pending.is_barrier:
-            waits.update(since_barrier)
-            if barrier is not None:
-                waits.add(barrier)
-            last_writer, readers, since_barrier, barrier = {}, {}, [], index
+            waits.update(self._since_barrier)
+            self._last_writer, self._readers, self._since_barrier, self._barrier = {}, {}, [], key
         else:
-            if barrier is not None:
-                waits.add(barrier)
             for address in pending.reads | pending.writes:
-                if address in last_writer:
-                    waits.add(last_writer[address])
+                if address in self._last_writer:
+                    waits.add(self._last_writer[address])
             for address in pending.writes:
-                waits.update(readers.get(address, ()))
+                waits.update(self._readers.get(address, ()))
             for address in pending.reads - pending.writes:
-                readers.setdefault(address, []).append(index)
+                self._readers.setdefault(address, []).append(key)
             for address in pending.writes:
-                last_writer[address] = index
-                readers[address] = []
-            since_barrier.append(index)
+                self._last_writer[address] = key
+                self._readers[address] = []
+            self._since_barrier.append(key)
         for txn_id in pending.txn_ids:
-            txn_owner[txn_id] = index
-        waits_for.append(tuple(sorted(waits)))
-        requires_valid.append(tuple(sorted(needed)))
-    return BlockPlan(batches=batches, waits_for=waits_for, requires_valid=requires_valid)
+            self._txn_owner[txn_id] = key
+        return Constraints(waits_for=tuple(sorted(waits)), requires_valid=tuple(sorted(needed)))
+
+    def forget(self, keys: set[int]) -> None:
+        """Drop finished batches; a finished batch never waits for a running one, so none is left dangling."""
+        if not keys:
+            return
+        self._last_writer = {address: key for address, key in self._last_writer.items() if key not in keys}
+        self._readers = {
+            address: kept
+            for address, readers in self._readers.items()
+            if (kept := [key for key in readers if key not in keys])
+        }
+        self._since_barrier = [key for key in self._since_barrier if key not in keys]
+        if self._barrier in keys:
+            self._barrier = None
+        self._txn_owner = {txn_id: key for txn_id, key in self._txn_owner.items() if key not in keys}

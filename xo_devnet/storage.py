@@ -13,9 +13,10 @@ Accepted batches not yet in a block wait in ``pending_batches``, recorded before
 REST API answers 202 through a connection of their own with ``synchronous=NORMAL``:
 the rows are in the WAL (the OS page cache) when the write returns, which survives a
 crash of the process without an fsync per submission; only a power loss or an
-operating-system crash before the next fsync (the next block commit) can drop them. A
-block removes its batches' rows in its own transaction, so after any crash a batch is
-either still pending or in a block, never both.
+operating-system crash before the next fsync can drop them. That is the next block
+commit, or ``sync_pending`` (a checkpoint), which the ledger runs when no block came
+within a second. A block removes its batches' rows in its own transaction, so after any
+crash a batch is either still pending or in a block, never both.
 
 Ephemeral ledgers use the same schema in an in-memory database, so both modes run the
 same code, except that their Merkle nodes live in a plain dict (a node is written ~33
@@ -197,6 +198,19 @@ class Storage:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise StorageError(f"cannot record the accepted batches: {error}") from None
+
+    def sync_pending(self) -> bool:
+        """Make the recorded accepted batches durable without a block commit: checkpoint the log.
+
+        A checkpoint fsyncs the write-ahead log before copying it into the database file,
+        and that file after. False when a reader kept it from completing (try again
+        later). Call it where blocks are committed: it takes the write lock.
+        """
+        try:
+            busy, _, _ = self._writer.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+        except sqlite3.Error as error:
+            raise StorageError(f"cannot checkpoint the ledger database: {error}") from None
+        return busy == 0
 
     def pending_batches(self) -> list[Batch]:
         """The accepted batches no block or invalid status has decided yet, in arrival order."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +85,12 @@ async def commit(ledger: Ledger, *batches: Batch, timeout: float = 20.0) -> list
     await ledger.submit(batches)
     statuses = await ledger.wait_for_batches([batch.header_signature for batch in batches], timeout)
     return [status.status for status in statuses]
+
+
+async def eventually(condition: Callable[[], object], timeout: float = 10.0) -> None:
+    """Wait (bounded) for something the ledger does in the background."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.02)

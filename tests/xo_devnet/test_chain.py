@@ -2,9 +2,9 @@
 
 import pytest
 
-from xo_core.protobuf.block_pb2 import BlockHeader
+from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.signing import Signer, verify
-from xo_devnet.chain import DEVMODE_CONSENSUS, NULL_BLOCK_ID, build_block, genesis_block, header_of
+from xo_devnet.chain import DEVMODE_CONSENSUS, NULL_BLOCK_ID, block_header, build_block, genesis_block, header_of
 from xo_devnet.merkle import EMPTY_ROOT
 
 # Blocks published by real Sawtooth networks: (header fields, header_signature).
@@ -53,10 +53,39 @@ REAL_BLOCKS = [
 ]
 
 
+def header_from(fields: dict, **changes) -> bytes:
+    """Our header bytes for the captured fields (as a real block lists them), some changed."""
+    fields = {**fields, **changes}
+    return block_header(
+        block_num=fields["block_num"],
+        previous_block_id=fields["previous_block_id"],
+        signer_public_key=fields["signer_public_key"],
+        batch_ids=fields["batch_ids"],
+        state_root=fields["state_root_hash"],
+        consensus=fields["consensus"],
+    )
+
+
 @pytest.mark.parametrize(("fields", "block_id"), REAL_BLOCKS)
 def test_our_header_bytes_are_what_real_validators_signed(fields, block_id):
-    header = BlockHeader(**fields).SerializeToString()
-    assert verify(fields["signer_public_key"], block_id, header)
+    key = fields["signer_public_key"]
+    assert verify(key, block_id, header_from(fields))
+    assert not verify(key, block_id, header_from(fields, block_num=fields["block_num"] + 1))
+
+
+def test_a_built_block_carries_exactly_the_header_a_validator_would_sign():
+    signer = Signer.generate()
+    batch = Batch(header_signature="ab" * 64)
+    block = build_block(signer, block_num=7, previous_block_id="cd" * 64, batches=[batch], state_root="ef" * 32)
+    assert block.header == block_header(
+        block_num=7,
+        previous_block_id="cd" * 64,
+        signer_public_key=signer.public_key,
+        batch_ids=[batch.header_signature],
+        state_root="ef" * 32,
+        consensus=DEVMODE_CONSENSUS,
+    )
+    assert list(block.batches) == [batch]
 
 
 def test_a_block_id_is_the_node_keys_signature_over_its_header():

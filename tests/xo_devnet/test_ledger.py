@@ -1,16 +1,29 @@
 """The ledger as its users see it: atomic batches, ordering, dependencies, statuses, chain and state reads."""
 
 import asyncio
+import contextlib
+import shutil
+import sqlite3
+import threading
 import time
 
 import pytest
 
-from tests.xo_devnet.harness import address, batch_of, commit, connected, kv_batch, kv_txn, running_ledger
+from tests.xo_devnet.harness import (
+    address,
+    batch_of,
+    commit,
+    connected,
+    eventually,
+    kv_batch,
+    kv_txn,
+    running_ledger,
+)
 from xo_core.signing import verify
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import DuplicateBatch, Ledger, LedgerConfig, LedgerError, QueueFull
 from xo_devnet.merkle import EMPTY_ROOT
-from xo_devnet.storage import Storage, StorageError
+from xo_devnet.storage import DATABASE_NAME, Storage, StorageError
 
 A, B, C = address("a"), address("b"), address("c")
 
@@ -329,5 +342,85 @@ def test_a_submission_storage_cannot_record_is_refused_stops_the_ledger_and_neve
             assert ledger.batch_statuses([lost.header_signature])[0].status == "UNKNOWN"
             assert await commit(ledger, kv_batch(set={B: "after restart"})) == ["COMMITTED"]
             assert value(ledger, A) is None
+
+    run(scenario)
+
+
+def test_a_failed_block_write_stops_every_later_write_and_a_restart_commits_what_they_held(tmp_path, monkeypatch):
+    real_commit = Storage.commit
+    offered: list[int] = []
+    release = threading.Event()
+
+    def block_two_fails(storage, record):
+        offered.append(record.block_num)
+        if record.block is not None and record.block_num == 2:
+            release.wait(10)  # keep block 2's write going until block 3 is queued behind it
+            raise StorageError("disk I/O error")
+        real_commit(storage, record)
+
+    held, behind = kv_batch(set={B: "in block 2"}), kv_batch(set={C: "in block 3"})
+    ids = [held.header_signature, behind.header_signature]
+
+    async def scenario():
+        async with (
+            running_ledger(tmp_path, block_interval=0.001, max_batches_per_block=1) as ledger,
+            connected(ledger) as processor,
+        ):
+            assert await commit(ledger, kv_batch(set={A: "in block 1"})) == ["COMMITTED"]
+            monkeypatch.setattr(Storage, "commit", block_two_fails)
+            await ledger.submit([held, behind])
+            await eventually(lambda: processor.requests[-1].signature == behind.transactions[0].header_signature)
+            await asyncio.sleep(0.3)  # block 3 is executed and handed to the writer
+            release.set()
+            await eventually(lambda: _refuses(ledger))
+            assert [status.status for status in ledger.batch_statuses(ids)] == ["PENDING", "PENDING"]
+            assert header_of(ledger.chain_head()).block_num == 1
+        assert offered == [2]
+        storage = Storage.open(tmp_path)
+        try:
+            assert header_of(storage.head_block()).block_num == 1
+            assert [batch.header_signature for batch in storage.pending_batches()] == ids
+        finally:
+            storage.close()
+        monkeypatch.undo()
+        async with running_ledger(tmp_path) as ledger, connected(ledger):
+            assert [status.status for status in await ledger.wait_for_batches(ids, 20)] == ["COMMITTED"] * 2
+            assert (value(ledger, A), value(ledger, B), value(ledger, C)) == (
+                b"in block 1",
+                b"in block 2",
+                b"in block 3",
+            )
+
+    run(scenario)
+
+
+def _refuses(ledger) -> bool:
+    """Whether the ledger has stopped taking batches."""
+    try:
+        ledger.submit([kv_batch(set={A: "refused"})])
+    except QueueFull:
+        return True
+    return False
+
+
+def test_an_accepted_batch_reaches_the_database_file_within_the_sync_interval_without_any_block(tmp_path):
+    """No processor, so no block commit fsyncs the record: the ledger checkpoints it into the database file."""
+    batch = kv_batch(set={A: "1"})
+    copy = tmp_path / "copy"
+    copy.mkdir()
+
+    def in_database_file() -> bool:
+        shutil.copyfile(tmp_path / DATABASE_NAME, copy / DATABASE_NAME)
+        with contextlib.closing(sqlite3.connect(copy / DATABASE_NAME)) as db:
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'pending_batches'").fetchall():
+                return False
+            return db.execute("SELECT id FROM pending_batches").fetchall() == [(batch.header_signature,)]
+
+    async def scenario():
+        async with running_ledger(tmp_path, sync_interval=0.2) as ledger:
+            await ledger.submit([batch])
+            assert not in_database_file()
+            await eventually(in_database_file, timeout=5)
+            assert ledger.batch_statuses([batch.header_signature])[0].status == "PENDING"
 
     run(scenario)

@@ -4,8 +4,18 @@ import asyncio
 import json
 
 from tests.xo_devnet.fake_processor import OK, FakeProcessor, kv_handler
-from tests.xo_devnet.harness import address, batch_of, commit, connected, kv_batch, kv_txn, running_ledger
-from xo_core.protobuf import processor_pb2, state_context_pb2
+from tests.xo_devnet.harness import (
+    address,
+    batch_of,
+    commit,
+    connected,
+    eventually,
+    kv_batch,
+    kv_txn,
+    running_ledger,
+)
+from xo_core.protobuf import network_pb2, processor_pb2, state_context_pb2
+from xo_core.protobuf.events_pb2 import Event
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import StateChange
 from xo_core.protobuf.validator_pb2 import Message
@@ -17,15 +27,6 @@ FAST_LIVENESS = {"ping_interval": 0.1, "ping_timeout": 0.4}
 
 def run(scenario):
     asyncio.run(asyncio.wait_for(scenario(), 60))
-
-
-async def eventually(condition, timeout: float = 10.0) -> None:
-    """Wait (bounded) for something the ledger does in the background."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.02)
 
 
 def state_of(ledger, address_: str) -> bytes | None:
@@ -91,7 +92,6 @@ async def touch_outside(processor, request):
         (await processor.set(context, {other: b"x"})).status,
         (await processor.delete(context, [other])).status,
         (await processor.get(context, ["5B" * 35])).status,
-        (await processor.get("no-such-context", [A])).status,
     ]
     message = json.dumps(results)
     return processor_pb2.TpProcessResponse(status=processor_pb2.TpProcessResponse.INVALID_TRANSACTION, message=message)
@@ -105,7 +105,7 @@ def test_addresses_outside_inputs_and_outputs_get_authorization_error():
             [status] = await ledger.wait_for_batches([batch.header_signature], 20)
             denied = state_context_pb2.TpStateGetResponse.AUTHORIZATION_ERROR
             assert status.status == "INVALID"
-            assert json.loads(status.invalid_transactions[0].message) == [denied] * 5
+            assert json.loads(status.invalid_transactions[0].message) == [denied] * 4
 
     run(scenario)
 
@@ -277,13 +277,161 @@ def test_events_and_receipt_data_end_up_in_the_receipt():
 
 
 def test_reads_of_unset_addresses_answer_empty_data():
+    answers = []
+
     async def probe(processor, request):
-        got = await processor.get(request.context_id, [A])
-        assert [(entry.address, entry.data) for entry in got.entries] == [(A, b"")]
+        answers.append(await processor.get(request.context_id, [A]))
         return processor_pb2.TpProcessResponse(status=OK)
 
     async def scenario():
         async with running_ledger() as ledger, connected(ledger, probe):
             assert await commit(ledger, kv_batch(require=A)) == ["COMMITTED"]
+        [answer] = answers
+        assert answer.status == answer.OK
+        assert [(entry.address, entry.data) for entry in answer.entries] == [(A, b"")]
+
+    run(scenario)
+
+
+def test_requests_in_an_unknown_context_are_answered_as_a_sawtooth_validator_answers_them():
+    """Sawtooth's context manager finds nothing to read and drops writes (OK); events and data are an ERROR."""
+    answers = {}
+
+    async def stray(processor, request):
+        gone = "no-such-context"
+        answers["get"] = await processor.get(gone, [A])
+        answers["set"] = await processor.set(gone, {A: b"x"})
+        answers["delete"] = await processor.delete(gone, [A])
+        answers["event"] = await processor.event(gone, Event(event_type="kv/lost"))
+        answers["data"] = await processor.data(gone, b"lost")
+        return await kv_handler(processor, request)
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, stray):
+            batch = kv_batch(set={B: "own"})
+            assert await commit(ledger, batch) == ["COMMITTED"]
+            assert state_of(ledger, A) is None
+            receipt = ledger.receipt(batch.transactions[0].header_signature)
+            assert (list(receipt.events), list(receipt.data)) == ([], [])
+        get, set_, delete = answers["get"], answers["set"], answers["delete"]
+        assert (get.status, list(get.entries)) == (get.OK, [])
+        assert (set_.status, list(set_.addresses)) == (set_.OK, [])
+        assert (delete.status, list(delete.addresses)) == (delete.OK, [A])
+        assert answers["event"].status == answers["event"].ERROR
+        assert answers["data"].status == answers["data"].ERROR
+
+    run(scenario)
+
+
+def test_a_state_write_sent_after_the_answer_is_not_committed():
+    """The OK and a late TP_STATE_SET arrive in one burst: the context is closed before the OK is acted on."""
+    late_answers = []
+
+    class Sneaky(FakeProcessor):
+        async def _process(self, message):
+            request = processor_pb2.TpProcessRequest.FromString(message.content)
+            ok = Message(
+                message_type=Message.TP_PROCESS_RESPONSE,
+                correlation_id=message.correlation_id,
+                content=processor_pb2.TpProcessResponse(status=OK).SerializeToString(),
+            )
+            late = state_context_pb2.TpStateSetRequest(
+                context_id=request.context_id,
+                entries=[state_context_pb2.TpStateEntry(address=A, data=b"written after OK")],
+            )
+            await self._socket.send(ok.SerializeToString())
+            late_answers.append(await self.ask(Message.TP_STATE_SET_REQUEST, late))
+
+    async def scenario():
+        async with running_ledger() as ledger:
+            processor = Sneaky(ledger.component_endpoint, kv_handler)
+            try:
+                await processor.start()
+                for n in range(5):
+                    assert await commit(ledger, kv_batch(set={A: "declared"}, n=n)) == ["COMMITTED"]
+                    assert state_of(ledger, A) is None
+                    await eventually(lambda count=n + 1: len(late_answers) == count)
+            finally:
+                await processor.close()
+        for answer in late_answers:
+            written = state_context_pb2.TpStateSetResponse.FromString(answer.content)
+            assert list(written.addresses) == []
+
+    run(scenario)
+
+
+def test_an_internal_error_is_retried_on_another_processor():
+    async def broken(processor, request):
+        return processor_pb2.TpProcessResponse(status=processor_pb2.TpProcessResponse.INTERNAL_ERROR, message="broken")
+
+    async def scenario():
+        async with (
+            running_ledger(max_attempts=2, retry_delay=0.01) as ledger,
+            connected(ledger, broken) as first,
+            connected(ledger) as second,
+        ):
+            batch = kv_batch(set={A: "done"})
+            assert await commit(ledger, batch) == ["COMMITTED"]
+            assert [len(first.requests), len(second.requests)] == [1, 1]
+            assert first.requests[0].signature == second.requests[0].signature == batch.transactions[0].header_signature
+            assert first.requests[0].context_id != second.requests[0].context_id
+
+    run(scenario)
+
+
+def test_work_in_flight_when_a_processor_unregisters_is_resent_without_counting_as_a_failure():
+    async def leave(processor, request):
+        await processor.unregister()
+
+    async def scenario():
+        async with running_ledger(max_attempts=1) as ledger:
+            async with connected(ledger, leave) as leaving:
+                batch = kv_batch(set={A: "finished elsewhere"})
+                ledger.submit([batch])
+                await eventually(lambda: leaving.requests and not ledger.processors())
+                assert ledger.batch_statuses([batch.header_signature])[0].status == "PENDING"
+            async with connected(ledger) as staying:
+                [status] = await ledger.wait_for_batches([batch.header_signature], 20)
+                assert status.status == "COMMITTED"
+                assert [r.signature for r in staying.requests] == [batch.transactions[0].header_signature]
+                assert state_of(ledger, A) == b"finished elsewhere"
+
+    run(scenario)
+
+
+def test_a_dropped_processor_that_speaks_again_gets_its_registrations_back():
+    async def scenario():
+        async with (
+            running_ledger(**FAST_LIVENESS) as ledger,
+            connected(ledger, answer_pings=False, max_occupancy=3) as deaf,
+        ):
+            await eventually(lambda: not ledger.processors())
+            deaf.answer_pings = True
+            reply = await deaf.ask(Message.PING_REQUEST, network_pb2.PingRequest())
+            assert reply.message_type == Message.PING_RESPONSE
+            assert ledger.processors() == [("kv", "1.0")]
+            batches = [kv_batch(set={address(n): "back"}, sleep=0.05) for n in range(6)]
+            assert set(await commit(ledger, *batches)) == {"COMMITTED"}
+            assert deaf.most_busy == 3
+
+    run(scenario)
+
+
+def test_a_processor_registering_again_replaces_its_registration():
+    async def slow(processor, request):
+        await asyncio.sleep(0.05)
+        return await kv_handler(processor, request)
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, slow, max_occupancy=1) as processor:
+            again = processor_pb2.TpRegisterRequest(family="kv", version="1.0", namespaces=["00"], max_occupancy=3)
+            reply = await processor.ask(Message.TP_REGISTER_REQUEST, again)
+            registered = processor_pb2.TpRegisterResponse.FromString(reply.content)
+            assert registered.status == registered.OK
+            assert ledger.processors() == [("kv", "1.0")]
+            batches = [kv_batch(set={address(n): "1"}) for n in range(9)]
+            assert set(await commit(ledger, *batches)) == {"COMMITTED"}
+            assert processor.most_busy == 3
+            assert len(processor.requests) == 9
 
     run(scenario)

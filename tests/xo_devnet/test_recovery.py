@@ -111,7 +111,6 @@ def test_committed_and_accepted_batches_survive_kill_9_mid_stream_and_the_head_s
         latest = run_until_killed(tmp_path, cycle * 1_000_000, ("committed", COMMITTED_BEFORE_KILL))
         for kind, batches in latest.items():
             reported[kind].update(batches)
-        assert set(reported["committed"]) <= set(reported["accepted"])
         assert len(reported["committed"]) >= COMMITTED_BEFORE_KILL * (cycle + 1)
         heads.append(asyncio.run(asyncio.wait_for(check_after_restart(tmp_path, reported), 120)))
     assert heads == sorted(heads)

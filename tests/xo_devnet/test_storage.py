@@ -1,5 +1,7 @@
 """Storage: what a commit writes is read back, survives reopening, and is all-or-nothing."""
 
+import contextlib
+import shutil
 import sqlite3
 
 import pytest
@@ -9,7 +11,7 @@ from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
 from xo_devnet.chain import build_block, genesis_block
 from xo_devnet.merkle import EMPTY_NODE, EMPTY_ROOT
 from xo_devnet.status import InvalidTransactionInfo
-from xo_devnet.storage import SCHEMA_VERSION, CommitRecord, Storage, StorageError
+from xo_devnet.storage import DATABASE_NAME, SCHEMA_VERSION, CommitRecord, Storage, StorageError
 
 
 def one_block_record():
@@ -165,6 +167,31 @@ def test_a_submission_that_cannot_be_recorded_records_none_of_its_batches(tmp_pa
         with pytest.raises(StorageError, match="cannot record"):
             storage.add_pending([second, first])
         assert storage.pending_batches() == [first]
+    finally:
+        storage.close()
+
+
+def test_syncing_the_accepted_batches_puts_them_in_the_database_file_itself(tmp_path):
+    """A checkpoint: SQLite fsyncs the log, copies it into the database file and fsyncs that."""
+    batch = kv_batch(set={address(1): "a"})
+    copy = tmp_path / "copy"
+    copy.mkdir()
+
+    def recorded_in_database_file() -> list[tuple[str]]:
+        shutil.copyfile(tmp_path / DATABASE_NAME, copy / DATABASE_NAME)
+        with contextlib.closing(sqlite3.connect(copy / DATABASE_NAME)) as db:
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'pending_batches'").fetchall():
+                return []
+            return db.execute("SELECT id FROM pending_batches").fetchall()
+
+    storage = Storage.open(tmp_path)
+    try:
+        storage.commit(CommitRecord(block=genesis_block(SIGNER, EMPTY_ROOT), block_num=0))
+        storage.add_pending([batch])
+        assert recorded_in_database_file() == []
+        assert storage.sync_pending()
+        assert recorded_in_database_file() == [(batch.header_signature,)]
+        assert storage.pending_batches() == [batch]
     finally:
         storage.close()
 
