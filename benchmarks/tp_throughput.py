@@ -3,8 +3,10 @@
 Starts ``xo-tp`` as a subprocess against a ZMQ ROUTER playing the validator: it
 registers the processor, keeps ``--window`` transactions in flight across many
 games (create, legal takes to a win or a tie, delete, next game), serves state from
-memory, and checks every state write, delete, event and response against its own
-model of the XO rules. Prints one JSON line:
+memory, and checks every state read, write, delete, event and response against its own
+model of the XO rules: an event must match exactly (type, every attribute in order,
+data), each transaction must emit exactly one, and a message for a transaction or a
+context that is not in flight counts as an error. Prints one JSON line:
 
     {"transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ..., "p99_ms": ...,
      "cpu_ms_per_txn": ..., "errors": ...}
@@ -65,7 +67,16 @@ class Move:
     context_id: str
     address: str
     expected_state: bytes | None  # None: the address must be deleted
-    expected_event: tuple[str, list[tuple[str, str]]]
+    expected_event: "ExpectedEvent"
+
+
+@dataclass(frozen=True)
+class ExpectedEvent:
+    """The one event a move must emit, exactly."""
+
+    event_type: str
+    attributes: list[tuple[str, str]]
+    data: bytes
 
 
 def address_of(name: str) -> str:
@@ -83,7 +94,7 @@ def script_game(name: str, players: tuple[str, str], rng: random.Random, serial:
     """create, random legal takes until the game ends, delete: with the state after each, by the model."""
     address = address_of(name)
     p1, p2 = players
-    moves: list[tuple[bytes, str, bytes | None, tuple[str, list[tuple[str, str]]]]] = []
+    moves: list[tuple[bytes, str, bytes | None, ExpectedEvent]] = []
     board = ["-"] * 9
     state = "P1-NEXT"
     keys = ["", ""]
@@ -91,7 +102,8 @@ def script_game(name: str, players: tuple[str, str], rng: random.Random, serial:
     def entry() -> bytes:
         return f"{name},{''.join(board)},{state},{keys[0]},{keys[1]}".encode()
 
-    moves.append((f"{name},create,".encode(), p1, entry(), ("xo/create", [("name", name), ("game-state", state)])))
+    created = [("name", name), ("game-state", state), ("signer", p1)]
+    moves.append((f"{name},create,".encode(), p1, entry(), ExpectedEvent("xo/create", created, entry())))
     free = list(range(9))
     rng.shuffle(free)
     turn = 0
@@ -111,9 +123,11 @@ def script_game(name: str, players: tuple[str, str], rng: random.Random, serial:
         else:
             state = "P2-NEXT" if state == "P1-NEXT" else "P1-NEXT"
         attributes = [("name", name), ("game-state", state), ("signer", signer), ("space", str(space + 1))]
-        moves.append((f"{name},take,{space + 1}".encode(), signer, entry(), ("xo/take", attributes)))
+        taken = ExpectedEvent("xo/take", attributes, entry())
+        moves.append((f"{name},take,{space + 1}".encode(), signer, entry(), taken))
         turn = 1 - turn
-    moves.append((f"{name},delete,".encode(), p2, None, ("xo/delete", [("name", name), ("game-state", "DELETED")])))
+    deleted = [("name", name), ("game-state", "DELETED"), ("signer", p2)]
+    moves.append((f"{name},delete,".encode(), p2, None, ExpectedEvent("xo/delete", deleted, b"")))
     scripted = []
     for index, (payload, signer, expected, event) in enumerate(moves):
         header = TransactionHeader(
@@ -154,10 +168,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def event_matches(event: Event, expected: tuple[str, list[tuple[str, str]]]) -> bool:
-    event_type, attributes = expected
-    got = {attribute.key: attribute.value for attribute in event.attributes}
-    return event.event_type == event_type and all(got.get(key) == value for key, value in attributes)
+def event_matches(event: Event, expected: ExpectedEvent) -> bool:
+    """Type, attributes (all of them, in order) and data exactly as the model says."""
+    attributes = [(attribute.key, attribute.value) for attribute in event.attributes]
+    return (event.event_type, attributes, event.data) == (expected.event_type, expected.attributes, expected.data)
 
 
 class Harness:
@@ -198,8 +212,8 @@ class Harness:
         """Run ``transactions`` moves; return each one's latency in seconds."""
         idle = deque(games)
         in_flight: dict[str, tuple[Move, deque[Move], float]] = {}  # correlation id -> move, its game, start
-        by_context: dict[str, tuple[Move, deque[Move]]] = {}
-        events_seen: set[str] = set()
+        by_context: dict[str, Move] = {}
+        events: dict[str, int] = {}  # context id -> events emitted so far
         latencies: list[float] = []
         sent = 0
         deadline = time.monotonic() + DEADLINE_S
@@ -211,8 +225,15 @@ class Harness:
             correlation_id = f"p{sent}"
             sent += 1
             in_flight[correlation_id] = (move, game, time.perf_counter())
-            by_context[move.context_id] = (move, game)
+            by_context[move.context_id] = move
+            events[move.context_id] = 0
             self.reply(Message.TP_PROCESS_REQUEST, correlation_id, move.frame_content)
+
+        def move_of(context_id: str, call: str) -> Move | None:
+            move = by_context.get(context_id)
+            if move is None:
+                self.error(f"{call} for context {context_id!r}, which no transaction in flight has")
+            return move
 
         while sent < min(self.window, transactions):
             launch()
@@ -227,6 +248,9 @@ class Harness:
                 kind = message.message_type
                 if kind == Message.TP_STATE_GET_REQUEST:
                     get = TpStateGetRequest.FromString(message.content)
+                    move = move_of(get.context_id, "state read")
+                    if move is not None and list(get.addresses) != [move.address]:
+                        self.error(f"{move.context_id}: read {list(get.addresses)}, model says {move.address}")
                     entries = [TpStateEntry(address=a, data=self.state.get(a, b"")) for a in get.addresses]
                     self.reply(
                         Message.TP_STATE_GET_RESPONSE,
@@ -235,11 +259,12 @@ class Harness:
                     )
                 elif kind == Message.TP_STATE_SET_REQUEST:
                     put = TpStateSetRequest.FromString(message.content)
-                    move, _ = by_context[put.context_id]
+                    move = move_of(put.context_id, "state write")
                     written = {entry.address: entry.data for entry in put.entries}
-                    if written != {move.address: move.expected_state}:
-                        self.error(f"{move.context_id}: wrote {written}, model says {move.expected_state!r}")
-                    self.state.update(written)
+                    if move is not None:
+                        if written != {move.address: move.expected_state}:
+                            self.error(f"{move.context_id}: wrote {written}, model says {move.expected_state!r}")
+                        self.state.update(written)
                     self.reply(
                         Message.TP_STATE_SET_RESPONSE,
                         message.correlation_id,
@@ -247,11 +272,12 @@ class Harness:
                     )
                 elif kind == Message.TP_STATE_DELETE_REQUEST:
                     delete = TpStateDeleteRequest.FromString(message.content)
-                    move, _ = by_context[delete.context_id]
-                    if move.expected_state is not None or list(delete.addresses) != [move.address]:
-                        self.error(f"{move.context_id}: deleted {list(delete.addresses)} unexpectedly")
-                    for address in delete.addresses:
-                        self.state.pop(address, None)
+                    move = move_of(delete.context_id, "state delete")
+                    if move is not None:
+                        if move.expected_state is not None or list(delete.addresses) != [move.address]:
+                            self.error(f"{move.context_id}: deleted {list(delete.addresses)} unexpectedly")
+                        for address in delete.addresses:
+                            self.state.pop(address, None)
                     self.reply(
                         Message.TP_STATE_DELETE_RESPONSE,
                         message.correlation_id,
@@ -259,22 +285,28 @@ class Harness:
                     )
                 elif kind == Message.TP_EVENT_ADD_REQUEST:
                     add = TpEventAddRequest.FromString(message.content)
-                    move, _ = by_context[add.context_id]
-                    if not event_matches(add.event, move.expected_event):
-                        got = (add.event.event_type, [(a.key, a.value) for a in add.event.attributes])
-                        self.error(f"{move.context_id}: event {got} differs from {move.expected_event}")
-                    events_seen.add(add.context_id)
+                    move = move_of(add.context_id, "event")
+                    if move is not None:
+                        events[move.context_id] += 1
+                        if not event_matches(add.event, move.expected_event):
+                            pairs = [(a.key, a.value) for a in add.event.attributes]
+                            got = (add.event.event_type, pairs, add.event.data)
+                            self.error(f"{move.context_id}: event {got} differs from {move.expected_event}")
                     self.reply(Message.TP_EVENT_ADD_RESPONSE, message.correlation_id, EVENT_ADDED)
                 elif kind == Message.TP_PROCESS_RESPONSE:
-                    move, game, started = in_flight.pop(message.correlation_id)
+                    launched = in_flight.pop(message.correlation_id, None)
+                    if launched is None:
+                        self.error(f"a response to {message.correlation_id!r}, which is not in flight")
+                        continue
+                    move, game, started = launched
                     latencies.append(time.perf_counter() - started)
                     del by_context[move.context_id]
                     response = TpProcessResponse.FromString(message.content)
                     if response.status != TpProcessResponse.OK:
                         self.error(f"{move.context_id}: {response.status} {response.message}")
-                    if move.context_id not in events_seen:
-                        self.error(f"{move.context_id}: no event")
-                    events_seen.discard(move.context_id)
+                    emitted = events.pop(move.context_id)
+                    if emitted != 1:
+                        self.error(f"{move.context_id}: {emitted} events, not one")
                     if game:
                         idle.append(game)
                     if sent < transactions:

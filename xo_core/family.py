@@ -9,7 +9,6 @@ import hashlib
 FAMILY_NAME = "xo"
 FAMILY_VERSION = "1.0"
 NAMESPACE = hashlib.sha512(FAMILY_NAME.encode("utf-8")).hexdigest()[:6]
-ACTIONS = ("create", "take", "delete")
 
 
 def game_address(name: str) -> str:

@@ -25,10 +25,12 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
+        """One line naming the problem and where help is, instead of argparse's usage dump."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The flags of ``xo-tp``, named as every Sawtooth transaction processor names them (``-C``, ``-v``)."""
     parser = _Parser(
         prog=PROG,
         description="Run the XO (tic-tac-toe) transaction processor for a Sawtooth validator.",
@@ -98,6 +100,7 @@ def _exit_before_serving(signum: int, _frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``xo-tp`` until stopped and return its exit status; settings are checked before anything starts."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -21,7 +21,7 @@ import zmq
 
 DEFAULT_CONNECT = "tcp://127.0.0.1:4004"
 DEFAULT_MAX_OCCUPANCY = 10
-MAX_MAX_OCCUPANCY = 1024  # one thread each: far beyond this the machine, not the validator, is the limit
+MAX_MAX_OCCUPANCY = 1024  # a greenlet and a send-queue allowance each: far beyond this the machine is the limit
 CONNECT_ENV = "XO_TP_CONNECT"
 CONFIG_NAME = "xo.toml"
 KNOWN_KEYS = ("connect", "max_occupancy")
@@ -33,6 +33,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
+    """What ``xo-tp`` runs with, each value checked against where it came from."""
+
     connect: str
     max_occupancy: int
 

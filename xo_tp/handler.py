@@ -4,6 +4,7 @@ It speaks only the SDK's handler and context interfaces, so it runs under this
 project's processor runtime and under the official SDK processor alike.
 """
 
+import re
 from collections.abc import Sequence
 from typing import Final, Protocol
 
@@ -12,28 +13,41 @@ from sawtooth_sdk.processor.handler import TransactionHandler
 
 from xo_core.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from xo_tp import rules
-from xo_tp.payload import CREATE, parse_payload
+from xo_tp.payload import CREATE, TAKE, parse_payload
 from xo_tp.state import decode_bucket, encode_bucket, encode_game
 
 EVENT_PREFIX: Final = "xo/"
 #: The ``game-state`` attribute of an ``xo/delete`` event: the game no longer has a state.
 DELETED: Final = "DELETED"
+#: A compressed secp256k1 public key in lowercase hex, the form Sawtooth's signing libraries write.
+SIGNER_KEY: Final = re.compile(r"0[23][0-9a-f]{64}")
 
 
 class StateEntry(Protocol):
-    address: str
-    data: bytes
+    """What the handler reads of a ``TpStateEntry``."""
+
+    @property
+    def address(self) -> str: ...
+
+    @property
+    def data(self) -> bytes: ...
 
 
 class TransactionHeader(Protocol):
-    signer_public_key: str
+    """What the handler reads of a ``TransactionHeader``: who signed the move."""
+
+    @property
+    def signer_public_key(self) -> str: ...
 
 
 class ProcessRequest(Protocol):
     """What the handler reads of a ``TpProcessRequest``."""
 
-    header: TransactionHeader
-    payload: bytes
+    @property
+    def header(self) -> TransactionHeader: ...
+
+    @property
+    def payload(self) -> bytes: ...
 
 
 class StateContext(Protocol):
@@ -72,8 +86,7 @@ class XoTransactionHandler(TransactionHandler):
         """Apply one XO transaction; raise ``InvalidTransaction`` for a bad move, ``InternalError`` for bad state."""
         move = parse_payload(transaction.payload)
         signer = transaction.header.signer_public_key
-        if not signer.isalnum():
-            raise InvalidTransaction("the transaction has no usable signer public key")
+        check_signer(signer)
         name = move.name
         address = game_address(name)
         entries = context.get_state([address])
@@ -86,7 +99,8 @@ class XoTransactionHandler(TransactionHandler):
             game = games[name] = rules.new_game(name)
         elif game is None:
             raise InvalidTransaction(f"{rules.game_label(name)} does not exist; create it first")
-        elif move.space is not None:  # only take carries a space
+        elif move.action == TAKE:
+            assert move.space is not None  # parse_payload gives every take its space
             game = games[name] = rules.take(game, move.space, signer)
         else:
             del games[name]
@@ -96,15 +110,33 @@ class XoTransactionHandler(TransactionHandler):
             written = context.set_state({address: encode_bucket(games.values())})
             if address not in written:
                 raise InternalError(f"the validator did not write state at {address}")
-        else:
-            context.delete_state([address])
+        elif address not in context.delete_state([address]):
+            raise InternalError(f"the validator did not delete state at {address}")
 
         attributes = [
             ("name", name),
             ("game-state", DELETED if game is None else game.state),
             ("signer", signer),
         ]
-        if move.space is not None:
+        if move.action == TAKE:
             attributes.append(("space", str(move.space)))
         data = b"" if game is None else encode_game(game).encode("utf-8")
         context.add_event(EVENT_PREFIX + move.action, attributes, data)
+
+
+def check_signer(signer: str) -> None:
+    """Refuse a signer key that is not a compressed secp256k1 public key in lowercase hex.
+
+    The key is stored in the game and compared as text to seat players, so one key must
+    have one spelling: ``02AB..`` and ``02ab..`` (or a key's compressed and uncompressed
+    forms) would otherwise be two players. A validator only guarantees that the key
+    verified the signature, which uppercase hex and 65-byte uncompressed keys also do,
+    so this is the transaction's fault, not the chain's: ``InvalidTransaction``, which
+    rejects it for good, rather than ``InternalError``, which would have the validator
+    retry it again and again. Every Sawtooth signing library writes keys in this form.
+    """
+    if SIGNER_KEY.fullmatch(signer) is None:
+        raise InvalidTransaction(
+            f"the signer public key {rules.quoted(signer)} is not a compressed secp256k1 public key "
+            "(66 lowercase hex characters starting with 02 or 03)"
+        )

@@ -38,9 +38,15 @@ class Move(NamedTuple):
 def parse_payload(payload: bytes) -> Move:
     """Check ``payload`` against the spec and return the move it asks for.
 
-    The space field of ``create`` and ``delete`` is ignored, whatever it holds: the spec
-    gives it meaning only for ``take``, the reference clients send it empty, and the
-    reference processor ignores it, so a chain it accepted replays the same here.
+    The space field of ``create`` and ``delete`` is ignored, whatever it holds, because
+    the spec gives it meaning only for ``take``; the reference processor ignores it too.
+    A take's space must be one of :data:`SPACES` exactly, the spec's "integer between
+    1-9" as a client writes it: anything else (``' 5'``, ``'+5'``, ``'05'``, an
+    Arabic-Indic five, all of which the reference processor's ``int()`` accepts) more
+    likely comes from a broken client than from a player's intent, and is refused with a
+    message rather than guessed at. So, as far as the payload goes, a reference chain's
+    creates and deletes replay here whatever their space field holds, and its takes
+    only if their space is written canonically.
     """
     try:
         text = payload.decode("utf-8")

@@ -12,8 +12,11 @@ from sawtooth_sdk.processor.exceptions import InvalidTransaction
 EMPTY: Final = "-"
 PLAYER_1_MARK: Final = "X"
 PLAYER_2_MARK: Final = "O"
-EMPTY_BOARD: Final = EMPTY * 9
-MARKS: Final = frozenset((EMPTY, PLAYER_1_MARK, PLAYER_2_MARK))
+#: Every character a board is made of.
+MARKS: Final = EMPTY + PLAYER_1_MARK + PLAYER_2_MARK
+#: Spaces on a board, numbered 1 to 9 row by row.
+BOARD_LENGTH: Final = 9
+EMPTY_BOARD: Final = EMPTY * BOARD_LENGTH
 
 P1_NEXT: Final = "P1-NEXT"
 P2_NEXT: Final = "P2-NEXT"
@@ -116,7 +119,7 @@ def take(game: Game, space: int, signer: str) -> Game:
         number, seat, mark = 2, game.player2, PLAYER_2_MARK
     if seat and seat != signer:
         raise IllegalMove(f"{game_label(game.name)}: it is player {number}'s turn ({short_key(seat)})")
-    if not 1 <= space <= 9:
+    if not 1 <= space <= BOARD_LENGTH:  # the payload parser never gives one; here 0 would wrap round to 9
         raise IllegalMove(f"{game_label(game.name)}: there is no space {space}; spaces are 1 to 9")
     index = space - 1
     if game.board[index] != EMPTY:

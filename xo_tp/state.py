@@ -12,12 +12,10 @@ from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InternalError
 
-from xo_tp.rules import GAME_STATES, Game, quoted
+from xo_tp.rules import BOARD_LENGTH, GAME_STATES, MARKS, Game, quoted
 
 ENTRY_SEPARATOR: Final = "|"
 FIELD_SEPARATOR: Final = ","
-BOARD_LENGTH: Final = 9
-BOARD_MARKS: Final = "XO-"
 
 
 class CorruptState(InternalError):
@@ -42,7 +40,7 @@ def decode_game(address: str, entry: str) -> Game:
     name, board, game_state, _, _ = fields
     if not name:
         raise CorruptState(f"state at {address}: entry {quoted(entry)} has an empty game name")
-    if len(board) != BOARD_LENGTH or board.strip(BOARD_MARKS):
+    if len(board) != BOARD_LENGTH or board.strip(MARKS):
         raise CorruptState(f"state at {address}: game {quoted(name)} has an invalid board {quoted(board)}")
     if game_state not in GAME_STATES:
         raise CorruptState(f"state at {address}: game {quoted(name)} has an unknown state {quoted(game_state)}")

@@ -111,9 +111,50 @@ def test_bad_payloads_are_refused_before_state_is_touched(payload):
     assert rejected(state, payload, ALICE)
 
 
-def test_a_transaction_without_a_signer_key_is_refused():
-    assert rejected({}, "g1,create,", "") == "the transaction has no usable signer public key"
-    assert rejected({}, "g1,create,", "02ab,cd") == "the transaction has no usable signer public key"
+@pytest.mark.parametrize(
+    "signer",
+    [
+        "03" + "ab" * 32,
+        "02" + "0123456789abcdef" * 4,
+    ],
+)
+def test_a_compressed_lowercase_hex_signer_key_is_accepted(signer):
+    state: dict[str, bytes] = {}
+    submit(state, "g1,create,", signer)
+    submit(state, "g1,take,5", signer)
+    assert state == {G1: f"g1,----X----,P2-NEXT,{signer},".encode()}
+
+
+@pytest.mark.parametrize(
+    "signer",
+    [
+        "",
+        "02ab,cd",
+        "02" + "AB" * 32,  # uppercase: the same key as lowercase, spelt differently
+        "04" + "ab" * 64,  # uncompressed: a validator accepts it, but it is a second spelling of a compressed key
+        "05" + "ab" * 32,  # no such prefix
+        "02" + "ab" * 31,  # 64 characters
+        "02" + "ab" * 32 + "c",  # 67 characters
+        "02" + "ab" * 31 + "g0",  # not hex
+        "02" + "ab" * 32 + "\n",  # a trailing newline
+        "02" + "\u0665" * 64,  # Arabic-Indic digits: str.isalnum() and even isdigit() say yes
+        "02" + "\u00e9" * 64,  # letters, but not hex ones
+    ],
+)
+def test_a_signer_key_that_is_not_a_compressed_lowercase_hex_key_is_refused(signer):
+    message = rejected({G1: b"g1,---------,P1-NEXT,,"}, "g1,take,5", signer)
+
+    assert message.startswith("the signer public key ")
+    assert message.endswith(
+        " is not a compressed secp256k1 public key (66 lowercase hex characters starting with 02 or 03)"
+    )
+
+
+def test_the_refused_signer_key_is_quoted_in_the_message():
+    assert rejected({}, "g1,create,", "02AB") == (
+        "the signer public key '02AB' is not a compressed secp256k1 public key "
+        "(66 lowercase hex characters starting with 02 or 03)"
+    )
 
 
 def test_corrupt_state_is_an_internal_error_naming_the_address():
@@ -138,6 +179,19 @@ def test_a_validator_that_does_not_confirm_the_write_is_an_internal_error():
     req = request("g1,create,", ALICE)
     with pytest.raises(InternalError, match=f"did not write state at {G1}"):
         XoTransactionHandler().apply(req, ForgetfulContext.for_request(req, {}))
+
+
+def test_a_validator_that_does_not_confirm_the_delete_is_an_internal_error():
+    class StubbornContext(FakeContext):
+        def delete_state(self, addresses: list[str], timeout: float | None = None) -> list[str]:
+            return []
+
+    state = {G1: b"g1,---------,P1-NEXT,,"}
+    req = request("g1,delete,", ALICE)
+    context = StubbornContext.for_request(req, state)
+    with pytest.raises(InternalError, match=f"did not delete state at {G1}"):
+        XoTransactionHandler().apply(req, context)
+    assert context.events == []
 
 
 class TestCollisionBucket:

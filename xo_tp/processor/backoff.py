@@ -12,9 +12,11 @@ class Backoff:
         self._next = first
 
     def next_delay(self) -> float:
+        """The wait before the next attempt; each call doubles the one after it, up to the ceiling."""
         delay = self._next
         self._next = min(self._next * 2, self._ceiling)
         return delay
 
     def reset(self) -> None:
+        """Start from ``first`` again: the validator answered, so the next loss is a fresh one."""
         self._next = self._first

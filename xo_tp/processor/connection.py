@@ -6,6 +6,7 @@ consume the signal that a message has arrived, so a thread other than the reader
 looks at ``EVENTS`` after sending and tells the reader if input is waiting.
 """
 
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -21,12 +22,26 @@ KEEPALIVE_IDLE_S = 30
 KEEPALIVE_INTERVAL_S = 10
 KEEPALIVE_PROBES = 3
 MONITORED_EVENTS = zmq.EVENT_HANDSHAKE_SUCCEEDED | zmq.EVENT_DISCONNECTED
+# Frames waiting to be sent, per transaction slot: its request or its response, and as much again for a
+# validator that hands out more work than it registered for. The spare covers pings and registrations.
+SEND_QUEUE_PER_SLOT = 4
+SEND_QUEUE_SPARE = 1000
 # Enough to drain a burst in one go without starving the reader's other work.
 MAX_BATCH = 256
 # Plain ints: pyzmq's enum wrappers cost microseconds per call on the hot path.
 _EVENTS = int(zmq.EVENTS)
 _POLLIN = int(zmq.POLLIN)
 _NOBLOCK = int(zmq.NOBLOCK)
+
+
+def send_queue_limit(max_occupancy: int) -> int:
+    """How many frames may wait for the validator before the connection counts as lost.
+
+    A transaction has at most one frame on its way at a time (a request it waits on, or its
+    response), so a validator that reads at all never gets near this; one that stops
+    reading reaches it, and only then is the session given up.
+    """
+    return SEND_QUEUE_PER_SLOT * max_occupancy + SEND_QUEUE_SPARE
 
 
 class ValidatorConnection:
@@ -36,16 +51,22 @@ class ValidatorConnection:
 
     A new connection is made after every loss so that nothing queued for the old
     validator session (a late response, a stale request) reaches the new one.
+
+    ``on_lost`` is called (from the sending thread, outside the lock) when a send finds
+    the queue full: a frame was dropped, so the session must end for the validator to
+    notice and resend what it has not been answered.
     """
 
-    def __init__(self, context: zmq.Context, url: str) -> None:
+    def __init__(self, context: zmq.Context, url: str, *, send_queue: int, on_lost: Callable[[], None]) -> None:
         self.url = url
         self.closed = False
+        self._on_lost = on_lost
         self._reader: int | None = None
         self._on_input: Callable[[], None] | None = None
         self._lock = threading.Lock()
         self._socket = context.socket(zmq.DEALER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.setsockopt(zmq.SNDHWM, send_queue)
         self._socket.setsockopt(zmq.RECONNECT_IVL, RECONNECT_FIRST_MS)
         self._socket.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_MAX_MS)
         # a validator host that vanishes without closing the TCP connection is noticed within about a minute
@@ -75,19 +96,26 @@ class ValidatorConnection:
     def send(self, frame: bytes) -> None:
         """Queue one frame for the validator, from any thread.
 
-        Raises :class:`ValidatorConnectionLost` once the connection is closed or when
-        ZeroMQ's queue is full (the validator stopped reading: it is as good as gone).
+        Raises :class:`ValidatorConnectionLost` once the connection is closed, and when
+        ZeroMQ's queue is full: the validator stopped reading, and a frame it will never
+        get would leave a transaction unanswered on a session that looks alive. So a
+        full queue closes the connection and reports it through ``on_lost``.
         """
         input_waiting = 0
+        full = False
         with self._lock:
             if self.closed:
                 raise ValidatorConnectionLost(f"connection to {self.url} is closed")
             try:
                 self._socket.send(frame, _NOBLOCK)
             except zmq.Again:
-                raise ValidatorConnectionLost(f"validator at {self.url} is not reading its messages") from None
-            if threading.get_ident() != self._reader:
-                input_waiting = self._socket.getsockopt(_EVENTS) & _POLLIN
+                self.closed = full = True
+            else:
+                if threading.get_ident() != self._reader:
+                    input_waiting = self._socket.getsockopt(_EVENTS) & _POLLIN
+        if full:
+            self._on_lost()
+            raise ValidatorConnectionLost(f"the validator at {self.url} stopped reading its messages")
         if input_waiting and self._on_input is not None:
             self._on_input()
 
@@ -98,8 +126,10 @@ class ValidatorConnection:
             if self.closed:
                 return frames
             socket = self._socket
-            while len(frames) < MAX_BATCH and socket.getsockopt(_EVENTS) & _POLLIN:
-                frames.append(socket.recv(_NOBLOCK))
+            # receiving until "no more" costs one exception per batch; asking ZeroMQ first costs a call per frame
+            with contextlib.suppress(zmq.Again):
+                while len(frames) < MAX_BATCH:
+                    frames.append(socket.recv(_NOBLOCK))
         return frames
 
     def monitor_events(self) -> list[int]:

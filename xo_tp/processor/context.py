@@ -5,8 +5,11 @@ Method names, arguments, return values and exceptions match
 unchanged; only the transport underneath is ours.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
+from google.protobuf.message import Message as ProtobufMessage
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError
 
 from xo_core.protobuf.events_pb2 import Event
@@ -26,12 +29,77 @@ from xo_core.protobuf.state_context_pb2 import (
 from xo_core.protobuf.validator_pb2 import Message
 from xo_tp.processor.replies import Requester
 
+Response = TypeVar(
+    "Response",
+    TpStateGetResponse,
+    TpStateSetResponse,
+    TpStateDeleteResponse,
+    TpReceiptAddDataResponse,
+    TpEventAddResponse,
+)
+
+
+@dataclass(frozen=True)
+class _Call(Generic[Response]):
+    """One kind of context call: its message types, its reply, and how the validator says no."""
+
+    request_type: int
+    reply_type: int
+    response: type[Response]
+    refused_status: int
+    refusal: Callable[[str], Exception]
+    #: The SDK's message for a refusal; ``{}`` is filled in with what was asked.
+    refusal_message: str
+
+
+_GET = _Call(
+    Message.TP_STATE_GET_REQUEST,
+    Message.TP_STATE_GET_RESPONSE,
+    TpStateGetResponse,
+    TpStateGetResponse.AUTHORIZATION_ERROR,
+    AuthorizationException,
+    "Tried to get unauthorized address: {}",
+)
+_SET = _Call(
+    Message.TP_STATE_SET_REQUEST,
+    Message.TP_STATE_SET_RESPONSE,
+    TpStateSetResponse,
+    TpStateSetResponse.AUTHORIZATION_ERROR,
+    AuthorizationException,
+    "Tried to set unauthorized address: {}",
+)
+_DELETE = _Call(
+    Message.TP_STATE_DELETE_REQUEST,
+    Message.TP_STATE_DELETE_RESPONSE,
+    TpStateDeleteResponse,
+    TpStateDeleteResponse.AUTHORIZATION_ERROR,
+    AuthorizationException,
+    "Tried to delete unauthorized address: {}",
+)
+_RECEIPT = _Call(
+    Message.TP_RECEIPT_ADD_DATA_REQUEST,
+    Message.TP_RECEIPT_ADD_DATA_RESPONSE,
+    TpReceiptAddDataResponse,
+    TpReceiptAddDataResponse.ERROR,
+    InternalError,
+    "Failed to add receipt data: {}",
+)
+_EVENT = _Call(
+    Message.TP_EVENT_ADD_REQUEST,
+    Message.TP_EVENT_ADD_RESPONSE,
+    TpEventAddResponse,
+    TpEventAddResponse.ERROR,
+    InternalError,
+    "Failed to add event: {}",
+)
+
 
 class Context:
     """State access for one transaction, scoped by the validator's ``context_id``.
 
-    Every call blocks the handler thread until the validator answers, or raises
-    ``TimeoutError`` after ``timeout`` seconds (``None``: the processor's default).
+    Every call waits for the validator's answer -- suspending the handler's greenlet so
+    that other transactions run meanwhile, or blocking a thread of the handler's own --
+    and raises ``TimeoutError`` after ``timeout`` seconds (``None``: the processor's default).
     """
 
     def __init__(self, requester: Requester, context_id: str) -> None:
@@ -41,13 +109,7 @@ class Context:
     def get_state(self, addresses: Sequence[str], timeout: float | None = None) -> list[TpStateEntry]:
         """The entries at ``addresses`` that hold data; addresses with no data are left out."""
         request = TpStateGetRequest(context_id=self._context_id, addresses=addresses)
-        response = TpStateGetResponse.FromString(
-            self._requester.request(
-                Message.TP_STATE_GET_REQUEST, request.SerializeToString(), Message.TP_STATE_GET_RESPONSE, timeout
-            )
-        )
-        if response.status == TpStateGetResponse.AUTHORIZATION_ERROR:
-            raise AuthorizationException(f"Tried to get unauthorized address: {list(addresses)}")
+        response = self._call(_GET, request, timeout, lambda: list(addresses))
         return [entry for entry in response.entries if entry.data]
 
     def set_state(self, entries: Mapping[str, bytes], timeout: float | None = None) -> list[str]:
@@ -56,43 +118,17 @@ class Context:
             context_id=self._context_id,
             entries=[TpStateEntry(address=address, data=data) for address, data in entries.items()],
         )
-        response = TpStateSetResponse.FromString(
-            self._requester.request(
-                Message.TP_STATE_SET_REQUEST, request.SerializeToString(), Message.TP_STATE_SET_RESPONSE, timeout
-            )
-        )
-        if response.status == TpStateSetResponse.AUTHORIZATION_ERROR:
-            raise AuthorizationException(f"Tried to set unauthorized address: {list(entries)}")
-        return list(response.addresses)
+        return list(self._call(_SET, request, timeout, lambda: list(entries)).addresses)
 
     def delete_state(self, addresses: Sequence[str], timeout: float | None = None) -> list[str]:
         """Unset ``addresses``; returns the addresses the validator deleted."""
         request = TpStateDeleteRequest(context_id=self._context_id, addresses=addresses)
-        response = TpStateDeleteResponse.FromString(
-            self._requester.request(
-                Message.TP_STATE_DELETE_REQUEST,
-                request.SerializeToString(),
-                Message.TP_STATE_DELETE_RESPONSE,
-                timeout,
-            )
-        )
-        if response.status == TpStateDeleteResponse.AUTHORIZATION_ERROR:
-            raise AuthorizationException(f"Tried to delete unauthorized address: {list(addresses)}")
-        return list(response.addresses)
+        return list(self._call(_DELETE, request, timeout, lambda: list(addresses)).addresses)
 
     def add_receipt_data(self, data: bytes, timeout: float | None = None) -> None:
         """Attach opaque ``data`` to this transaction's receipt."""
         request = TpReceiptAddDataRequest(context_id=self._context_id, data=data)
-        response = TpReceiptAddDataResponse.FromString(
-            self._requester.request(
-                Message.TP_RECEIPT_ADD_DATA_REQUEST,
-                request.SerializeToString(),
-                Message.TP_RECEIPT_ADD_DATA_RESPONSE,
-                timeout,
-            )
-        )
-        if response.status == TpReceiptAddDataResponse.ERROR:
-            raise InternalError(f"Failed to add receipt data: {data!r}")
+        self._call(_RECEIPT, request, timeout, lambda: data)
 
     def add_event(
         self,
@@ -109,10 +145,17 @@ class Context:
             data=data,
         )
         request = TpEventAddRequest(context_id=self._context_id, event=event)
-        response = TpEventAddResponse.FromString(
-            self._requester.request(
-                Message.TP_EVENT_ADD_REQUEST, request.SerializeToString(), Message.TP_EVENT_ADD_RESPONSE, timeout
-            )
-        )
-        if response.status == TpEventAddResponse.ERROR:
-            raise InternalError(f"Failed to add event: ({event_type}, {pairs}, {data!r})")
+        self._call(_EVENT, request, timeout, lambda: f"({event_type}, {pairs}, {data!r})")
+
+    def _call(
+        self, call: _Call[Response], request: ProtobufMessage, timeout: float | None, asked: Callable[[], object]
+    ) -> Response:
+        """Send ``request``, parse the reply, and raise the SDK's exception if the validator refused it.
+
+        ``asked`` gives what was asked for that exception's message; it is called only on a refusal.
+        """
+        content = self._requester.request(call.request_type, request.SerializeToString(), call.reply_type, timeout)
+        response = call.response.FromString(content)
+        if response.status == call.refused_status:
+            raise call.refusal(call.refusal_message.format(asked()))
+        return response

@@ -10,23 +10,24 @@ meanwhile and answers pings, so a busy handler never makes the processor look de
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import threading
 from pathlib import Path
-from typing import Any
 
 import zmq
 from google.protobuf.message import DecodeError
 
-from xo_core.protobuf.processor_pb2 import TpRegisterResponse, TpUnregisterResponse
 from xo_core.protobuf.validator_pb2 import Message
 from xo_tp.processor.backoff import Backoff
-from xo_tp.processor.connection import ValidatorConnection
+from xo_tp.processor.connection import ValidatorConnection, send_queue_limit
 from xo_tp.processor.envelope import correlation_ids, envelope, message_type_name
-from xo_tp.processor.errors import ProcessorFailed, RegistrationRejected, ValidatorConnectionLost
-from xo_tp.processor.handlers import Handlers
-from xo_tp.processor.replies import PendingReplies
+from xo_tp.processor.errors import ProcessorFailed, ValidatorConnectionLost
+from xo_tp.processor.handlers import Handler, Handlers
+from xo_tp.processor.ready_file import ReadyFile
+from xo_tp.processor.registration import register, unregister
+from xo_tp.processor.replies import LoopSink, PendingReplies
 from xo_tp.processor.scheduler import HandlerScheduler
 from xo_tp.processor.signals import stop_signals
 from xo_tp.processor.transactions import WIRE_LOGGER, ProcessJob, TransactionRunner
@@ -36,26 +37,6 @@ NOT_CONNECTED_WARNING_EVERY = 10.0
 # How often the loop checks for a handler that blocks the handler thread, and how long counts as blocking.
 STUCK_CHECK_EVERY = 0.05
 HANDLER_THREAD_STOP_WAIT = 1.0
-
-
-class _FutureSink:
-    """Delivers a reply to a coroutine on the loop, from whichever thread read it."""
-
-    def __init__(self, future: "asyncio.Future[Message]") -> None:
-        self._future = future
-        self._loop = future.get_loop()
-
-    def put(self, item: Message | BaseException, /) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits any more
-            self._loop.call_soon_threadsafe(self._settle, item)
-
-    def _settle(self, item: Message | BaseException) -> None:
-        if self._future.done():
-            return
-        if isinstance(item, BaseException):
-            self._future.set_exception(item)
-        else:
-            self._future.set_result(item)
 
 
 class _Session:
@@ -104,7 +85,7 @@ class TransactionProcessor:
         self._unregister_timeout = unregister_timeout
         self._shutdown_grace = shutdown_grace
         self._backoff = Backoff(reconnect_first, reconnect_max)
-        self._ready_file = ready_file
+        self._ready_file = ReadyFile(ready_file)
         self._handlers = Handlers()
         self._pending = PendingReplies()
         self._next_id = correlation_ids()
@@ -116,7 +97,7 @@ class TransactionProcessor:
         self._connections: list[ValidatorConnection] = []
         self._crashed = False
 
-    def add_handler(self, handler: Any) -> None:
+    def add_handler(self, handler: Handler) -> None:
         """Serve ``handler`` (SDK ``TransactionHandler`` interface) for each of its family versions."""
         self._handlers.add(handler)
 
@@ -145,7 +126,7 @@ class TransactionProcessor:
         runner = TransactionRunner(self._handlers, self._pending, self._next_id, self._request_timeout)
         self._scheduler = HandlerScheduler(runner, self._dispatch, self._max_occupancy, self._handler_thread_died)
         zmq_context = zmq.Context()
-        self._unmark_ready()  # left behind by a processor that was killed: this one is not registered yet
+        self._ready_file.clear()  # left behind by a processor that was killed: this one is not registered yet
         try:
             with stop_signals(loop, self._on_signal):
                 await self._serve(zmq_context)
@@ -185,38 +166,27 @@ class TransactionProcessor:
         LOGGER.info("connected to the validator at %s", self.url)
         watchdog = asyncio.ensure_future(self._cover_for_stuck_handlers(session))
         try:
-            if not await self._register(session):
+            ask = functools.partial(self._ask, session)
+            requests = self._handlers.register_requests(self._max_occupancy)
+            if not await register(ask, requests, self.url, self._stopping, self._register_timeout):
                 return
+            LOGGER.info(
+                "registered %s with the validator at %s (max occupancy %d)",
+                self._handlers.describe(),
+                self.url,
+                self._max_occupancy,
+            )
             self._backoff.reset()
-            self._mark_ready()
+            self._ready_file.mark(self.url)
             await self._first(session.lost, self._stopping)
             if session.lost.is_set():
                 LOGGER.warning("lost the validator at %s", self.url)
                 return
-            await self._unregister(session)
+            await unregister(ask, self.url, self._abandon, self._unregister_timeout)
             await self._finish_in_flight(session)
         finally:
-            self._unmark_ready()
+            self._ready_file.clear()
             watchdog.cancel()
-
-    def _mark_ready(self) -> None:
-        """Publish the registration; written whole (rename) so a reader never sees half a file."""
-        if self._ready_file is None:
-            return
-        partial = self._ready_file.with_name(self._ready_file.name + ".partial")
-        try:
-            partial.write_text(f"registered with {self.url}\n", encoding="utf-8")
-            partial.replace(self._ready_file)
-        except OSError as error:
-            LOGGER.warning("cannot write the ready file %s: %s", self._ready_file, error)
-
-    def _unmark_ready(self) -> None:
-        if self._ready_file is None:
-            return
-        try:
-            self._ready_file.unlink(missing_ok=True)
-        except OSError as error:
-            LOGGER.warning("cannot remove the ready file %s: %s", self._ready_file, error)
 
     async def _cover_for_stuck_handlers(self, session: _Session) -> None:
         """While a handler blocks the handler thread, read the socket here: pings must still be answered."""
@@ -237,67 +207,6 @@ class TransactionProcessor:
                 return True
             LOGGER.warning("the validator at %s is not answering yet; still trying", self.url)
 
-    async def _register(self, session: _Session) -> bool:
-        requests = self._handlers.register_requests(self._max_occupancy)
-        replies = asyncio.gather(
-            *(
-                self._ask(session, Message.TP_REGISTER_REQUEST, request.SerializeToString())
-                for request in requests
-            )
-        )
-        stopped = asyncio.ensure_future(self._stopping.wait())
-        try:
-            await asyncio.wait({replies, stopped}, timeout=self._register_timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stopped.cancel()
-        if not replies.done():
-            replies.cancel()
-            if not self._stopping.is_set():
-                LOGGER.warning(
-                    "the validator at %s did not answer the registration within %.1f s",
-                    self.url,
-                    self._register_timeout,
-                )
-            return False
-        if replies.cancelled():
-            return False
-        if replies.exception() is not None:
-            LOGGER.warning("lost the validator at %s while registering", self.url)
-            return False
-        for request, reply in zip(requests, replies.result(), strict=True):
-            status = _status(TpRegisterResponse, Message.TP_REGISTER_RESPONSE, reply)
-            if status != TpRegisterResponse.OK:
-                raise RegistrationRejected(
-                    f"the validator at {self.url} refused to register family {request.family!r} "
-                    f"version {request.version!r} ({_status_name(TpRegisterResponse, status)})"
-                )
-        LOGGER.info(
-            "registered %s with the validator at %s (max occupancy %d)",
-            self._handlers.describe(),
-            self.url,
-            self._max_occupancy,
-        )
-        return True
-
-    async def _unregister(self, session: _Session) -> None:
-        LOGGER.info("unregistering from the validator")
-        reply = self._ask(session, Message.TP_UNREGISTER_REQUEST, b"")
-        abandoned = asyncio.ensure_future(self._abandon.wait())
-        try:
-            await asyncio.wait(
-                {reply, abandoned}, timeout=self._unregister_timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            abandoned.cancel()
-        if not reply.done():
-            reply.cancel()
-            LOGGER.warning("the validator did not answer the unregistration in time")
-        elif reply.exception() is not None:
-            LOGGER.warning("lost the validator at %s while unregistering", self.url)
-        else:
-            status = _status(TpUnregisterResponse, Message.TP_UNREGISTER_RESPONSE, reply.result())
-            LOGGER.info("unregistered from the validator (%s)", _status_name(TpUnregisterResponse, status))
-
     async def _finish_in_flight(self, session: _Session) -> None:
         scheduler = self._scheduler
         assert scheduler is not None
@@ -317,7 +226,7 @@ class TransactionProcessor:
         """Send a request from the loop; the future resolves with its reply."""
         reply: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         correlation_id = self._next_id()
-        self._pending.expect(correlation_id, _FutureSink(reply))
+        self._pending.expect(correlation_id, LoopSink(reply))
         reply.add_done_callback(lambda _: self._pending.forget(correlation_id))
         try:
             session.connection.send(envelope(message_type, correlation_id, content))
@@ -328,8 +237,16 @@ class TransactionProcessor:
     def _open(self, zmq_context: zmq.Context) -> _Session:
         loop = asyncio.get_running_loop()
         session = _Session()
+
+        def send_queue_full() -> None:
+            """Called on whichever thread found the queue full; the loop ends the session."""
+            with contextlib.suppress(RuntimeError):  # the loop already finished
+                loop.call_soon_threadsafe(self._stopped_reading, session)
+
         try:
-            session.connection = connection = ValidatorConnection(zmq_context, self.url)
+            session.connection = connection = ValidatorConnection(
+                zmq_context, self.url, send_queue=send_queue_limit(self._max_occupancy), on_lost=send_queue_full
+            )
         except zmq.ZMQError as error:
             raise ValueError(f"cannot connect to {self.url!r}: {error}") from None
         self._connections = [known for known in self._connections if not known.closed]
@@ -357,9 +274,25 @@ class TransactionProcessor:
             if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                 session.ready.set()
             elif event == zmq.EVENT_DISCONNECTED:
-                self._close(session)
-                session.lost.set()
+                self._lose(session)
                 return
+
+    def _stopped_reading(self, session: _Session) -> None:
+        """A frame could not be queued: end the session, as if the validator had gone.
+
+        Only a new connection makes the validator see this processor leave and come back,
+        and so send again the transactions it has not been answered.
+        """
+        if not session.lost.is_set():
+            LOGGER.warning("the validator at %s stopped reading its messages; reconnecting", self.url)
+            self._lose(session)
+
+    def _lose(self, session: _Session) -> None:
+        """The session is over: wake everyone waiting on it."""
+        if session.lost.is_set():
+            return
+        self._close(session)
+        session.lost.set()
 
     def _dispatch(self, connection: ValidatorConnection, frame: bytes) -> None:
         """Act on one frame from the validator; runs on the handler thread (or the loop, covering for it)."""
@@ -402,20 +335,3 @@ class TransactionProcessor:
         finally:
             for wait in waits:
                 wait.cancel()
-
-
-def _status(response_type: Any, reply_type: int, message: Message) -> int:
-    """The status of a registration-style reply; a reply of the wrong type or unreadable counts as unset."""
-    if message.message_type != reply_type:
-        return 0
-    try:
-        return response_type.FromString(message.content).status
-    except DecodeError:
-        return 0
-
-
-def _status_name(response_type: Any, status: int) -> str:
-    try:
-        return response_type.Status.Name(status)
-    except ValueError:
-        return str(status)

@@ -4,20 +4,44 @@ Handlers follow the SDK's ``TransactionHandler`` interface (``family_name``,
 ``family_versions``, ``namespaces``, ``apply``); nothing here knows any family.
 """
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Protocol
 
-from xo_core.protobuf.processor_pb2 import TpRegisterRequest
+from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpRegisterRequest
+from xo_tp.processor.context import Context
 
 PROTOCOL_VERSION = 1  # the first version with header styles; validators older than it ignore the field
+
+
+class Handler(Protocol):
+    """The SDK's ``TransactionHandler`` as the runtime uses it, so that any SDK-style handler fits.
+
+    A structural type rather than the SDK's base class: a handler need not import the SDK.
+    """
+
+    @property
+    def family_name(self) -> str:
+        """The transaction family served, e.g. ``xo``."""
+
+    @property
+    def family_versions(self) -> Sequence[str]:
+        """Every version of the family served; each is registered separately."""
+
+    @property
+    def namespaces(self) -> Sequence[str]:
+        """The state address prefixes the family reads and writes."""
+
+    def apply(self, transaction: TpProcessRequest, context: Context) -> None:
+        """Apply one transaction; raise the SDK's ``InvalidTransaction`` or ``InternalError`` to refuse it."""
 
 
 class Handlers:
     """(family name, version) -> handler, in the order handlers were added."""
 
     def __init__(self) -> None:
-        self._by_family: dict[tuple[str, str], Any] = {}
+        self._by_family: dict[tuple[str, str], Handler] = {}
 
-    def add(self, handler: Any) -> None:
+    def add(self, handler: Handler) -> None:
         """Serve every version ``handler`` lists; a family version served twice is a programming error."""
         versions = list(handler.family_versions)
         if not versions:
@@ -31,7 +55,8 @@ class Handlers:
     def __bool__(self) -> bool:
         return bool(self._by_family)
 
-    def find(self, family_name: str, family_version: str) -> Any | None:
+    def find(self, family_name: str, family_version: str) -> Handler | None:
+        """The handler for a transaction's family and version; ``None`` if this processor serves neither."""
         return self._by_family.get((family_name, family_version))
 
     def register_requests(self, max_occupancy: int) -> list[TpRegisterRequest]:

@@ -7,20 +7,21 @@ raises escapes: one bad transaction never takes the processor down.
 """
 
 import logging
-from typing import Any
 
 from greenlet import GreenletExit
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
 
 from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpProcessResponse
+from xo_tp.processor.context import Context
 from xo_tp.processor.errors import ValidatorConnectionLost
+from xo_tp.processor.handlers import Handler
 
 LOGGER = logging.getLogger(__name__)
 
 OK = TpProcessResponse(status=TpProcessResponse.OK)
 
 
-def apply_transaction(handler: Any, request: TpProcessRequest, context: object) -> TpProcessResponse:
+def apply_transaction(handler: Handler, request: TpProcessRequest, context: Context) -> TpProcessResponse:
     """Run ``handler.apply`` and turn its outcome into the response for the validator.
 
     :class:`ValidatorConnectionLost` passes through: there is nobody to answer, and

@@ -1,10 +1,13 @@
 """Pairing the validator's replies with the requests waiting for them.
 
-The event loop reads every frame and hands each reply to whoever waits for its
-correlation id: a handler greenlet (resumed by the :mod:`scheduler
-<xo_tp.processor.scheduler>`), a coroutine on the loop, or a plain thread.
+Whoever reads a frame (the handler thread, or the event loop while a handler blocks
+that thread) hands each reply to whoever waits for its correlation id: a handler
+greenlet (resumed by the :mod:`scheduler <xo_tp.processor.scheduler>`), a coroutine
+on the loop, or a plain thread.
 """
 
+import asyncio
+import contextlib
 import queue
 from collections.abc import Callable
 from typing import Protocol
@@ -22,7 +25,29 @@ from xo_tp.processor.scheduler import HandlerScheduler, Waiter
 class ReplySink(Protocol):
     """Where a reply (or the error that ends the wait) is delivered."""
 
-    def put(self, item: Message | BaseException, /) -> None: ...
+    def put(self, item: Message | BaseException, /) -> None:
+        """Deliver the reply, or the exception that ends the wait; safe from any thread."""
+
+
+class LoopSink:
+    """Delivers a reply to a coroutine on the event loop, from whichever thread read it."""
+
+    def __init__(self, future: "asyncio.Future[Message]") -> None:
+        self._future = future
+        self._loop = future.get_loop()
+
+    def put(self, item: Message | BaseException, /) -> None:
+        """Settle the future on its own loop; a loop that is gone has nobody waiting any more."""
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._settle, item)
+
+    def _settle(self, item: Message | BaseException) -> None:
+        if self._future.done():
+            return
+        if isinstance(item, BaseException):
+            self._future.set_exception(item)
+        else:
+            self._future.set_result(item)
 
 
 class PendingReplies:
@@ -36,9 +61,11 @@ class PendingReplies:
         self._waiting: dict[str, ReplySink] = {}
 
     def expect(self, correlation_id: str, sink: ReplySink) -> None:
+        """Route the reply to ``correlation_id`` to ``sink``; register before sending, or a fast reply is lost."""
         self._waiting[correlation_id] = sink
 
     def forget(self, correlation_id: str) -> None:
+        """Stop waiting (the wait timed out or ended); a reply arriving later is ignored."""
         self._waiting.pop(correlation_id, None)
 
     def deliver(self, message: Message) -> bool:

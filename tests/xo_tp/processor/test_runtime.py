@@ -9,14 +9,17 @@ import pytest
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 from sawtooth_sdk.processor.handler import TransactionHandler
 
-from tests.xo_tp.processor.validator_peer import DEADLINE, call_context, process_request, signer_key
+from tests.xo_tp.processor.validator_peer import DEADLINE, ValidatorPeer, call_context, process_request, signer_key
+from xo_core.protobuf.network_pb2 import PingRequest
 from xo_core.protobuf.processor_pb2 import TpProcessResponse, TpRegisterResponse
 from xo_core.protobuf.validator_pb2 import Message
 from xo_tp.processor import RegistrationRejected
+from xo_tp.processor import core as core_module
 
 NAMESPACE = hashlib.sha512(b"probe").hexdigest()[:6]
 OTHER_NAMESPACE = hashlib.sha512(b"other").hexdigest()[:6]
 SIGNER = signer_key(7)
+BIG_RECEIPT = b"r" * (4 << 20)  # as large as the biggest loopback socket buffer Linux grows by default
 
 
 def address(suffix: str) -> str:
@@ -54,6 +57,8 @@ class ProbeHandler(TransactionHandler):
             sys.exit(3)
         if action == "outside":
             context.get_state([OTHER_NAMESPACE + "0" * 64])
+        if action == "big-receipt":
+            context.add_receipt_data(BIG_RECEIPT)
         if action == "block":
             self.release.wait(DEADLINE)
         if action.startswith("read:"):
@@ -292,3 +297,33 @@ def test_an_endpoint_zeromq_refuses_is_an_error(run_processor, handler):
     [error] = running.errors
     assert isinstance(error, ValueError)
     assert "cannot connect to 'tcp://*:4004'" in str(error)
+
+
+def test_a_validator_that_stops_reading_gets_a_new_session_and_its_transactions_answered(
+    run_processor, handler, monkeypatch
+):
+    # a small send queue, so that a stalled validator fills it within a few dozen frames
+    monkeypatch.setattr(core_module, "send_queue_limit", lambda max_occupancy: 8)
+    with ValidatorPeer(stall_after=1) as peer:
+        run_processor(peer.url, handler, max_occupancy=3, request_timeout=DEADLINE)
+        peer.expect_registration()
+        peer.expect_registration()
+        first_session = peer.identity
+        # the validator stops reading: three receipts fill every buffer, then the replies to its pings do not fit
+        stalled = [probe("big-receipt") for _ in range(3)]
+        for request in stalled:
+            peer.start_transaction(request)
+        time.sleep(0.5)
+        for _ in range(50):
+            peer.send(Message.PING_REQUEST, PingRequest().SerializeToString())
+
+        # the processor gives the session up and registers on a new connection, which the validator sees
+        assert peer.expect_registration(timeout=5.0).family == "probe"
+        peer.expect_registration()
+        assert peer.identity != first_session
+        peer.quiet_for(0.2)  # drops what the first session had sent before it stalled
+        # and so the validator sends the unanswered transactions again, and they are answered
+        for request in stalled:
+            outcome = peer.process(request)
+            assert outcome.status == "OK"
+            assert outcome.receipts == [BIG_RECEIPT]

@@ -1,4 +1,4 @@
-"""The runtime's small pure pieces: back-off, the handler table, outcome mapping, correlation ids."""
+"""The runtime's small pieces: back-off, the handler table, outcome mapping, correlation ids, context calls."""
 
 import threading
 
@@ -7,7 +7,17 @@ from greenlet import GreenletExit
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
 
 from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpProcessResponse, TpRegisterRequest
+from xo_core.protobuf.state_context_pb2 import (
+    TpEventAddResponse,
+    TpReceiptAddDataResponse,
+    TpStateDeleteResponse,
+    TpStateEntry,
+    TpStateGetResponse,
+    TpStateSetResponse,
+)
+from xo_core.protobuf.validator_pb2 import Message
 from xo_tp.processor.backoff import Backoff
+from xo_tp.processor.context import Context
 from xo_tp.processor.envelope import correlation_ids, message_type_name
 from xo_tp.processor.errors import ValidatorConnectionLost
 from xo_tp.processor.handlers import Handlers
@@ -115,3 +125,80 @@ def test_correlation_ids_are_unique_across_threads_and_sources():
 def test_message_types_are_named_and_unknown_ones_numbered():
     assert message_type_name(5) == "TP_PROCESS_REQUEST"
     assert message_type_name(9999) == "9999"
+
+
+class CannedRequester:
+    """A requester whose validator always gives ``reply``; it records what was asked."""
+
+    def __init__(self, reply: bytes) -> None:
+        self._reply = reply
+        self.asked: list[tuple[int, int]] = []
+
+    def request(self, message_type: int, content: bytes, reply_type: int, timeout: float | None = None) -> bytes:
+        self.asked.append((message_type, reply_type))
+        return self._reply
+
+
+ADDRESS = "abcdef" + "0" * 64
+
+
+@pytest.mark.parametrize(
+    ("call", "reply", "asked", "raised", "message"),
+    [
+        (
+            lambda context: context.get_state([ADDRESS]),
+            TpStateGetResponse(status=TpStateGetResponse.AUTHORIZATION_ERROR),
+            (Message.TP_STATE_GET_REQUEST, Message.TP_STATE_GET_RESPONSE),
+            AuthorizationException,
+            f"Tried to get unauthorized address: ['{ADDRESS}']",
+        ),
+        (
+            lambda context: context.set_state({ADDRESS: b"data"}),
+            TpStateSetResponse(status=TpStateSetResponse.AUTHORIZATION_ERROR),
+            (Message.TP_STATE_SET_REQUEST, Message.TP_STATE_SET_RESPONSE),
+            AuthorizationException,
+            f"Tried to set unauthorized address: ['{ADDRESS}']",
+        ),
+        (
+            lambda context: context.delete_state([ADDRESS]),
+            TpStateDeleteResponse(status=TpStateDeleteResponse.AUTHORIZATION_ERROR),
+            (Message.TP_STATE_DELETE_REQUEST, Message.TP_STATE_DELETE_RESPONSE),
+            AuthorizationException,
+            f"Tried to delete unauthorized address: ['{ADDRESS}']",
+        ),
+        (
+            lambda context: context.add_receipt_data(b"\x00receipt"),
+            TpReceiptAddDataResponse(status=TpReceiptAddDataResponse.ERROR),
+            (Message.TP_RECEIPT_ADD_DATA_REQUEST, Message.TP_RECEIPT_ADD_DATA_RESPONSE),
+            InternalError,
+            "Failed to add receipt data: b'\\x00receipt'",
+        ),
+        (
+            lambda context: context.add_event("xo/take", [("name", "g1")], b"data"),
+            TpEventAddResponse(status=TpEventAddResponse.ERROR),
+            (Message.TP_EVENT_ADD_REQUEST, Message.TP_EVENT_ADD_RESPONSE),
+            InternalError,
+            "Failed to add event: (xo/take, [('name', 'g1')], b'data')",
+        ),
+    ],
+    ids=["get", "set", "delete", "receipt", "event"],
+)
+def test_each_context_call_raises_the_sdks_exception_when_the_validator_refuses_it(
+    call, reply, asked, raised, message
+):
+    requester = CannedRequester(reply.SerializeToString())
+
+    with pytest.raises(raised) as refused:
+        call(Context(requester, "ctx"))
+
+    assert str(refused.value) == message
+    assert requester.asked == [asked]
+
+
+def test_context_calls_return_what_the_validator_answered():
+    entry = TpStateEntry(address=ADDRESS, data=b"game")
+    context = Context(CannedRequester(TpStateGetResponse(status=1, entries=[entry]).SerializeToString()), "ctx")
+    assert [(found.address, found.data) for found in context.get_state([ADDRESS])] == [(ADDRESS, b"game")]
+
+    deleted = TpStateDeleteResponse(status=TpStateDeleteResponse.OK, addresses=[ADDRESS])
+    assert Context(CannedRequester(deleted.SerializeToString()), "ctx").delete_state([ADDRESS]) == [ADDRESS]

@@ -95,12 +95,20 @@ class Outcome:
 
 
 class ValidatorPeer:
-    """The validator end of one component endpoint on 127.0.0.1 (a free port unless ``port`` is given)."""
+    """The validator end of one component endpoint on 127.0.0.1 (a free port unless ``port`` is given).
 
-    def __init__(self, port: int | None = None) -> None:
+    ``stall_after`` makes a peer that, while the test does not read, takes in only that
+    many frames and then leaves the rest in the TCP connection (the smallest kernel buffer
+    included), as a validator that stopped reading does.
+    """
+
+    def __init__(self, port: int | None = None, *, stall_after: int | None = None) -> None:
         self._context = zmq.Context()
         self._socket = self._context.socket(zmq.ROUTER)
         self._socket.setsockopt(zmq.LINGER, 0)
+        if stall_after is not None:
+            self._socket.setsockopt(zmq.RCVHWM, stall_after)
+            self._socket.setsockopt(zmq.RCVBUF, 4096)
         if port is None:
             self.port = self._socket.bind_to_random_port("tcp://127.0.0.1")
         else:
