@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from xo_core.batches import make_batch, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
+from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger, LedgerConfig
 
 SIGNER = Signer.generate()
@@ -94,3 +95,13 @@ async def eventually(condition: Callable[[], object], timeout: float = 10.0) -> 
     while not condition():
         assert loop.time() < deadline, "condition not reached in time"
         await asyncio.sleep(0.02)
+
+
+def run(scenario: Callable[[], Awaitable[object]], timeout: float = 60.0) -> None:
+    """Run an async test scenario on a fresh loop, failing it rather than hanging after ``timeout`` seconds."""
+    asyncio.run(asyncio.wait_for(scenario(), timeout))
+
+
+def head_value(ledger: Ledger, address_: str) -> bytes | None:
+    """The value at ``address_`` as of the durable chain head: what a client reading state would see."""
+    return ledger.state_get(address_, header_of(ledger.chain_head()).state_root_hash)

@@ -9,21 +9,15 @@ from tests.xo_devnet.harness import (
     commit,
     connected,
     eventually,
+    head_value,
     kv_batch,
     kv_txn,
+    run,
     running_ledger,
 )
 from xo_devnet.chain import header_of
 
 A, B = address("a"), address("b")
-
-
-def run(scenario):
-    asyncio.run(asyncio.wait_for(scenario(), 60))
-
-
-def value(ledger, address_: str) -> bytes | None:
-    return ledger.state_get(address_, header_of(ledger.chain_head()).state_root_hash)
 
 
 def block_num_of(ledger, batch) -> int:
@@ -54,7 +48,7 @@ def test_a_batch_never_overtakes_an_earlier_conflicting_one_that_was_deferred():
                     statuses = await ledger.wait_for_batches([first.header_signature, second.header_signature], 20)
                 assert [status.status for status in statuses] == ["COMMITTED", "COMMITTED"]
                 assert block_num_of(ledger, first) <= block_num_of(ledger, second)
-                assert value(ledger, A) == b"second"
+                assert head_value(ledger, A) == b"second"
             finally:
                 await quitter.close()
 
@@ -101,6 +95,6 @@ def test_a_transaction_slower_than_a_block_finishes_in_a_later_block_on_the_stat
             assert (await ledger.wait_for_batches([slow.header_signature], 20))[0].status == "COMMITTED"
             assert len(processor.requests) == 3
             assert block_num_of(ledger, written) <= block_num_of(ledger, fast) < block_num_of(ledger, slow)
-            assert value(ledger, A) == b"2"
+            assert head_value(ledger, A) == b"2"
 
     run(scenario)

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from tests.xo_devnet.harness import address, batch_of, kv_txn
+from tests.xo_devnet.harness import address, batch_of, kv_txn, run
 from xo_core.protobuf.processor_pb2 import TpProcessResponse
 from xo_devnet.dispatcher import NoProcessor
 from xo_devnet.executor import BlockExecutor
@@ -30,10 +30,6 @@ class ScriptedDispatcher:
 
 def batch(family: str, *addresses: str) -> PendingBatch:
     return PendingBatch.parse(batch_of(kv_txn(family=family, inputs=addresses, outputs=addresses)))
-
-
-def run(scenario):
-    asyncio.run(asyncio.wait_for(scenario(), 20))
 
 
 def executor_for(dispatcher: ScriptedDispatcher) -> BlockExecutor:

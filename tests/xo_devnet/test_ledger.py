@@ -15,8 +15,10 @@ from tests.xo_devnet.harness import (
     commit,
     connected,
     eventually,
+    head_value,
     kv_batch,
     kv_txn,
+    run,
     running_ledger,
 )
 from xo_core.signing import verify
@@ -28,16 +30,8 @@ from xo_devnet.storage import DATABASE_NAME, Storage, StorageError
 A, B, C = address("a"), address("b"), address("c")
 
 
-def run(scenario):
-    asyncio.run(asyncio.wait_for(scenario(), 60))
-
-
 def head_root(ledger) -> str:
     return header_of(ledger.chain_head()).state_root_hash
-
-
-def value(ledger, address_: str) -> bytes | None:
-    return ledger.state_get(address_, head_root(ledger))
 
 
 def test_a_new_ledger_starts_at_a_signed_genesis_with_empty_state():
@@ -62,7 +56,7 @@ def test_a_batch_is_all_or_nothing():
             assert await commit(ledger, batch) == ["INVALID"]
             [status] = ledger.batch_statuses([batch.header_signature])
             assert [info.id for info in status.invalid_transactions] == [bad.header_signature]
-            assert value(ledger, A) is None
+            assert head_value(ledger, A) is None
             assert ledger.batch_by_id(batch.header_signature) is None
             assert ledger.transaction_by_id(good.header_signature) is None
             assert ledger.receipt(good.header_signature) is None
@@ -77,9 +71,9 @@ def test_batches_in_one_block_behave_as_if_run_one_after_another():
             mixed = [kv_batch(set={B: "1"}), kv_batch(require=B, set={C: "seen b"}), kv_batch(delete=[B])]
             assert set(await commit(ledger, *counting, *mixed)) == {"COMMITTED"}
             assert header_of(ledger.chain_head()).block_num == 1
-            assert value(ledger, A) == b"40"
-            assert value(ledger, B) is None
-            assert value(ledger, C) == b"seen b"
+            assert head_value(ledger, A) == b"40"
+            assert head_value(ledger, B) is None
+            assert head_value(ledger, C) == b"seen b"
 
     run(scenario)
 
@@ -109,7 +103,7 @@ def test_a_batch_waits_until_its_dependency_is_committed():
             assert (await ledger.wait_for_batches([dependent.header_signature], 0.3))[0].status == "PENDING"
             assert await commit(ledger, batch_of(dependency)) == ["COMMITTED"]
             assert (await ledger.wait_for_batches([dependent.header_signature], 20))[0].status == "COMMITTED"
-            assert value(ledger, B) == b"second"
+            assert head_value(ledger, B) == b"second"
 
     run(scenario)
 
@@ -238,7 +232,7 @@ def test_a_data_directory_ledger_restarts_where_it_stopped(tmp_path):
         async with running_ledger(tmp_path) as ledger, connected(ledger):
             assert ledger.chain_head() == head
             assert ledger.node_public_key == key
-            assert value(ledger, A) == b"kept"
+            assert head_value(ledger, A) == b"kept"
             [status] = ledger.batch_statuses([invalid.header_signature])
             assert status.invalid_transactions[0].message == "still invalid after restart"
             assert await commit(ledger, kv_batch(set={B: "more"})) == ["COMMITTED"]
@@ -282,7 +276,7 @@ def test_accepted_batches_outlive_a_stop_and_run_first_in_arrival_order_after_a_
             async with connected(ledger):
                 statuses = await ledger.wait_for_batches([*restored, newcomer.header_signature], 20)
             assert [status.status for status in statuses] == ["COMMITTED"] * 3
-            assert (value(ledger, A), value(ledger, B)) == (b"newcomer", b"1")
+            assert (head_value(ledger, A), head_value(ledger, B)) == (b"newcomer", b"1")
 
     run(scenario)
 
@@ -315,7 +309,7 @@ def test_a_committed_batch_is_not_run_again_after_a_restart(tmp_path):
         async with running_ledger(tmp_path) as ledger, connected(ledger):
             assert await commit(ledger, kv_batch(set={A: "later"})) == ["COMMITTED"]
             assert header_of(ledger.chain_head()).block_num == header_of(head).block_num + 1
-            assert value(ledger, C) == b"1"
+            assert head_value(ledger, C) == b"1"
 
     run(scenario)
 
@@ -341,7 +335,7 @@ def test_a_submission_storage_cannot_record_is_refused_stops_the_ledger_and_neve
         async with running_ledger(tmp_path, block_interval=0.001) as ledger, connected(ledger):
             assert ledger.batch_statuses([lost.header_signature])[0].status == "UNKNOWN"
             assert await commit(ledger, kv_batch(set={B: "after restart"})) == ["COMMITTED"]
-            assert value(ledger, A) is None
+            assert head_value(ledger, A) is None
 
     run(scenario)
 
@@ -385,7 +379,7 @@ def test_a_failed_block_write_stops_every_later_write_and_a_restart_commits_what
         monkeypatch.undo()
         async with running_ledger(tmp_path) as ledger, connected(ledger):
             assert [status.status for status in await ledger.wait_for_batches(ids, 20)] == ["COMMITTED"] * 2
-            assert (value(ledger, A), value(ledger, B), value(ledger, C)) == (
+            assert (head_value(ledger, A), head_value(ledger, B), head_value(ledger, C)) == (
                 b"in block 1",
                 b"in block 2",
                 b"in block 3",

@@ -10,8 +10,10 @@ from tests.xo_devnet.harness import (
     commit,
     connected,
     eventually,
+    head_value,
     kv_batch,
     kv_txn,
+    run,
     running_ledger,
 )
 from xo_core.protobuf import network_pb2, processor_pb2, state_context_pb2
@@ -19,18 +21,9 @@ from xo_core.protobuf.events_pb2 import Event
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import StateChange
 from xo_core.protobuf.validator_pb2 import Message
-from xo_devnet.chain import header_of
 
 A, B = address("a"), address("b")
 FAST_LIVENESS = {"ping_interval": 0.1, "ping_timeout": 0.4}
-
-
-def run(scenario):
-    asyncio.run(asyncio.wait_for(scenario(), 60))
-
-
-def state_of(ledger, address_: str) -> bytes | None:
-    return ledger.state_get(address_, header_of(ledger.chain_head()).state_root_hash)
 
 
 def test_registration_is_acknowledged_listed_and_withdrawn():
@@ -155,7 +148,7 @@ def test_a_transient_internal_error_is_retried_until_it_succeeds():
         async with running_ledger(retry_delay=0.01) as ledger, connected(ledger, flaky) as processor:
             assert await commit(ledger, kv_batch(set={A: "done"})) == ["COMMITTED"]
             assert len(processor.requests) == 3
-            assert state_of(ledger, A) == b"done"
+            assert head_value(ledger, A) == b"done"
 
     run(scenario)
 
@@ -177,7 +170,7 @@ def test_work_of_a_processor_that_dies_mid_request_is_resent_to_another():
                 [status] = await ledger.wait_for_batches([batch.header_signature], 20)
                 assert status.status == "COMMITTED"
                 assert [r.signature for r in healthy.requests] == [batch.transactions[0].header_signature]
-                assert state_of(ledger, A) == b"survived"
+                assert head_value(ledger, A) == b"survived"
                 assert ledger.processors() == [("kv", "1.0")]
 
     run(scenario)
@@ -310,7 +303,7 @@ def test_requests_in_an_unknown_context_are_answered_as_a_sawtooth_validator_ans
         async with running_ledger() as ledger, connected(ledger, stray):
             batch = kv_batch(set={B: "own"})
             assert await commit(ledger, batch) == ["COMMITTED"]
-            assert state_of(ledger, A) is None
+            assert head_value(ledger, A) is None
             receipt = ledger.receipt(batch.transactions[0].header_signature)
             assert (list(receipt.events), list(receipt.data)) == ([], [])
         get, set_, delete = answers["get"], answers["set"], answers["delete"]
@@ -349,7 +342,7 @@ def test_a_state_write_sent_after_the_answer_is_not_committed():
                 await processor.start()
                 for n in range(5):
                     assert await commit(ledger, kv_batch(set={A: "declared"}, n=n)) == ["COMMITTED"]
-                    assert state_of(ledger, A) is None
+                    assert head_value(ledger, A) is None
                     await eventually(lambda count=n + 1: len(late_answers) == count)
             finally:
                 await processor.close()
@@ -394,7 +387,7 @@ def test_work_in_flight_when_a_processor_unregisters_is_resent_without_counting_
                 [status] = await ledger.wait_for_batches([batch.header_signature], 20)
                 assert status.status == "COMMITTED"
                 assert [r.signature for r in staying.requests] == [batch.transactions[0].header_signature]
-                assert state_of(ledger, A) == b"finished elsewhere"
+                assert head_value(ledger, A) == b"finished elsewhere"
 
     run(scenario)
 
