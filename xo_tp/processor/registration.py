@@ -8,6 +8,7 @@ serve, and one TP_UNREGISTER_REQUEST whose answer is only waited for briefly.
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
@@ -30,11 +31,7 @@ async def register(
     Raises :class:`RegistrationRejected` when the validator refuses one: retrying cannot help.
     """
     replies = asyncio.gather(*(ask(Message.TP_REGISTER_REQUEST, request.SerializeToString()) for request in requests))
-    stopped = asyncio.ensure_future(stopping.wait())
-    try:
-        await asyncio.wait({replies, stopped}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopped.cancel()
+    await _until_done_or_set(replies, stopping, timeout)
     if not replies.done():
         replies.cancel()
         if not stopping.is_set():
@@ -59,11 +56,7 @@ async def unregister(ask: Ask, url: str, abandon: asyncio.Event, timeout: float)
     """Tell the validator to send no more; its answer is logged, waited for at most ``timeout`` s."""
     LOGGER.info("unregistering from the validator")
     reply = ask(Message.TP_UNREGISTER_REQUEST, b"")
-    abandoned = asyncio.ensure_future(abandon.wait())
-    try:
-        await asyncio.wait({reply, abandoned}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        abandoned.cancel()
+    await _until_done_or_set(reply, abandon, timeout)
     if not reply.done():
         reply.cancel()
         LOGGER.warning("the validator did not answer the unregistration in time")
@@ -90,3 +83,12 @@ def _status_name(response_type: RegistrationReply, status: int) -> str:
         return response_type.Status.Name(status)
     except ValueError:
         return str(status)
+
+
+async def _until_done_or_set(future: asyncio.Future[Any], event: asyncio.Event, timeout: float) -> None:
+    """Wait for ``future`` at most ``timeout`` s, and no longer once ``event`` is set; never cancels ``future``."""
+    set_ = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait({future, set_}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        set_.cancel()
