@@ -39,7 +39,6 @@ setup(
             "pytest-xdist>=3.5,<4",
             "pytest-timeout>=2.3,<3",
             "hypothesis>=6.100,<7",
-            "sawtooth-signing>=1.1.5,<1.2",
             "ruff>=0.6,<1",
             "check-jsonschema>=0.29,<1",
             "PyYAML>=6,<7",
@@ -56,5 +55,6 @@ setup(
     classifiers=[
         "Programming Language :: Python :: 3.11",
         "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
     ],
 )

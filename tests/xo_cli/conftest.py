@@ -3,7 +3,7 @@
 ``FakeSawtooth`` answers the routes xo uses the way Sawtooth 1.2's REST API
 does (the shapes and error bodies of /work/shared/reference/sawtooth-1.0.5-rest):
 202 + link on POST /batches, /batch_statuses with ``wait``, /state with paging
-and ``next``. It checks signatures with ``sawtooth-signing`` as a validator would
+and ``next``. It checks signatures with the ``sawtooth_signing`` that ``sawtooth-sdk`` ships, as a validator would
 and plays XO with a small model of the rules, so a batch that xo signs wrongly or
 a move it builds wrongly shows up as a failed test. Switches make it misbehave
 in each way xo must explain: auth, busy, failing, not Sawtooth at all.

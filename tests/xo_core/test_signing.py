@@ -1,4 +1,7 @@
-"""Our secp256k1 signatures are the ones a Sawtooth validator checks: verified with sawtooth-signing both ways."""
+"""Our secp256k1 signatures are the ones a Sawtooth validator checks.
+
+Verified both ways with the ``sawtooth_signing`` that ``sawtooth-sdk`` ships: Sawtooth's own code.
+"""
 
 import pytest
 from sawtooth_signing import create_context
