@@ -32,6 +32,7 @@ setup(
         "sawtooth-sdk>=1.2.5,<1.3",
         "greenlet>=3.0,<4",
         "PyYAML>=6,<7",
+        "wcwidth>=0.2.13,<1",
     ],
     extras_require={
         "test": [

@@ -1,0 +1,83 @@
+"""Player-supplied text made safe to show a person: the one place it is escaped, cut and measured.
+
+Game names (and anything else a player types) reach other players' terminals,
+log files and web pages. A name could hold an escape sequence that recolours
+a terminal, a newline that forges a table row, a bidi override that reverses
+what follows, or ten thousand characters. Everything shown to a person goes
+through :func:`printable` first; tables also :func:`clip` and :func:`pad` by
+display width, so an emoji or a CJK name keeps its columns aligned. Machine
+output (JSON) keeps the exact text: it is not for terminals.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from wcwidth import wcswidth, wcwidth
+
+ELLIPSIS = "…"
+
+# Characters that reorder or hide text (bidi embeddings, overrides, isolates and marks):
+# harmless-looking names could otherwise show a different text than the one on the ledger.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_LINE_BREAKS = frozenset("\u2028\u2029\x85")
+
+
+def _needs_escape(char: str) -> bool:
+    code = ord(char)
+    return (
+        code < 0x20
+        or 0x7F <= code <= 0x9F
+        or char in _BIDI_CONTROLS
+        or char in _LINE_BREAKS
+        or unicodedata.category(char) in {"Cs", "Co", "Cn"}
+    )
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    r"""``text`` with every control, bidi and unassigned character written as a visible escape.
+
+    A backslash is doubled, so an escape shown always stands for the character it
+    names: the name ``a\x1bb`` typed literally reads ``a\\x1bb``, never like ESC.
+    """
+    if text.isprintable() and "\\" not in text and not any(char in _BIDI_CONTROLS for char in text):
+        return text
+    return "".join("\\\\" if char == "\\" else _escape(char) if _needs_escape(char) else char for char in text)
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: 2 for wide (CJK, most emoji), 0 for combining marks."""
+    width = wcswidth(text)
+    if width >= 0:
+        return width
+    return sum(max(wcwidth(char), 0) for char in text)
+
+
+def clip(text: str, width: int) -> str:
+    """``printable(text)`` cut to at most ``width`` columns, ending in "…" when something was cut."""
+    shown = printable(text)
+    if display_width(shown) <= width:
+        return shown
+    kept: list[str] = []
+    used = 0
+    for char in shown:
+        char_width = max(wcwidth(char), 0)
+        if used + char_width > width - 1:
+            break
+        kept.append(char)
+        used += char_width
+    return "".join(kept) + ELLIPSIS
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` (already printable) followed by spaces up to ``width`` display columns."""
+    return text + " " * max(width - display_width(text), 0)
