@@ -22,6 +22,12 @@ LOGGER = logging.getLogger("xo_devnet")
 DEFAULT_REST_API = "127.0.0.1:8008"
 DEFAULT_COMPONENT_ENDPOINT = "tcp://127.0.0.1:4004"
 DEFAULT_BLOCK_INTERVAL = 0.05
+
+# Each of these stands for its flag when the flag is not given: CI and scripts move the
+# ledger off 8008/4004 without changing the command a user types.
+REST_API_ENV = "XO_DEVNET_REST_API"
+COMPONENT_ENDPOINT_ENV = "XO_DEVNET_COMPONENT_ENDPOINT"
+READY_FILE_ENV = "XO_DEVNET_READY_FILE"
 MAX_BLOCK_INTERVAL = 60.0
 
 _HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/]+):(?P<port>\d{1,5})")
@@ -65,7 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a one-node, Sawtooth-compatible ledger with its REST API and an xo-tp transaction processor,"
         " and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
-        " pid, ...) once the devnet is ready, and removed when it stops.",
+        " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
+        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV} and {READY_FILE_ENV} stand for the flags of the same names.",
     )
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument(
@@ -75,16 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rest-api",
         type=rest_address,
-        default=rest_address(DEFAULT_REST_API),
+        default=os.environ.get(REST_API_ENV) or DEFAULT_REST_API,
         metavar="HOST:PORT",
-        help=f"where the REST API listens (default: {DEFAULT_REST_API}; port 0 picks a free one)",
+        help=f"where the REST API listens (default: ${REST_API_ENV} or {DEFAULT_REST_API}; port 0 picks a free one)",
     )
     parser.add_argument(
         "--component-endpoint",
         type=component_endpoint,
-        default=DEFAULT_COMPONENT_ENDPOINT,
+        default=os.environ.get(COMPONENT_ENDPOINT_ENV) or DEFAULT_COMPONENT_ENDPOINT,
         metavar="URL",
-        help=f"where transaction processors connect (default: {DEFAULT_COMPONENT_ENDPOINT}; port 0 picks a free one)",
+        help=f"where transaction processors connect (default: ${COMPONENT_ENDPOINT_ENV} or "
+        f"{DEFAULT_COMPONENT_ENDPOINT}; port 0 picks a free one)",
     )
     parser.add_argument(
         "--block-interval",
@@ -95,7 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-tp", action="store_true", help="do not start xo-tp; connect processors yourself")
     parser.add_argument("--key-dir", type=Path, help=f"where the player keys are made (default: {DEFAULT_KEY_DIR})")
-    parser.add_argument("--ready-file", type=Path, metavar="PATH", help="write the bound addresses as JSON once ready")
+    parser.add_argument(
+        "--ready-file",
+        type=Path,
+        default=os.environ.get(READY_FILE_ENV) or None,
+        metavar="PATH",
+        help=f"write the bound addresses as JSON once ready (default: ${READY_FILE_ENV}, else none)",
+    )
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="more logging: -v info, -vv debug (xo-tp too)"
     )

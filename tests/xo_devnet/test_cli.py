@@ -6,14 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from xo_devnet.cli import build_parser, default_data_dir
+from xo_devnet.cli import COMPONENT_ENDPOINT_ENV, READY_FILE_ENV, REST_API_ENV, build_parser, default_data_dir
 
 
 def parse(*argv: str):
     return build_parser().parse_args(list(argv))
 
 
-def test_defaults_are_sawtooths_ports_on_loopback():
+def test_defaults_are_sawtooths_ports_on_loopback(monkeypatch):
+    for name in (REST_API_ENV, COMPONENT_ENDPOINT_ENV, READY_FILE_ENV):
+        monkeypatch.delenv(name, raising=False)
     args = parse()
     assert args.rest_api == ("127.0.0.1", 8008)
     assert args.component_endpoint == "tcp://127.0.0.1:4004"
@@ -21,6 +23,25 @@ def test_defaults_are_sawtooths_ports_on_loopback():
     assert not args.ephemeral
     assert not args.no_tp
     assert (args.data_dir, args.key_dir, args.ready_file) == (None, None, None)
+
+
+def test_environment_variables_stand_for_the_address_flags(monkeypatch):
+    monkeypatch.setenv(REST_API_ENV, "127.0.0.1:0")
+    monkeypatch.setenv(COMPONENT_ENDPOINT_ENV, "tcp://127.0.0.1:0")
+    monkeypatch.setenv(READY_FILE_ENV, "/tmp/ready.json")
+    args = parse()
+    assert args.rest_api == ("127.0.0.1", 0)
+    assert args.component_endpoint == "tcp://127.0.0.1:0"
+    assert args.ready_file == Path("/tmp/ready.json")
+    assert parse("--rest-api", "127.0.0.1:9008").rest_api == ("127.0.0.1", 9008)
+
+
+def test_a_bad_address_in_the_environment_is_a_usage_error(monkeypatch, capsys):
+    monkeypatch.setenv(REST_API_ENV, "nowhere")
+    with pytest.raises(SystemExit) as exit_:
+        parse()
+    assert exit_.value.code == 2
+    assert "'nowhere' is not HOST:PORT" in capsys.readouterr().err
 
 
 def test_the_data_dir_defaults_to_the_xdg_data_home(monkeypatch, tmp_path):
