@@ -17,7 +17,10 @@ setup(
     license="Apache-2.0",
     python_requires=">=3.11",
     packages=find_packages(
-        include=["xo_core", "xo_core.*", "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*"]
+        include=[
+            "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "xo_tp", "xo_tp.*",
+            "client_core", "client_core.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*",
+        ]
     ),
     package_data={
         "xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"],

@@ -30,9 +30,10 @@ import uuid
 
 import aiohttp
 
-from xo_core.batches import make_batch, make_batch_list, make_xo_transaction
+from xo_core.batches import make_batch, make_batch_list
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
+from xo_tp.transactions import make_xo_transaction
 
 WAIT_SECONDS = 120
 

@@ -20,10 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from xo_core.batches import make_batch, make_xo_transaction
+from xo_core.batches import make_batch
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger, LedgerConfig
+from xo_tp.transactions import make_xo_transaction
 
 
 def cpu_seconds() -> float:

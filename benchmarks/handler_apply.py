@@ -13,9 +13,9 @@ import json
 import time
 from typing import NamedTuple
 
-from xo_core.family import encode_payload, game_address
 from xo_core.protobuf.processor_pb2 import TpProcessRequest
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_tp.family import encode_payload, game_address
 from xo_tp.handler import XoTransactionHandler
 
 PLAYERS = ("02" + "1" * 64, "03" + "2" * 64)

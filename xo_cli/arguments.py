@@ -2,60 +2,34 @@
 
 Existing scripts written for the reference ``xo`` keep working: same
 subcommands, same flags (``--disable-client-validation`` is accepted as the old
-spelling of ``--no-validate``). Parsing only checks shape; what the values
-mean (is the URL reachable, does the key exist) is the commands' business.
+spelling of ``--no-validate``). The flags shared with every client command come
+from :mod:`client_core.arguments`; this module adds XO's commands.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import os
-import sys
-from typing import NoReturn
 
+from client_core.arguments import CommandParser, add_verbosity, keygen_parser, move_flags, output_flags, rest_flags
 from xo_core import __version__
 
-DEFAULT_URL = "http://127.0.0.1:8008"
-URL_ENV = "XO_URL"
-AUTH_USER_ENV = "XO_AUTH_USER"
-AUTH_PASSWORD_ENV = "XO_AUTH_PASSWORD"
 VERSION = f"xo (xo-sawtooth) {__version__}"
 
 
-class XoArgumentParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are the one-line ``xo: error: ...`` every xo error is."""
-
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"xo: error: {message} (see '{self.prog} --help')\n")
-        raise SystemExit(2)
-
-
-def wait_seconds(text: str) -> float:
-    """``--wait`` takes seconds as a non-negative number; bare ``--wait`` means no limit."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not seconds >= 0 or math.isinf(seconds):
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text!r}")
-    return seconds
-
-
-def build_parser() -> XoArgumentParser:
+def build_parser() -> CommandParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
-    parser = XoArgumentParser(
+    parser = CommandParser(
         prog="xo",
         description="Play tic-tac-toe on a Hyperledger Sawtooth network by sending XO transactions.",
         epilog="Exit codes: 0 done (committed, or submitted when not waiting), 1 rejected or invalid input, "
         "2 usage error, 3 connection or server error, 4 stopped waiting before the batch was decided, "
         "70 internal error (a bug in xo), 130 interrupted.",
     )
-    add_verbosity(parser, dest="verbose_before")
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=XoArgumentParser)
+    add_verbosity(parser, VERSION, dest="verbose_before")
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     subcommands.required = True
 
-    rest = rest_flags()
+    rest = rest_flags(VERSION)
     move = move_flags()
     output = output_flags()
 
@@ -101,70 +75,8 @@ def build_parser() -> XoArgumentParser:
     )
     show.add_argument("name", metavar="NAME", help="name of the game")
 
-    keygen = subcommands.add_parser(
-        "keygen",
-        help="create a key pair",
-        description="Write a new secp256k1 key pair as NAME.priv (mode 0600) and NAME.pub, in hex, "
-        "like 'sawtooth keygen'.",
-    )
-    add_verbosity(keygen)
-    keygen.add_argument("key_name", nargs="?", metavar="NAME", help="key name (default: your OS user name)")
-    keygen.add_argument("--key-dir", help="directory of the key files (default: ~/.sawtooth/keys)")
-    keygen.add_argument("--force", action="store_true", help="overwrite existing key files")
+    keygen_parser(subcommands, VERSION)
     return parser
-
-
-def add_verbosity(parser: argparse.ArgumentParser, dest: str = "verbose") -> None:
-    """-v and -V on both sides of the command name: ``xo -v show`` and ``xo show -v`` both work."""
-    parser.add_argument(
-        "-v", "--verbose", action="count", default=0, dest=dest, help="show HTTP requests; twice: tracebacks too"
-    )
-    parser.add_argument("-V", "--version", action="version", version=VERSION, help="print the version and exit")
-
-
-def rest_flags() -> argparse.ArgumentParser:
-    """The reference client's connection and key flags, shared by every command that talks to the REST API."""
-    flags = argparse.ArgumentParser(add_help=False)
-    add_verbosity(flags)
-    flags.add_argument("--url", help=f"URL of the Sawtooth REST API (default: ${URL_ENV} or {DEFAULT_URL})")
-    flags.add_argument("--username", help="name of your key: KEY_DIR/USERNAME.priv (default: your OS user name)")
-    flags.add_argument("--key-dir", help="directory of your key files (default: ~/.sawtooth/keys)")
-    flags.add_argument("--auth-user", help=f"user for HTTP Basic authentication (or ${AUTH_USER_ENV})")
-    flags.add_argument(
-        "--auth-password",
-        help=f"password for HTTP Basic authentication (or ${AUTH_PASSWORD_ENV}; "
-        "asked for on the terminal when only the user is given)",
-    )
-    return flags
-
-
-def move_flags() -> argparse.ArgumentParser:
-    """Flags of the commands that submit a batch."""
-    flags = argparse.ArgumentParser(add_help=False)
-    flags.add_argument(
-        "--wait",
-        nargs="?",
-        const=math.inf,
-        type=wait_seconds,
-        metavar="SECONDS",
-        help="wait for the batch to commit and report the outcome; without SECONDS, wait as long as it takes",
-    )
-    flags.add_argument(
-        "--no-validate",
-        "--disable-client-validation",
-        action="store_true",
-        dest="no_validate",
-        help="submit without first checking the game in state (the validator's reason comes back with --wait)",
-    )
-    return flags
-
-
-def output_flags() -> argparse.ArgumentParser:
-    """Flags of the commands that print games, so scripts can ask for JSON."""
-    flags = argparse.ArgumentParser(add_help=False)
-    flags.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
-    flags.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
-    return flags
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -173,14 +85,3 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args.verbose = args.verbose_before + getattr(args, "verbose", 0)
     del args.verbose_before
     return args
-
-
-def environment_default(value: str | None, variable: str) -> str | None:
-    """A flag's value, even an empty one, else the environment variable's when set and not empty.
-
-    An empty variable counts as unset (``XO_URL= xo list`` is a common way to
-    clear it), but an empty flag was typed on purpose and is passed on to be judged.
-    """
-    if value is not None:
-        return value
-    return os.environ.get(variable) or None

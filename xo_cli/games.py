@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from xo_core.family import encode_payload
 from xo_tp import rules
+from xo_tp.family import encode_payload
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
 from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from xo_cli import render, session
-from xo_cli.errors import InvalidInput
+from client_core import session
+from client_core.errors import InvalidInput
+from xo_cli import render
 from xo_cli.games import Game, decode_games, find_game
-from xo_core.family import NAMESPACE, game_address
+from xo_tp.family import NAMESPACE, game_address
 
 
 def list_games(args: argparse.Namespace) -> int:

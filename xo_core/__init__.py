@@ -1,4 +1,4 @@
-"""What the processor, the client and the ledger share: wire messages, signing, XO addressing.
+"""What everything shares, with no game knowledge: wire messages, signing, batches, key files, addressing, safe text.
 
 Kept import-light on purpose: ``xo show`` starts a fresh interpreter every time, so
 nothing here pulls in protobuf or the crypto library until a caller needs it.

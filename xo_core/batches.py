@@ -11,7 +11,6 @@ import hashlib
 import secrets
 from collections.abc import Iterable, Sequence
 
-from xo_core.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.signing import Signer
@@ -42,22 +41,6 @@ def make_transaction(
         payload_sha512=hashlib.sha512(payload).hexdigest(),
     ).SerializeToString()
     return Transaction(header=header, header_signature=signer.sign(header), payload=payload)
-
-
-def make_xo_transaction(
-    signer: Signer, name: str, action: str, space: int | None = None, *, nonce: str | None = None
-) -> Transaction:
-    """Sign one XO move; its only input and output is the game's address."""
-    address = game_address(name)
-    return make_transaction(
-        signer,
-        encode_payload(name, action, space),
-        family_name=FAMILY_NAME,
-        family_version=FAMILY_VERSION,
-        inputs=[address],
-        outputs=[address],
-        nonce=nonce,
-    )
 
 
 def make_batch(signer: Signer, transactions: Iterable[Transaction]) -> Batch:

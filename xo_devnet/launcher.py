@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from xo_core.family import FAMILY_NAME, FAMILY_VERSION
 from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import ensure_player_keys
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.server import start_rest_server
 from xo_devnet.sidecar import ProcessorSidecar, connectable, processor_command
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION
 
 LOGGER = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from typing import Final, Protocol
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 from sawtooth_sdk.processor.handler import TransactionHandler
 
-from xo_core.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from xo_tp import rules
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from xo_tp.payload import CREATE, TAKE, parse_payload
 from xo_tp.state import decode_bucket, encode_bucket, encode_game
 

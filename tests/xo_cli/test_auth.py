@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from xo_cli import session
+from client_core import session
 
 
 @pytest.fixture

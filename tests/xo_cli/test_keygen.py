@@ -4,7 +4,7 @@ import stat
 
 import pytest
 
-from xo_cli import session
+from client_core import session
 from xo_core.signing import Signer
 
 

@@ -4,8 +4,9 @@ import threading
 
 import pytest
 
-from xo_cli import moves, waiting
-from xo_core.family import game_address
+from client_core import submission, waiting
+from xo_cli import moves
+from xo_tp.family import game_address
 
 
 @pytest.fixture
@@ -177,7 +178,7 @@ def test_ctrl_c_while_waiting_names_the_submitted_batch(fake, alice, monkeypatch
     def interrupted(*_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(moves, "wait_for_batch", interrupted)
+    monkeypatch.setattr(submission, "wait_for_batch", interrupted)
     code, out, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
     [move] = fake.submitted
     assert (code, out) == (130, "")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from xo_core.family import game_address
+from xo_tp.family import game_address
 
 ALICE = "02" + "a" * 64
 BOB = "03" + "b" * 64

@@ -7,10 +7,11 @@ import sys
 import pytest
 
 from tests.xo_devnet.harness import running_ledger
-from xo_core.batches import make_batch, make_xo_transaction
-from xo_core.family import NAMESPACE, game_address
+from xo_core.batches import make_batch
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
+from xo_tp.family import NAMESPACE, game_address
+from xo_tp.transactions import make_xo_transaction
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,9 @@ from typing import NamedTuple
 
 from sawtooth_sdk.processor.exceptions import AuthorizationException
 
-from xo_core.family import game_address
 from xo_core.protobuf.processor_pb2 import TpProcessRequest
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_tp.family import game_address
 
 
 class StateEntry(NamedTuple):

@@ -5,8 +5,8 @@ from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 from sawtooth_sdk.processor.handler import TransactionHandler
 
 from tests.xo_tp.fakes import Event, FakeContext, public_key, request
-from xo_core.family import game_address
 from xo_tp import handler as handler_module
+from xo_tp.family import game_address
 from xo_tp.handler import XoTransactionHandler
 
 ALICE = public_key(1)

@@ -3,7 +3,7 @@
 import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from xo_core.family import encode_payload
+from xo_tp.family import encode_payload
 from xo_tp.payload import InvalidPayload, Move, parse_payload
 
 

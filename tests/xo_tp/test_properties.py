@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
 from tests.xo_tp.fakes import FakeContext, public_key, request
-from xo_core.family import game_address
 from xo_tp import handler as handler_module
+from xo_tp.family import game_address
 from xo_tp.handler import XoTransactionHandler
 from xo_tp.payload import Move, parse_payload
 from xo_tp.rules import Game

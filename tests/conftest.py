@@ -1,0 +1,36 @@
+"""Fixtures every client test shares: a stand-in REST API, a port nobody listens on, a clean environment."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fake_sawtooth import FakeSawtooth
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeSawtooth]:
+    server = FakeSawtooth()
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.server.shutdown()
+        server.server.server_close()
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def _no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests choose their URL and credentials explicitly; the developer's environment must not leak in."""
+    for variable in ("XO_URL", "XO_AUTH_USER", "XO_AUTH_PASSWORD"):
+        monkeypatch.delenv(variable, raising=False)

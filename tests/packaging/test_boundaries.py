@@ -1,0 +1,61 @@
+"""The package boundaries hold: shared packages know no game, and no family imports another.
+
+A second family must not import the first, and shared machinery must not import any
+family: read every module's imports and check them against the layering, so a
+shortcut that crosses a boundary fails here instead of growing into a tangle.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SHARED = ("xo_core", "tp_runtime", "client_core")
+"""Packages with no game knowledge: they may import only one another."""
+
+FAMILIES = {
+    "xo": ("xo_tp", "xo_cli"),
+}
+"""Each family's packages; a family may import shared packages and its own packages only."""
+
+APPLICATIONS = ("xo_devnet",)
+"""Programs built from several families (the ledger runs every family's processor)."""
+
+
+def imported_packages(package: str) -> dict[str, set[str]]:
+    """Top-level packages each module of ``package`` imports, by module path."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        names: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+        found[str(path.relative_to(ROOT))] = names
+    return found
+
+
+OURS = set(SHARED) | {package for packages in FAMILIES.values() for package in packages} | set(APPLICATIONS)
+
+
+@pytest.mark.parametrize("package", SHARED)
+def test_shared_packages_import_no_family_and_no_application(package):
+    for module, names in imported_packages(package).items():
+        assert names & OURS <= set(SHARED), f"{module} imports {sorted(names & OURS - set(SHARED))}"
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_family_imports_only_shared_packages_and_its_own(family):
+    allowed = set(SHARED) | set(FAMILIES[family])
+    for package in FAMILIES[family]:
+        for module, names in imported_packages(package).items():
+            assert names & OURS <= allowed, f"{module} imports {sorted(names & OURS - allowed)}"
+
+
+def test_every_package_of_ours_is_placed_in_a_layer():
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert packages == OURS

@@ -1,0 +1,121 @@
+"""Fixtures for the processor runtime: a validator peer, the runtime in a thread, ``xo-tp`` as a subprocess."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.tp_runtime.validator_peer import DEADLINE, ValidatorPeer
+from tp_runtime import TransactionProcessor
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "subprocess: starts xo-tp as a separate process (about a second each)")
+
+
+@pytest.fixture
+def peer() -> Iterator[ValidatorPeer]:
+    with ValidatorPeer() as validator:
+        yield validator
+
+
+@dataclass
+class RunningProcessor:
+    """A :class:`TransactionProcessor` running in a background thread of the test process."""
+
+    processor: TransactionProcessor
+    thread: threading.Thread
+    errors: list[BaseException] = field(default_factory=list)
+
+    def stop(self, timeout: float = DEADLINE) -> None:
+        self.processor.stop()
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the processor did not stop"
+
+
+@pytest.fixture
+def run_processor() -> Iterator[Callable[..., RunningProcessor]]:
+    """Start processors with handlers of the test's choosing; each is stopped at teardown."""
+    started: list[RunningProcessor] = []
+
+    def start(url: str, *handlers: object, **options: object) -> RunningProcessor:
+        options.setdefault("unregister_timeout", 0.2)  # teardown need not wait for a peer that never answers
+        processor = TransactionProcessor(url, **options)  # type: ignore[arg-type]
+        for handler in handlers:
+            processor.add_handler(handler)
+        running = RunningProcessor(processor, threading.Thread(daemon=True))
+
+        def target() -> None:
+            try:
+                processor.start()
+            except BaseException as error:
+                running.errors.append(error)
+
+        running.thread = threading.Thread(target=target, name="test-processor", daemon=True)
+        running.thread.start()
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.processor.stop()
+        running.thread.join(DEADLINE)
+
+
+@dataclass
+class TpProcess:
+    """``xo-tp`` running as a subprocess, its stderr going to a log file."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait_for_log(self, text: str, timeout: float = DEADLINE) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in (log := self.log_text()):
+                return log
+            time.sleep(0.02)
+        raise AssertionError(f"{text!r} never appeared in the log:\n{self.log_text()}")
+
+    def wait(self, timeout: float = DEADLINE) -> int:
+        return self.process.wait(timeout)
+
+
+@pytest.fixture
+def start_tp(tmp_path: Path) -> Iterator[Callable[..., TpProcess]]:
+    """Start ``xo-tp`` with the given arguments; never reads the machine's /etc/sawtooth; killed at teardown."""
+    processes: list[TpProcess] = []
+    home = tmp_path / "sawtooth-home"
+    (home / "etc").mkdir(parents=True)
+
+    def start(*args: str, env: dict[str, str] | None = None) -> TpProcess:
+        inherited = ("XO_TP_CONNECT", "XO_TP_READY_FILE")
+        environment = {key: value for key, value in os.environ.items() if key not in inherited}
+        environment["SAWTOOTH_HOME"] = str(home)
+        environment.update(env or {})
+        log = tmp_path / f"xo-tp-{len(processes)}.log"
+        with log.open("wb") as stderr:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "xo_tp.cli", *args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+                env=environment,
+            )
+        processes.append(TpProcess(process, log))
+        return processes[-1]
+
+    yield start
+    for tp in processes:
+        if tp.process.poll() is None:
+            tp.process.kill()
+            tp.process.wait(DEADLINE)

@@ -1,0 +1,326 @@
+"""``xo-tp`` as a validator sees it: a separate process on the other end of a ZMQ ROUTER."""
+
+import signal
+import time
+
+import pytest
+
+from tests.tp_runtime.validator_peer import (
+    ValidatorPeer,
+    call_context,
+    process_request,
+    signer_key,
+    xo_request,
+)
+from xo_core.protobuf.processor_pb2 import TpRegisterRequest, TpRegisterResponse
+from xo_core.protobuf.validator_pb2 import Message
+from xo_tp.family import NAMESPACE, game_address
+
+pytestmark = pytest.mark.subprocess
+
+ALICE = signer_key(1)
+BOB = signer_key(2)
+
+
+def attributes(event) -> dict[str, str]:
+    return {attribute.key: attribute.value for attribute in event.attributes}
+
+
+def test_registers_the_xo_family_with_its_namespace_and_occupancy(peer, start_tp):
+    tp = start_tp("-C", peer.url, "--max-occupancy", "4")
+
+    registration = peer.expect_registration()
+
+    assert registration.family == "xo"
+    assert registration.version == "1.0"
+    assert list(registration.namespaces) == [NAMESPACE]
+    assert registration.max_occupancy == 4
+    assert registration.protocol_version == 1
+    assert registration.request_header_style == TpRegisterRequest.EXPANDED
+    log = tp.wait_for_log("registered xo 1.0")
+    assert f"connected to the validator at {peer.url}" in log
+
+
+def test_plays_a_whole_game_to_a_win_with_an_event_per_move(peer, start_tp):
+    start_tp("-C", peer.url)
+    peer.expect_registration()
+    address = game_address("duel")
+    board_after = {}
+
+    created = peer.process(xo_request("duel", "create", signer=ALICE))
+    assert created.status == "OK"
+    assert peer.state[address] == b"duel,---------,P1-NEXT,,"
+    assert [event.event_type for event in created.events] == ["xo/create"]
+
+    # X takes the left column while O plays the middle one
+    for space, signer in [(1, ALICE), (2, BOB), (4, ALICE), (5, BOB), (7, ALICE)]:
+        outcome = peer.process(xo_request("duel", "take", space, signer=signer))
+        assert outcome.status == "OK", outcome.response.message
+        board_after[space] = peer.state[address]
+        [event] = outcome.events
+        assert event.event_type == "xo/take"
+        assert attributes(event)["signer"] == signer
+        assert attributes(event)["space"] == str(space)
+
+    assert board_after[1] == f"duel,X--------,P2-NEXT,{ALICE},".encode()
+    assert board_after[2] == f"duel,XO-------,P1-NEXT,{ALICE},{BOB}".encode()
+    assert peer.state[address] == f"duel,XO-XO-X--,P1-WIN,{ALICE},{BOB}".encode()
+    assert attributes(event)["game-state"] == "P1-WIN"
+
+    deleted = peer.process(xo_request("duel", "delete", signer=BOB))
+    assert deleted.status == "OK"
+    assert address not in peer.state
+    assert [event.event_type for event in deleted.events] == ["xo/delete"]
+
+
+CREATE = "create"
+TAKE = "take"
+
+
+FORMAT_HINT = "an XO payload is '<name>,<action>,<space>', e.g. 'g1,take,5' or 'g1,create,'"
+
+
+@pytest.mark.parametrize(
+    ("setup", "move", "message"),
+    [
+        ([], xo_request("ghost", TAKE, 1, signer=ALICE), "game 'ghost' does not exist; create it first"),
+        ([("twice", CREATE, None, ALICE)], xo_request("twice", CREATE, signer=ALICE), "game 'twice' already exists"),
+        (
+            [("busy", CREATE, None, ALICE), ("busy", TAKE, 5, ALICE)],
+            xo_request("busy", TAKE, 5, signer=BOB),
+            "game 'busy': space 5 is already taken",
+        ),
+        (
+            [("turns", CREATE, None, ALICE), ("turns", TAKE, 1, ALICE), ("turns", TAKE, 2, BOB)],
+            xo_request("turns", TAKE, 3, signer=BOB),
+            f"game 'turns': it is player 1's turn ({ALICE[:6]}...)",
+        ),
+        (
+            [],
+            xo_request("bad", "fly", signer=ALICE, payload=b"bad,fly,"),
+            "game 'bad': unknown action 'fly'; use create, take or delete",
+        ),
+        (
+            [],
+            xo_request("x", TAKE, signer=ALICE, payload=b"no commas"),
+            f"the payload has 0 commas, not two; {FORMAT_HINT}",
+        ),
+        (
+            [],
+            xo_request("x", TAKE, signer=ALICE, payload=b"\xff\xfe,take,1"),
+            f"the payload is not UTF-8 text; {FORMAT_HINT}",
+        ),
+        (
+            [],
+            xo_request("shout", CREATE, signer=ALICE.upper()),
+            f"the signer public key '{ALICE.upper()[:64]}'... is not a compressed secp256k1 public key "
+            "(66 lowercase hex characters starting with 02 or 03)",
+        ),
+    ],
+    ids=[
+        "missing-game",
+        "duplicate-create",
+        "occupied-space",
+        "wrong-turn",
+        "unknown-action",
+        "no-commas",
+        "not-utf8",
+        "uppercase-signer",
+    ],
+)
+def test_rejects_invalid_transactions_with_a_players_message_and_leaves_state_alone(
+    peer, start_tp, setup, move, message
+):
+    start_tp("-C", peer.url)
+    peer.expect_registration()
+    for name, action, space, signer in setup:
+        assert peer.process(xo_request(name, action, space, signer=signer)).status == "OK"
+    before = dict(peer.state)
+
+    outcome = peer.process(move)
+
+    assert outcome.status == "INVALID_TRANSACTION"
+    assert outcome.response.message == message
+    assert outcome.events == []
+    assert peer.state == before
+
+
+def test_touching_state_outside_the_declared_inputs_is_an_invalid_transaction(peer, start_tp):
+    start_tp("-C", peer.url)
+    peer.expect_registration()
+    elsewhere = NAMESPACE + "0" * 64
+
+    outcome = peer.process(process_request(b"sneaky,create,", signer=ALICE, inputs=[elsewhere], outputs=[elsewhere]))
+
+    assert outcome.status == "INVALID_TRANSACTION"
+    assert "unauthorized" in outcome.response.message
+    assert peer.state == {}
+
+
+def test_very_verbose_logging_has_a_line_per_transaction_and_for_each_message(peer, start_tp):
+    tp = start_tp("-C", peer.url, "-vvv")
+    peer.expect_registration()
+    request = xo_request("chatty", "create", signer=ALICE)
+
+    assert peer.process(request).status == "OK"
+
+    log = tp.wait_for_log(f"transaction {request.signature[:16]} (xo 1.0): OK")
+    for message in ("TP_PROCESS_REQUEST", "TP_STATE_GET_RESPONSE", "TP_STATE_SET_RESPONSE", "TP_PROCESS_RESPONSE"):
+        assert message in log
+
+
+def test_answers_pings(peer, start_tp):
+    start_tp("-C", peer.url)
+    peer.expect_registration()
+
+    assert peer.ping() < 5.0
+
+
+def test_answers_pings_promptly_while_every_slot_waits_on_the_validator(peer, start_tp):
+    start_tp("-C", peer.url, "--max-occupancy", "3")
+    peer.expect_registration()
+    # three moves fill every slot and a fourth waits for one; their state reads stay unanswered
+    requests = [xo_request(f"slow-{index}", CREATE, signer=ALICE) for index in range(4)]
+    ids = [peer.start_transaction(request) for request in requests]
+    reads = [peer.receive_type(Message.TP_STATE_GET_REQUEST) for _ in range(3)]
+
+    assert max(peer.ping() for _ in range(5)) < 1.0
+
+    # the processor was busy, not stuck: every move completes once the validator answers
+    by_context = {request.context_id: request for request in requests}
+    for read in reads:
+        peer.answer_call(by_context[call_context(read)], read, [], [])
+    outcomes = [peer.serve(request, correlation_id) for request, correlation_id in zip(requests, ids, strict=True)]
+    assert [outcome.status for outcome in outcomes] == ["OK"] * 4
+
+
+def test_reconnects_and_registers_again_when_the_validator_comes_back(peer, start_tp):
+    tp = start_tp("-C", peer.url)
+    peer.expect_registration()
+    assert peer.process(xo_request("phoenix", "create", signer=ALICE)).status == "OK"
+    # a move is in flight (its state read unanswered) when the validator goes away
+    interrupted = xo_request("phoenix", "take", 5, signer=ALICE)
+    interrupted_id = peer.start_transaction(interrupted)
+    peer.receive_type(Message.TP_STATE_GET_REQUEST)
+    state, port = dict(peer.state), peer.port
+    peer.close()
+
+    tp.wait_for_log("lost the validator")
+    with ValidatorPeer(port) as reborn:
+        reborn.state = state
+        registration = reborn.expect_registration()
+        assert registration.family == "xo"
+        # nothing from the old session leaks into the new one
+        assert all(message.correlation_id != interrupted_id for message in reborn.quiet_for(0.3))
+        # the validator resends the interrupted move; it is applied exactly once
+        assert reborn.process(interrupted).status == "OK"
+        assert reborn.state[game_address("phoenix")] == f"phoenix,----X----,P2-NEXT,{ALICE},".encode()
+    log = tp.log_text()
+    assert log.count("registered xo 1.0") == 2
+    assert "reconnecting to the validator" in log
+
+
+def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
+    with ValidatorPeer() as placeholder:
+        port = placeholder.port  # a free port, closed again before xo-tp starts
+    tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
+    time.sleep(0.3)
+    with ValidatorPeer(port) as late:
+        assert late.expect_registration().family == "xo"
+    assert "connecting to the validator" in tp.log_text()
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
+def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, stop_signal):
+    tp = start_tp("-C", peer.url)
+    peer.expect_registration()
+    tp.wait_for_log("registered")  # the signal handlers are installed before registering
+
+    started = time.monotonic()
+    tp.process.send_signal(stop_signal)
+    peer.expect_unregistration()
+
+    assert tp.wait() == 0
+    assert time.monotonic() - started < 5.0
+    assert "unregistered from the validator (OK)" in tp.log_text()
+
+
+def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unregistration(peer, start_tp):
+    tp = start_tp("-C", peer.url)
+    peer.expect_registration()
+    tp.wait_for_log("registered")
+    # a transaction is in flight and stays unanswered
+    peer.start_transaction(xo_request("stuck", "create", signer=ALICE))
+    peer.receive_type(Message.TP_STATE_GET_REQUEST)
+
+    started = time.monotonic()
+    tp.process.send_signal(signal.SIGTERM)
+    peer.receive_type(Message.TP_UNREGISTER_REQUEST)
+
+    assert tp.wait() == 0
+    assert time.monotonic() - started < 6.0
+    assert "abandoning 1 transaction(s) in flight" in tp.log_text()
+
+
+def test_exits_one_when_the_validator_refuses_the_registration(peer, start_tp):
+    tp = start_tp("-C", peer.url)
+
+    peer.expect_registration(status=TpRegisterResponse.ERROR)
+
+    assert tp.wait() == 1
+    assert "refused to register family 'xo' version '1.0'" in tp.log_text()
+
+
+def test_takes_the_validator_url_from_the_environment(peer, start_tp):
+    start_tp(env={"XO_TP_CONNECT": peer.url})
+
+    assert peer.expect_registration().family == "xo"
+
+
+def test_takes_the_validator_url_from_xo_toml_in_sawtooth_home(peer, start_tp, tmp_path):
+    home = tmp_path / "custom-home"
+    (home / "etc").mkdir(parents=True)
+    (home / "etc" / "xo.toml").write_text(f'connect = "{peer.url}"\nmax_occupancy = 3\n')
+
+    start_tp(env={"SAWTOOTH_HOME": str(home)})
+
+    assert peer.expect_registration().max_occupancy == 3
+
+
+
+def eventually(condition, timeout: float = 10.0) -> bool:
+    """Whether ``condition()`` becomes true within ``timeout`` seconds, polling briefly."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path, how):
+    ready = tmp_path / "xo-tp.ready"
+    if how == "flag":
+        tp = start_tp("-C", peer.url, "--ready-file", str(ready))
+    else:
+        tp = start_tp("-C", peer.url, env={"XO_TP_READY_FILE": str(ready)})
+    tp.wait_for_log("connected to the validator")
+    assert not ready.exists()  # connected is not yet serving
+
+    peer.expect_registration()
+    assert eventually(ready.exists)
+    assert ready.read_text() == f"registered with {peer.url}\n"
+
+    port = peer.port
+    peer.close()
+    tp.wait_for_log("lost the validator")
+    assert eventually(lambda: not ready.exists())
+
+    with ValidatorPeer(port) as reborn:
+        reborn.expect_registration()
+        assert eventually(ready.exists)
+        tp.process.send_signal(signal.SIGTERM)
+        reborn.expect_unregistration()
+        assert tp.wait() == 0
+    assert not ready.exists()

@@ -1,0 +1,24 @@
+"""Signed XO transactions, as a client builds them: one move, the game's address as its only input and output."""
+
+from __future__ import annotations
+
+from xo_core.batches import make_transaction
+from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.signing import Signer
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
+
+
+def make_xo_transaction(
+    signer: Signer, name: str, action: str, space: int | None = None, *, nonce: str | None = None
+) -> Transaction:
+    """Sign one XO move; its only input and output is the game's address."""
+    address = game_address(name)
+    return make_transaction(
+        signer,
+        encode_payload(name, action, space),
+        family_name=FAMILY_NAME,
+        family_version=FAMILY_VERSION,
+        inputs=[address],
+        outputs=[address],
+        nonce=nonce,
+    )
