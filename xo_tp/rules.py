@@ -85,6 +85,17 @@ def winners(board: str) -> frozenset[str]:
     )
 
 
+def mark_to_move(state: str) -> str | None:
+    """The mark the player to move places in ``state``: ``X`` for P1-NEXT, ``O`` for P2-NEXT, None once over.
+
+    This is the mapping :func:`take` applies; callers that reason about turns (the board
+    analysis, the Aries thread check) ask here rather than restate it.
+    """
+    if state in FINISHED_STATES:
+        return None
+    return PLAYER_1_MARK if state == P1_NEXT else PLAYER_2_MARK
+
+
 def state_after_move(board: str, mover_state: str) -> str:
     """The game state once the player to move in ``mover_state`` has played, giving ``board``.
 
@@ -113,10 +124,11 @@ def take(game: Game, space: int, signer: str) -> Game:
     """
     if game.state in FINISHED_STATES:
         raise IllegalMove(f"{game_label(game.name)} is over ({game.state})")
-    if game.state == P1_NEXT:
-        number, seat, mark = 1, game.player1, PLAYER_1_MARK
+    mark = mark_to_move(game.state)
+    if mark == PLAYER_1_MARK:
+        number, seat = 1, game.player1
     else:
-        number, seat, mark = 2, game.player2, PLAYER_2_MARK
+        number, seat = 2, game.player2
     if seat and seat != signer:
         raise IllegalMove(f"{game_label(game.name)}: it is player {number}'s turn ({short_key(seat)})")
     if not 1 <= space <= BOARD_LENGTH:  # the payload parser never gives one; here 0 would wrap round to 9

@@ -13,6 +13,7 @@ from xo_tp.rules import (
     Game,
     IllegalMove,
     game_label,
+    mark_to_move,
     new_game,
     short_key,
     state_after_move,
@@ -169,3 +170,7 @@ def test_moves_do_not_change_the_game_they_are_given():
     game = new_game("g1")
     take(game, 1, ALICE)
     assert game == new_game("g1")
+
+
+def test_the_mark_to_move_is_x_for_player_1_o_for_player_2_and_none_once_over():
+    assert [mark_to_move(state) for state in (P1_NEXT, P2_NEXT, P1_WIN, P2_WIN, TIE)] == ["X", "O", None, None, None]
