@@ -12,7 +12,8 @@ Three levels, each a set of moves it considers equally good, from which a
   preferring lines through the centre; play where my best line crosses theirs, else on
   my line if I am at least as close to finishing as they are, else on theirs (which
   wins, or blocks, when a line is one move from complete); always the centre when it is
-  a candidate. It looks one line ahead and no further, so a fork beats it.
+  a candidate. It looks one line ahead and no further, so a fork beats it as O; as X,
+  opening in the centre, it happens never to lose (the tests check both over the tree).
 - ``random``: any legal move.
 
 The caller says which mark the computer plays; it must be that mark's turn on a board
