@@ -2,7 +2,11 @@
 
 A processor may read an address only if one of the transaction's ``inputs`` is a
 prefix of it and write or delete only under its ``outputs`` (Sawtooth's rule: inputs
-and outputs may be namespaces). Reads see the state the transaction would see if the
+and outputs may be namespaces). Writes and deletes must also fall under a namespace
+the processor registered for the transaction's family (``restrict_writes``), so that no
+family's processor can change another family's state, which Sawtooth 1.x does not
+check; reads stay governed by the inputs alone, since one family may read another's
+state (BlockInfo, say). Reads see the state the transaction would see if the
 block were executed serially: committed state, then earlier batches of the block,
 then earlier transactions of its own batch, then its own writes.
 """
@@ -25,15 +29,23 @@ class AuthorizationError(Exception):
 class TxnContext:
     """State access for one attempt at one transaction; discarded if the attempt fails."""
 
-    __slots__ = ("_inputs", "_outputs", "_read", "data", "events", "writes")
+    __slots__ = ("_inputs", "_namespaces", "_outputs", "_owner", "_read", "data", "events", "writes")
 
     def __init__(self, inputs: Sequence[str], outputs: Sequence[str], read: Reader) -> None:
         self._inputs = tuple(inputs)
         self._outputs = tuple(outputs)
+        self._namespaces: tuple[str, ...] | None = None
+        self._owner = ""
         self._read = read
         self.writes: dict[str, bytes | None] = {}
         self.events: list[Event] = []
         self.data: list[bytes] = []
+
+    def restrict_writes(self, namespaces: Sequence[str], owner: str) -> None:
+        """Allow writes and deletes only under ``namespaces``, those ``owner`` (a processor's family and
+        version) registered; without this call only the outputs limit them."""
+        self._namespaces = tuple(namespaces)
+        self._owner = owner
 
     def get(self, addresses: Iterable[str]) -> list[tuple[str, bytes]]:
         """Each address with its value (empty bytes when unset), as Sawtooth answers TP_STATE_GET."""
@@ -47,17 +59,29 @@ class TxnContext:
 
     def set(self, entries: Iterable[tuple[str, bytes]]) -> list[str]:
         entries = list(entries)
-        _authorize([address for address, _ in entries], self._outputs, "write", "outputs")
+        self._authorize_writes([address for address, _ in entries], "write")
         for address, value in entries:
             self.writes[address] = value
         return [address for address, _ in entries]
 
     def delete(self, addresses: Iterable[str]) -> list[str]:
         addresses = list(addresses)
-        _authorize(addresses, self._outputs, "delete", "outputs")
+        self._authorize_writes(addresses, "delete")
         for address in addresses:
             self.writes[address] = None
         return addresses
+
+    def _authorize_writes(self, addresses: list[str], verb: str) -> None:
+        _authorize(addresses, self._outputs, verb, "outputs")
+        namespaces = self._namespaces
+        if namespaces is None:
+            return
+        for address in addresses:
+            if not address.startswith(namespaces):
+                registered = ", ".join(namespaces) or "none"
+                raise AuthorizationError(
+                    f"cannot {verb} {address}: not under the namespaces {self._owner} registered ({registered})"
+                )
 
     def receipt(self, txn_id: str) -> TransactionReceipt:
         """The receipt a committed transaction gets: its final writes, events and data."""

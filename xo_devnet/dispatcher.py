@@ -56,6 +56,8 @@ class Registration:
     version: str
     capacity: int
     raw_header: bool
+    namespaces: tuple[str, ...]
+    """Where this family's transactions may write: a processor owns the state under what it registered."""
     in_flight: int = 0
 
 
@@ -134,6 +136,7 @@ class Dispatcher:
         )
         connection.requests[correlation_id] = request
         registration.in_flight += 1
+        context.restrict_writes(registration.namespaces, f"{registration.family} {registration.version}")
         self._contexts[context_id] = context
         if registration.raw_header:
             content = processor_pb2.TpProcessRequest(
@@ -229,13 +232,15 @@ class Dispatcher:
             version=request.version,
             capacity=request.max_occupancy or DEFAULT_MAX_OCCUPANCY,
             raw_header=request.request_header_style == processor_pb2.TpRegisterRequest.RAW,
+            namespaces=tuple(request.namespaces),
         )
         self._add(connection, registration)
         LOG.info(
-            "processor %s registered %s %s (max occupancy %d)",
+            "processor %s registered %s %s (namespaces %s, max occupancy %d)",
             identity.hex(),
             registration.family,
             registration.version,
+            ", ".join(registration.namespaces) or "none: it may write nothing",
             registration.capacity,
         )
         response = processor_pb2.TpRegisterResponse(

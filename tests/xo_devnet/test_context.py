@@ -34,6 +34,25 @@ def test_writes_must_be_under_the_outputs_even_if_readable():
     assert context.writes == {}
 
 
+def test_writes_and_deletes_must_also_be_under_the_namespaces_the_processor_registered():
+    context = TxnContext([NS, OTHER], [NS, OTHER], committed)
+    context.restrict_writes(("00",), "kv 1.0")
+    context.set([(OTHER, b"mine")])
+    with pytest.raises(AuthorizationError, match=r"namespaces kv 1.0 registered \(00\)"):
+        context.set([(GAME, b"not mine")])
+    with pytest.raises(AuthorizationError, match="namespaces kv 1.0 registered"):
+        context.delete([GAME])
+    assert context.get([GAME]) == [(GAME, b"committed")]
+    assert context.writes == {OTHER: b"mine"}
+
+
+def test_a_processor_that_registered_no_namespace_may_write_nothing():
+    context = TxnContext([NS], [NS], committed)
+    context.restrict_writes((), "quiet 1.0")
+    with pytest.raises(AuthorizationError, match=r"registered \(none\)"):
+        context.set([(GAME, b"x")])
+
+
 def test_a_refused_request_writes_nothing_at_all():
     context = TxnContext([NS], [GAME], committed)
     with pytest.raises(AuthorizationError):

@@ -103,6 +103,35 @@ def test_addresses_outside_inputs_and_outputs_get_authorization_error():
     run(scenario)
 
 
+XO_GAME = "5b7349" + "ab" * 32
+
+
+def test_writes_outside_the_namespaces_a_processor_registered_get_authorization_error():
+    """A kv processor (namespace 00) may read xo state its transaction lists, but not write or delete it."""
+    answers: list[list[int]] = []
+
+    async def reach_into_xo_state(processor, request):
+        context = request.context_id
+        answers.append([
+            (await processor.get(context, [XO_GAME])).status,
+            (await processor.set(context, {XO_GAME: b"garbage"})).status,
+            (await processor.delete(context, [XO_GAME])).status,
+            (await processor.set(context, {A: b"own"})).status,
+        ])
+        return processor_pb2.TpProcessResponse(status=OK)
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger, reach_into_xo_state):
+            batch = batch_of(kv_txn(inputs=[XO_GAME, A], outputs=[XO_GAME, A]))
+            assert await commit(ledger, batch) == ["COMMITTED"]
+            ok, denied = state_context_pb2.TpStateGetResponse.OK, state_context_pb2.TpStateGetResponse.AUTHORIZATION_ERROR
+            assert answers == [[ok, denied, denied, ok]]
+            assert head_value(ledger, XO_GAME) is None
+            assert head_value(ledger, A) == b"own"
+
+    run(scenario)
+
+
 def test_an_invalid_transaction_invalidates_its_batch_with_message_and_extended_data():
     async def scenario():
         async with running_ledger() as ledger, connected(ledger):
