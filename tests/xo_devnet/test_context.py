@@ -38,9 +38,9 @@ def test_writes_and_deletes_must_also_be_under_the_namespaces_the_processor_regi
     context = TxnContext([NS, OTHER], [NS, OTHER], committed)
     context.restrict_writes(("00",), "kv 1.0")
     context.set([(OTHER, b"mine")])
-    with pytest.raises(AuthorizationError, match=r"namespaces kv 1.0 registered \(00\)"):
+    with pytest.raises(AuthorizationError, match=r"namespaces kv 1\.0 registered \(00\)"):
         context.set([(GAME, b"not mine")])
-    with pytest.raises(AuthorizationError, match="namespaces kv 1.0 registered"):
+    with pytest.raises(AuthorizationError, match=r"namespaces kv 1\.0 registered"):
         context.delete([GAME])
     assert context.get([GAME]) == [(GAME, b"committed")]
     assert context.writes == {OTHER: b"mine"}

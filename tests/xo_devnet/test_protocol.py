@@ -124,7 +124,10 @@ def test_writes_outside_the_namespaces_a_processor_registered_get_authorization_
         async with running_ledger() as ledger, connected(ledger, reach_into_xo_state):
             batch = batch_of(kv_txn(inputs=[XO_GAME, A], outputs=[XO_GAME, A]))
             assert await commit(ledger, batch) == ["COMMITTED"]
-            ok, denied = state_context_pb2.TpStateGetResponse.OK, state_context_pb2.TpStateGetResponse.AUTHORIZATION_ERROR
+            ok, denied = (
+                state_context_pb2.TpStateGetResponse.OK,
+                state_context_pb2.TpStateGetResponse.AUTHORIZATION_ERROR,
+            )
             assert answers == [[ok, denied, denied, ok]]
             assert head_value(ledger, XO_GAME) is None
             assert head_value(ledger, A) == b"own"

@@ -2,7 +2,8 @@
 
 Routes raise ApiError and nothing else on bad input; the middleware turns it into
 Sawtooth's error body. Anything unexpected is logged with its traceback and answered
-as error 10, so one bad request never takes the server down. A client that hangs up
+as error 10, so one bad request never takes the server down; the log line goes through
+the app's ``LogLimiter``, so a client repeating such a request cannot flood the log. A client that hangs up
 mid-request is not a fault of ours: like a cancelled request, it is logged at debug
 level and gets no answer.
 """
@@ -17,10 +18,11 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from xo_devnet.ledger import Ledger
+from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest import chain, node, openapi, state, submit
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import ACCEPTED, LEDGER
+from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER
 from xo_devnet.rest.responses import error_response
 from xo_devnet.validation import MAX_BODY_BYTES
 
@@ -53,6 +55,7 @@ def build_app(ledger: Ledger) -> web.Application:
     app = web.Application(middlewares=[_api_errors], client_max_size=MAX_BODY_BYTES)
     app[LEDGER] = ledger
     app[ACCEPTED] = AcceptedBatches(ledger)
+    app[LOG_LIMITER] = LogLimiter()
     for method, path, handler in ROUTES:
         app.router.add_route(method, _any_segment(path), handler)
     return app
@@ -78,7 +81,16 @@ async def _api_errors(request: web.Request, handler: Handler) -> web.StreamRespo
             # Nobody will read this: aiohttp finds the connection closed and drops it quietly,
             # where re-raising the reset would make it log an error and try to send a 500.
             return web.Response(status=499, reason="Client Closed Request")
-        LOGGER.exception("unexpected error answering %s %s", request.method, request.path_qs)
+        route = getattr(request.match_info.route.resource, "canonical", request.path)
+        request.app[LOG_LIMITER].log(
+            LOGGER,
+            ("unexpected", request.method, route),
+            logging.ERROR,
+            "unexpected error answering %s %s",
+            request.method,
+            request.path_qs,
+            exc_info=error,
+        )
         return error_response(ApiError(10))
 
 

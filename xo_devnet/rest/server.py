@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from xo_devnet.ledger import Ledger
+from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.app import build_app
-from xo_devnet.rest.keys import ACCEPTED
+from xo_devnet.rest.keys import ACCEPTED, LOG_LIMITER
+from xo_devnet.rest.server_logs import RequestLogger, install_accept_error_handler
 
 SHUTDOWN_GRACE_SECONDS = 2.0
 """How long open requests (a long ``wait`` on batch statuses) may finish when the server stops."""
@@ -31,6 +36,12 @@ class RestServer:
     runner: web.AppRunner
     host: str
     port: int
+    restore_exception_handler: Callable[[], None]
+
+    @property
+    def log_limiter(self) -> LogLimiter:
+        """What keeps client-caused log lines (malformed requests, failed accepts, faults) from flooding the log."""
+        return self.runner.app[LOG_LIMITER]
 
     @property
     def accepted(self) -> AcceptedBatches:
@@ -44,15 +55,24 @@ class RestServer:
 
     async def stop(self) -> None:
         await self.runner.cleanup()
+        self.log_limiter.flush()
+        self.restore_exception_handler()
 
 
 async def start_rest_server(ledger: Ledger, host: str, port: int) -> RestServer:
-    """Bind and start serving; raises OSError if the address cannot be bound."""
+    """Bind and start serving; raises OSError if the address cannot be bound.
+
+    What clients can make the HTTP layer log (malformed requests, failed accepts when
+    descriptors run out) goes through the app's ``LogLimiter`` (see ``server_logs``);
+    this installs the loop's exception handler for that until ``stop``.
+    """
+    app = build_app(ledger)
     runner = web.AppRunner(
-        build_app(ledger),
+        app,
         access_log=None,
         shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
         max_line_size=MAX_REQUEST_LINE_BYTES,
+        logger=RequestLogger(logging.getLogger("aiohttp.server"), app[LOG_LIMITER]),
     )
     await runner.setup()
     site = web.TCPSite(runner, host, port)
@@ -61,4 +81,5 @@ async def start_rest_server(ledger: Ledger, host: str, port: int) -> RestServer:
     except BaseException:
         await runner.cleanup()
         raise
-    return RestServer(runner, host, runner.addresses[0][1])
+    restore = install_accept_error_handler(asyncio.get_running_loop(), app[LOG_LIMITER])
+    return RestServer(runner, host, runner.addresses[0][1], restore)

@@ -6,51 +6,17 @@ is refused the same way. An unexpected fault in the ledger is answered as error 
 and the server goes on serving; a client hanging up mid-upload is no fault at all.
 """
 
-import asyncio
 import logging
 import socket
 import subprocess
-import threading
 import time
 
 import pytest
 
-from xo_devnet.ledger import Ledger, LedgerConfig
-from xo_devnet.rest.server import RestServer, start_rest_server
+from tests.xo_devnet.rest.threaded_devnet import ThreadedDevnet
+from xo_devnet.ledger import LedgerConfig
 from xo_devnet.sidecar import processor_command
 from xo_devnet.storage import Storage, StorageError
-
-
-class ThreadedDevnet:
-    """A ledger and its REST API on an event loop in a background thread of the test process."""
-
-    def __init__(self, config: LedgerConfig) -> None:
-        self._config = config
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="devnet", daemon=True)
-        self.ledger: Ledger | None = None
-        self.server: RestServer | None = None
-
-    def start(self) -> "ThreadedDevnet":
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(60)
-        return self
-
-    async def _start(self) -> None:
-        self.ledger = await Ledger.start(self._config)
-        self.server = await start_rest_server(self.ledger, "127.0.0.1", 0)
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(60)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(30)
-        self._loop.close()
-
-    async def _stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
-        if self.ledger is not None:
-            await self.ledger.stop()
 
 
 @pytest.fixture
@@ -133,3 +99,19 @@ def test_a_submission_the_data_dir_cannot_record_answers_429_and_is_not_kept(tmp
         assert [status["status"] for status in statuses] == ["PENDING", "UNKNOWN"]
     finally:
         devnet.stop()
+
+
+def test_a_fault_repeated_by_a_client_is_one_error_with_its_traceback_then_a_count(tiny_queue, api_for, monkeypatch,
+                                                                                    caplog):
+    caplog.set_level(logging.DEBUG)
+    api = api_for(tiny_queue.server.url, allow_server_errors=True)
+
+    def broken():
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(tiny_queue.ledger, "chain_head", broken)
+    for _ in range(30):
+        assert api.get("/blocks").status == 500
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert len(errors) == 1
+    assert errors[0].exc_info is not None and "disk on fire" in str(errors[0].exc_info[1])
