@@ -10,6 +10,7 @@ from pathlib import Path
 
 from xo_core import __version__
 from xo_core.keyfiles import DEFAULT_KEY_DIR
+from xo_devnet.families import Family, describe_families
 from xo_devnet.player_keys import PlayerKey
 
 DEFAULT_REST_URL = "http://127.0.0.1:8008"
@@ -24,6 +25,8 @@ class ReadyInfo:
     data_dir: Path | None
     processor_pid: int | None
     processor_registered: bool
+    families: tuple[Family, ...]
+    """The transaction families whose batches the ledger accepts."""
     key_dir: Path
     keys: tuple[PlayerKey, ...]
 
@@ -36,6 +39,7 @@ def banner(info: ReadyInfo) -> str:
         f"  component endpoint     {info.component_endpoint}",
         f"  data dir               {data_dir}",
         f"  transaction processor  {_processor_line(info)}",
+        f"  families accepted      {describe_families(info.families)}",
         f"  player keys in {info.key_dir}:",
     ]
     for key in info.keys:
@@ -77,6 +81,7 @@ def ready_document(info: ReadyInfo) -> dict[str, object]:
         "pid": os.getpid(),
         "processor_pid": info.processor_pid,
         "processor_registered": info.processor_registered,
+        "families": [f"{family}:{version}" for family, version in info.families],
         "key_dir": str(info.key_dir),
         "keys": {key.name: key.public_key for key in info.keys},
     }

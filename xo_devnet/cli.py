@@ -16,6 +16,7 @@ from pathlib import Path
 
 from xo_core import __version__
 from xo_core.keyfiles import DEFAULT_KEY_DIR
+from xo_devnet.families import Family, parse_families
 
 LOGGER = logging.getLogger("xo_devnet")
 
@@ -28,6 +29,7 @@ DEFAULT_BLOCK_INTERVAL = 0.05
 REST_API_ENV = "XO_DEVNET_REST_API"
 COMPONENT_ENDPOINT_ENV = "XO_DEVNET_COMPONENT_ENDPOINT"
 READY_FILE_ENV = "XO_DEVNET_READY_FILE"
+FAMILIES_ENV = "XO_DEVNET_FAMILIES"
 MAX_BLOCK_INTERVAL = 60.0
 
 _HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/]+):(?P<port>\d{1,5})")
@@ -65,6 +67,14 @@ def block_interval(text: str) -> float:
     return seconds
 
 
+def family_list(text: str) -> tuple[Family, ...]:
+    """``FAMILY:VERSION,...``: transaction families to accept besides those of the processors xo-devnet runs."""
+    try:
+        return parse_families(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
@@ -72,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         " and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
-        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV} and {READY_FILE_ENV} stand for the flags of the same names.",
+        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV} and {FAMILIES_ENV} stand for the flags of the"
+        " same names.",
     )
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument(
@@ -102,6 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"seconds between blocks while batches are pending (default: {DEFAULT_BLOCK_INTERVAL})",
     )
     parser.add_argument("--no-tp", action="store_true", help="do not start xo-tp; connect processors yourself")
+    parser.add_argument(
+        "--families",
+        type=family_list,
+        default=os.environ.get(FAMILIES_ENV) or "",
+        metavar="FAMILY:VERSION,...",
+        help="also accept batches of these transaction families, for processors you connect yourself"
+        f" (default: ${FAMILIES_ENV}, else none; xo 1.0 is always accepted, other families are refused)",
+    )
     parser.add_argument("--key-dir", type=Path, help=f"where the player keys are made (default: {DEFAULT_KEY_DIR})")
     parser.add_argument(
         "--ready-file",
@@ -141,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         component_endpoint=args.component_endpoint,
         block_interval=args.block_interval,
         run_processor=not args.no_tp,
+        families=args.families,
         key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),
         ready_file=args.ready_file,
         verbosity=args.verbose,

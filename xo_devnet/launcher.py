@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
+from xo_devnet.families import Family
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import ensure_player_keys
 from xo_devnet.rest.accepted import AcceptedBatches
@@ -27,6 +28,10 @@ from xo_devnet.sidecar import ProcessorSidecar, connectable, processor_command
 from xo_tp.family import FAMILY_NAME, FAMILY_VERSION
 
 LOGGER = logging.getLogger(__name__)
+
+PROCESSOR_FAMILIES: tuple[Family, ...] = ((FAMILY_NAME, FAMILY_VERSION),)
+"""The families of the processors xo-devnet runs beside the ledger: accepted always (with --no-tp too,
+for a processor of the same family that the user connects)."""
 
 REGISTRATION_TIMEOUT_SECONDS = 30.0
 """How long startup waits for the sidecar to register before announcing readiness anyway."""
@@ -54,6 +59,13 @@ class DevnetOptions:
     key_dir: Path
     ready_file: Path | None
     verbosity: int
+    families: tuple[Family, ...] = ()
+    """Families accepted besides ``PROCESSOR_FAMILIES``, for processors the user connects."""
+
+    @property
+    def accepted_families(self) -> frozenset[Family]:
+        """What the ledger takes batches of; any other family or version is refused at submission."""
+        return frozenset(PROCESSOR_FAMILIES + self.families)
 
 
 async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
@@ -89,6 +101,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
             data_dir=options.data_dir,
             processor_pid=sidecar.pid if sidecar is not None else None,
             processor_registered=registered,
+            families=tuple(sorted(options.accepted_families)),
             key_dir=options.key_dir,
             keys=tuple(keys),
         )
@@ -131,6 +144,7 @@ async def _start_ledger(options: DevnetOptions) -> Ledger:
         data_dir=options.data_dir,
         component_endpoint=options.component_endpoint,
         block_interval=options.block_interval,
+        families=options.accepted_families,
     )
     try:
         return await Ledger.start(config)

@@ -16,6 +16,12 @@ The record goes through the same first-in-first-out writer as the blocks: a batc
 queued for execution at once, yet no block holding it can be written before its
 record. The first failed write stops block production and the intake for good; a
 restart resumes from the last block written with every recorded batch still pending.
+
+Nothing a client submits can stall the ledger for good: only transaction families
+the ledger accepts are taken (``families``), a batch waits for a processor of its
+family or for its dependencies for a bounded time and then ends INVALID, and batches
+that cannot run yet hold only a share of the queue (``pending``). Re-queued batches
+are held to the same rules, so a restart never brings back a frozen queue.
 """
 
 from __future__ import annotations
@@ -41,11 +47,13 @@ from xo_devnet.chain import ChainError, build_block, header_of, open_chain
 from xo_devnet.component import ComponentSocket
 from xo_devnet.dispatcher import Dispatcher
 from xo_devnet.executor import BlockExecutor, BlockResult
+from xo_devnet.families import Family, UnacceptedFamily, refusal
 from xo_devnet.merkle import ADDRESS_PATTERN, PREFIX_PATTERN, CorruptState, MerkleTree, MissingNode, NodeKey
 from xo_devnet.pending import DuplicateBatch, PendingBatches, QueueFull
-from xo_devnet.scheduler import PendingBatch, select_batches
+from xo_devnet.scheduler import PendingBatch, Selection, missing_dependency, select_batches, unserved_transaction
 from xo_devnet.status import BatchStatus, InvalidTransactionInfo
 from xo_devnet.storage import CommitRecord, Storage, StorageError
+from xo_devnet.validation import short_id
 from xo_devnet.writer import StorageWriter
 
 __all__ = [
@@ -56,12 +64,14 @@ __all__ = [
     "LedgerConfig",
     "LedgerError",
     "QueueFull",
+    "UnacceptedFamily",
 ]
 
 LOG = logging.getLogger(__name__)
 
 _HASH = re.compile(r"[0-9a-f]{64}")
 _COMMIT_PIPELINE_DEPTH = 2
+_Doomed = tuple[PendingBatch, tuple[InvalidTransactionInfo, ...]]
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,15 @@ class LedgerConfig:
     """Seconds between the starts of two blocks while batches are pending."""
     block_time_limit: float = 1.0
     """A block is cut after this long even if some of its batches are still executing; they finish in a later one."""
+    families: frozenset[Family] | None = None
+    """The (family, version) pairs accepted; a batch with any other is refused at submission. None: any."""
     max_pending_batches: int = 10_000
+    max_waiting_batches: int = 1_000
+    """How many of the pending batches may be ones that cannot run yet (a dependency not run, no processor)."""
+    processor_wait: float = 60.0
+    """A batch whose family has had no processor for this long ends INVALID (what waited behind it proceeds)."""
+    dependency_wait: float = 60.0
+    """A batch whose dependency has not run (been executed) for this long ends INVALID, naming it."""
     max_batches_per_block: int = 1_000
     ping_interval: float = 1.0
     """A processor silent this long is pinged..."""
@@ -125,7 +143,12 @@ class Ledger:
         self._exec_block_id = head.header_signature
         self._exec_num = self._head_header.block_num
         self._exec_root = self._head_header.state_root_hash
-        self._batches = PendingBatches(storage, capacity=config.max_pending_batches)
+        self._batches = PendingBatches(
+            storage, capacity=config.max_pending_batches, waiting_capacity=config.max_waiting_batches
+        )
+        self._doomed: list[_Doomed] = []
+        """Batches to decide INVALID with the next block: refused families found on restart."""
+        self._deadline: asyncio.TimerHandle | None = None
         self._executed_txns: set[str] = set()
         self._wake = asyncio.Event()
         self._commits: deque[asyncio.Future[None]] = deque()
@@ -205,12 +228,24 @@ class Ledger:
         LOG.info("state root %s of block %d verified (%d entries)", root, self._head_header.block_num, leaves)
 
     def _restore_pending(self) -> None:
-        """Re-queue the batches accepted before the last stop or crash, in arrival order, ahead of new ones."""
+        """Re-queue the batches accepted before the last stop or crash, in arrival order, ahead of new ones.
+
+        They are held to today's rules: one with a family no longer accepted ends INVALID
+        with the first block, and the others wait for processors and dependencies for
+        no longer than new ones do.
+        """
         try:
             restored = [PendingBatch.parse(batch) for batch in self._storage.pending_batches()]
         except (StorageError, ValueError) as error:
             raise LedgerError(f"the stored pending batches cannot be re-queued: {error}") from None
         self._batches.restore(restored)
+        for pending in restored:
+            for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
+                reason = refusal(header.family_name, header.family_version, self._config.families)
+                if reason is not None:
+                    self._doomed.append((pending, (InvalidTransactionInfo(txn_id, reason, b""),)))
+                    break
+        self._batches.settle(pending for pending, _ in self._doomed)
         if restored:
             self._wake.set()
             LOG.info("re-queued %d batches accepted before the last stop", len(restored))
@@ -225,6 +260,8 @@ class Ledger:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self._deadline is not None:
+            self._deadline.cancel()
         await self._executor.close()
         while self._commits:
             with contextlib.suppress(Exception):
@@ -249,7 +286,7 @@ class Ledger:
     # Submitting and following batches.
 
     def submit(self, batches: Sequence[Batch]) -> asyncio.Future[None]:
-        """Take already-validated batches, all or nothing; raises QueueFull or DuplicateBatch at once.
+        """Take already-validated batches, all or nothing; raises UnacceptedFamily, QueueFull or DuplicateBatch at once.
 
         They are PENDING and queued from now on. The returned future completes once a
         crash can no longer lose them: at once in memory; with a data directory once
@@ -258,12 +295,40 @@ class Ledger:
         """
         if self._stopped or self._failure is not None:
             raise QueueFull(f"the ledger is not accepting batches: {self._failure or 'it is stopping'}")
-        parsed = self._batches.admit(batches)
+        parsed = [PendingBatch.parse(batch) for batch in batches]
+        self._check_families(parsed)
+        self._batches.admit(parsed, self._unable_to_run(parsed))
         self._wake.set()
         acknowledged = asyncio.get_running_loop().create_future()
         recorded = self._writer.record(batches)
         recorded.add_done_callback(functools.partial(self._recorded, parsed, acknowledged))
         return acknowledged
+
+    def _check_families(self, parsed: Sequence[PendingBatch]) -> None:
+        for pending in parsed:
+            for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
+                reason = refusal(header.family_name, header.family_version, self._config.families)
+                if reason is not None:
+                    where = f"batch {short_id(pending.batch_id)}, transaction {short_id(txn_id)}"
+                    raise UnacceptedFamily(f"{where}: {reason}")
+
+    def _unable_to_run(self, parsed: Sequence[PendingBatch]) -> list[bool]:
+        """Which batches of a submission cannot run yet: no processor for a family, or a dependency not run.
+
+        A dependency on an earlier batch of the same submission that can run is fine:
+        both are chosen for the same block, in order.
+        """
+        earlier: set[str] = set()
+        unable = []
+        for pending in parsed:
+            waits = (
+                unserved_transaction(pending, self._dispatcher.served) is not None
+                or missing_dependency(pending, earlier, self._txn_available) is not None
+            )
+            unable.append(waits)
+            if not waits:
+                earlier.update(pending.txn_ids)
+        return unable
 
     def _recorded(
         self, parsed: list[PendingBatch], acknowledged: asyncio.Future[None], future: asyncio.Future[None]
@@ -383,13 +448,15 @@ class Ledger:
             delay = self._last_block_at + self._config.block_interval - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
-            chosen = select_batches(
+            selection = select_batches(
                 self._batches.queued(),
                 available=self._txn_available,
                 served=self._dispatcher.served,
                 limit=self._config.max_batches_per_block - self._executor.running,
             )
-            if not chosen and not self._executor.running:
+            doomed = self._waits_over(selection, loop.time())
+            chosen = selection.chosen
+            if not chosen and not self._executor.running and not doomed:
                 continue
             self._last_block_at = loop.time()
             self._batches.take(chosen)
@@ -397,11 +464,63 @@ class Ledger:
             await self._executor.settle(self._config.block_time_limit)
             result = self._executor.cut()
             self._batches.requeue(result.deferred)
+            result.invalid.extend(doomed)
             record = self._seal(result)
             if record is not None:
                 await self._commit(record, result)
             if self._batches.has_queued() or self._executor.running:
                 self._wake.set()
+
+    def _waits_over(self, selection: Selection, now: float) -> list[_Doomed]:
+        """Note what waits and since when; the batches whose wait is over, to decide INVALID now.
+
+        Batches waiting for a dependency are parked (out of the queue, so they cost no
+        pass over it) until it runs; batches waiting for a processor stay in the queue,
+        holding back what conflicts with them, until one registers. Either wait is
+        bounded; a timer wakes the block loop when the next one ends.
+        """
+        config = self._config
+        doomed, self._doomed = self._doomed, []
+        for pending, dependency in selection.missing:
+            self._batches.park(pending, dependency, now)
+        next_end = float("inf")
+        for pending in selection.unserved:
+            ends = self._batches.mark_unserved(pending, now) + config.processor_wait
+            if ends > now:
+                next_end = min(next_end, ends)
+                continue
+            position = unserved_transaction(pending, self._dispatcher.served) or 0
+            header = pending.headers[position]
+            reason = (
+                f"no transaction processor for {header.family_name} {header.family_version}"
+                f" registered within {config.processor_wait:g} s"
+            )
+            doomed.append((pending, (InvalidTransactionInfo(pending.txn_ids[position], reason, b""),)))
+            self._batches.settle([pending])
+        for pending, dependency in self._batches.expired(now - config.dependency_wait):
+            txn_id = next(
+                txn_id
+                for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True)
+                if dependency in header.dependencies
+            )
+            reason = (
+                f"dependency {dependency} did not run within {config.dependency_wait:g} s"
+                " (it was not submitted, it ended INVALID, or it could not run itself)"
+            )
+            doomed.append((pending, (InvalidTransactionInfo(txn_id, reason, b""),)))
+        started = self._batches.next_wait_start()
+        if started is not None:
+            next_end = min(next_end, started + config.dependency_wait)
+        self._wake_at(next_end)
+        return doomed
+
+    def _wake_at(self, when: float) -> None:
+        """Have the block loop run again at ``when`` (loop time; infinity: never), however quiet it is."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        if when != float("inf"):
+            self._deadline = asyncio.get_running_loop().call_at(when, self._wake.set)
 
     def _txn_available(self, txn_id: str) -> bool:
         """Whether a batch may depend on this transaction now: executed, executing, or committed."""
@@ -468,6 +587,8 @@ class Ledger:
                 self._head_header.state_root_hash,
             )
         self._batches.notify()
+        if self._batches.has_queued():
+            self._wake.set()  # deciding a batch returns what was parked on it to the queue
 
     def _halt(self, failure: str) -> None:
         """Stop producing blocks and taking batches after a storage failure; a restart recovers.

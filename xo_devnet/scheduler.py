@@ -20,7 +20,7 @@ from xo_devnet.merkle import ADDRESS_LENGTH
 
 @dataclass(eq=False)
 class PendingBatch:
-    """A submitted batch with its transaction headers parsed once, and its failure count."""
+    """A submitted batch with its transaction headers parsed once, and what the queue knows of its wait."""
 
     batch: Batch
     batch_id: str
@@ -28,6 +28,16 @@ class PendingBatch:
     headers: tuple[TransactionHeader, ...]
     failures: int = 0
     """Processor failures (crash, INTERNAL_ERROR, timeout) so far, across blocks."""
+    arrival: int = 0
+    """Its place in arrival order (set by the queue); the queue is kept in this order."""
+    waiting: bool = False
+    """Counted among the batches that cannot run yet (see ``pending``)."""
+    unserved_since: float | None = None
+    """When it was first seen waiting for a processor of its family, in this wait."""
+    missing: str | None = None
+    """The dependency it is parked on (not running, not committed), if it is parked."""
+    missing_since: float | None = None
+    """When it started waiting for ``missing`` to arrive (None once it is pending here)."""
     reads: frozenset[str] = field(init=False)
     writes: frozenset[str] = field(init=False)
     is_barrier: bool = field(init=False)
@@ -81,14 +91,25 @@ class _Footprint:
         )
 
 
+@dataclass
+class Selection:
+    """What one pass over the queue found: the batches to run now, and those that must wait and why."""
+
+    chosen: list[PendingBatch] = field(default_factory=list)
+    unserved: list[PendingBatch] = field(default_factory=list)
+    """Waiting for a processor of one of their transactions' family and version."""
+    missing: list[tuple[PendingBatch, str]] = field(default_factory=list)
+    """Waiting for a dependency that is neither running nor committed: (batch, the first such dependency)."""
+
+
 def select_batches(
     queue: Iterable[PendingBatch],
     *,
     available: Callable[[str], bool],
     served: Callable[[str, str], bool],
     limit: int,
-) -> list[PendingBatch]:
-    """The next batches to run, in queue order; linear in the queue's transactions.
+) -> Selection:
+    """The next batches to run, in queue order, and those that wait; linear in the queue's transactions.
 
     A batch waits (is skipped, keeping its place) while a transaction depends on one
     that is neither ``available`` (committed, or already running) nor earlier in this
@@ -98,30 +119,42 @@ def select_batches(
     arrival order once a processor registers. A batch waiting for a dependency holds
     nothing back: its dependencies, not its arrival, decide when it runs.
     """
-    chosen: list[PendingBatch] = []
+    selection = Selection()
     chosen_txns: set[str] = set()
     held = _Footprint()
     for pending in queue:
-        if len(chosen) >= limit:
+        if len(selection.chosen) >= limit:
             break
-        if held.conflicts_with(pending) or not all(
-            served(header.family_name, header.family_version) for header in pending.headers
-        ):
+        if unserved_transaction(pending, served) is not None:
             held.add(pending)
-        elif _dependencies_met(pending, chosen_txns, available):
-            chosen.append(pending)
+            selection.unserved.append(pending)
+        elif held.conflicts_with(pending):
+            held.add(pending)
+        elif (missing := missing_dependency(pending, chosen_txns, available)) is not None:
+            selection.missing.append((pending, missing))
+        else:
+            selection.chosen.append(pending)
             chosen_txns.update(pending.txn_ids)
-    return chosen
+    return selection
 
 
-def _dependencies_met(pending: PendingBatch, chosen_txns: set[str], available: Callable[[str], bool]) -> bool:
-    """Each transaction's dependencies are available, chosen earlier, or earlier in its own batch."""
+def unserved_transaction(pending: PendingBatch, served: Callable[[str, str], bool]) -> int | None:
+    """The position of the first transaction whose family and version no processor serves, or None."""
+    for position, header in enumerate(pending.headers):
+        if not served(header.family_name, header.family_version):
+            return position
+    return None
+
+
+def missing_dependency(pending: PendingBatch, earlier: set[str], available: Callable[[str], bool]) -> str | None:
+    """The first dependency that is not available, not in ``earlier`` and not earlier in its own batch, or None."""
     own: set[str] = set()
     for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
-        if not all(dep in own or dep in chosen_txns or available(dep) for dep in header.dependencies):
-            return False
+        for dep in header.dependencies:
+            if not (dep in own or dep in earlier or available(dep)):
+                return dep
         own.add(txn_id)
-    return True
+    return None
 
 
 @dataclass(frozen=True)

@@ -69,12 +69,20 @@ def _check_batch(batch: Batch, where: str) -> None:
             f"{where}: header transaction_ids {_id_list(header.transaction_ids)} do not match "
             f"the transactions it holds, in order: {_id_list(actual_ids)}"
         )
+    not_yet_run = set(actual_ids)
     for position, transaction in enumerate(batch.transactions):
-        _check_transaction(transaction, header.signer_public_key, f"{where}, transaction {position}")
+        txn_where = f"{where}, transaction {position} ({short_id(transaction.header_signature) or 'no id'})"
+        txn_header = _check_transaction(transaction, header.signer_public_key, txn_where)
+        for dependency in txn_header.dependencies:
+            if dependency in not_yet_run:
+                raise InvalidBatch(
+                    f"{txn_where}: depends on transaction {short_id(dependency)}, which is itself or comes after"
+                    " it in the same batch, so it could never run"
+                )
+        not_yet_run.discard(transaction.header_signature)
 
 
-def _check_transaction(transaction: Transaction, batch_signer: str, where: str) -> None:
-    where = f"{where} ({short_id(transaction.header_signature) or 'no id'})"
+def _check_transaction(transaction: Transaction, batch_signer: str, where: str) -> TransactionHeader:
     header = _parse(TransactionHeader, transaction.header, where, "header is not a TransactionHeader")
     _check_signature(header.signer_public_key, transaction.header_signature, transaction.header, where)
     if header.batcher_public_key != batch_signer:
@@ -84,6 +92,7 @@ def _check_transaction(transaction: Transaction, batch_signer: str, where: str) 
         )
     if hashlib.sha512(transaction.payload).hexdigest() != header.payload_sha512:
         raise InvalidBatch(f"{where}: payload_sha512 does not match the SHA-512 of the payload")
+    return header
 
 
 def _check_signature(public_key: str, signature: str, header_bytes: bytes, where: str) -> None:

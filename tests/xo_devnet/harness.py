@@ -37,6 +37,7 @@ def kv_txn(
     outputs: Sequence[str] | None = None,
     dependencies: Sequence[str] = (),
     family: str = "kv",
+    version: str = "1.0",
     **ops: Any,
 ) -> Transaction:
     """A kv transaction whose inputs and outputs default to the addresses its operations name."""
@@ -45,7 +46,7 @@ def kv_txn(
         SIGNER,
         kv_payload(**ops),
         family_name=family,
-        family_version="1.0",
+        family_version=version,
         inputs=mentioned if inputs is None else inputs,
         outputs=mentioned if outputs is None else outputs,
         dependencies=dependencies,

@@ -18,6 +18,7 @@ def info(**changes) -> ReadyInfo:
         "data_dir": Path("/data/xo"),
         "processor_pid": 42,
         "processor_registered": True,
+        "families": (("intkey", "1.0"), ("xo", "1.0")),
         "key_dir": DEFAULT_KEY_DIR.expanduser(),
         "keys": KEYS,
     }
@@ -31,6 +32,7 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
         "component endpoint     tcp://127.0.0.1:4004",
         "data dir               /data/xo",
         "xo-tp, pid 42, registered",
+        "families accepted      intkey 1.0, xo 1.0",
         "alice  02" + "a" * 64 + " (new)",
         "bob    unusable: unreadable",
         "xo create game1 --username alice --wait\n",
@@ -71,6 +73,7 @@ def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     assert document["data_dir"] is None
     assert document["pid"] == os.getpid()
     assert document["keys"] == {"alice": "02" + "a" * 64, "bob": None}
+    assert document["families"] == ["intkey:1.0", "xo:1.0"]
     assert list(path.parent.iterdir()) == [path]
 
 

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from xo_devnet.cli import COMPONENT_ENDPOINT_ENV, READY_FILE_ENV, REST_API_ENV, build_parser, default_data_dir
+from xo_devnet.cli import (
+    COMPONENT_ENDPOINT_ENV,
+    FAMILIES_ENV,
+    READY_FILE_ENV,
+    REST_API_ENV,
+    build_parser,
+    default_data_dir,
+)
+from xo_devnet.launcher import PROCESSOR_FAMILIES, DevnetOptions
 
 
 def parse(*argv: str):
@@ -14,9 +22,10 @@ def parse(*argv: str):
 
 
 def test_defaults_are_sawtooths_ports_on_loopback(monkeypatch):
-    for name in (REST_API_ENV, COMPONENT_ENDPOINT_ENV, READY_FILE_ENV):
+    for name in (REST_API_ENV, COMPONENT_ENDPOINT_ENV, READY_FILE_ENV, FAMILIES_ENV):
         monkeypatch.delenv(name, raising=False)
     args = parse()
+    assert args.families == ()
     assert args.rest_api == ("127.0.0.1", 8008)
     assert args.component_endpoint == "tcp://127.0.0.1:4004"
     assert args.block_interval == 0.05
@@ -42,6 +51,24 @@ def test_a_bad_address_in_the_environment_is_a_usage_error(monkeypatch, capsys):
         parse()
     assert exit_.value.code == 2
     assert "'nowhere' is not HOST:PORT" in capsys.readouterr().err
+
+
+def test_families_to_accept_are_a_comma_separated_list_from_the_flag_or_the_environment(monkeypatch):
+    monkeypatch.delenv(FAMILIES_ENV, raising=False)
+    assert parse("--families", "intkey:1.0,mine:2.1").families == (("intkey", "1.0"), ("mine", "2.1"))
+    monkeypatch.setenv(FAMILIES_ENV, "intkey:1.0")
+    assert parse().families == (("intkey", "1.0"),)
+    assert parse("--families", "").families == ()
+
+
+def test_the_ledger_accepts_the_families_of_its_processors_and_those_added_and_no_others(tmp_path):
+    options = DevnetOptions(
+        data_dir=None, rest_host="127.0.0.1", rest_port=0, component_endpoint="tcp://127.0.0.1:0",
+        block_interval=0.05, run_processor=False, key_dir=tmp_path, ready_file=None, verbosity=0,
+        families=(("intkey", "1.0"),),
+    )  # fmt: skip
+    assert PROCESSOR_FAMILIES == (("xo", "1.0"),)
+    assert options.accepted_families == {("xo", "1.0"), ("intkey", "1.0")}
 
 
 def test_the_data_dir_defaults_to_the_xdg_data_home(monkeypatch, tmp_path):
@@ -83,6 +110,8 @@ def test_every_flag_is_read():
         (["--block-interval", "0"], "must be above 0"),
         (["--block-interval", "soon"], "is not a number of seconds"),
         (["--ephemeral", "--data-dir", "/tmp/x"], "not allowed with argument"),
+        (["--families", "intkey"], "'intkey' is not FAMILY:VERSION"),
+        (["--families", "xo:1.0,intkey 1.0"], "'intkey 1.0' is not FAMILY:VERSION"),
     ],
 )
 def test_bad_flags_are_one_line_errors_with_exit_code_2(argv, complaint, capsys):

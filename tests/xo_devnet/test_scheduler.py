@@ -1,7 +1,7 @@
 """Choosing the next batches and the order constraints between running ones."""
 
 from tests.xo_devnet.harness import address, batch_of, kv_batch, kv_txn
-from xo_devnet.scheduler import PendingBatch, Planner, select_batches
+from xo_devnet.scheduler import PendingBatch, Planner, Selection, select_batches
 
 A, B, C = address("a"), address("b"), address("c")
 
@@ -10,13 +10,18 @@ def pending(batch) -> PendingBatch:
     return PendingBatch.parse(batch)
 
 
-def select(queue, available=(), served=("kv",), limit=100):
+def selection(queue, available=(), served=("kv",), limit=100) -> Selection:
     return select_batches(
         queue,
         available=lambda txn_id: txn_id in available,
         served=lambda family, version: family in served and version == "1.0",
         limit=limit,
     )
+
+
+def select(queue, available=(), served=("kv",), limit=100) -> list[PendingBatch]:
+    """The batches chosen to run now."""
+    return selection(queue, available, served, limit).chosen
 
 
 def plan(batches):
@@ -30,6 +35,7 @@ def test_batches_of_unserved_families_wait_and_keep_their_place():
     other = pending(batch_of(kv_txn(family="other", set={A: "1"})))
     mine = pending(kv_batch(set={B: "1"}))
     assert select([other, mine]) == [mine]
+    assert selection([other, mine]).unserved == [other]
     assert select([other, mine], served=("kv", "other")) == [other, mine]
 
 
@@ -39,7 +45,8 @@ def test_a_batch_waiting_for_a_processor_holds_back_later_batches_that_conflict_
     reads_a = pending(batch_of(kv_txn(inputs=[A], outputs=[C], set={C: "1"})))
     behind_held = pending(batch_of(kv_txn(inputs=[C], outputs=[C], set={C: "2"})))
     unrelated = pending(kv_batch(set={B: "1"}))
-    assert select([waiting, writes_a, reads_a, behind_held, unrelated]) == [unrelated]
+    chosen = selection([waiting, writes_a, reads_a, behind_held, unrelated])
+    assert (chosen.chosen, chosen.unserved, chosen.missing) == ([unrelated], [waiting], [])
     namespace_wide = pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"})))
     assert select([waiting, namespace_wide, unrelated]) == []
 
@@ -48,7 +55,9 @@ def test_a_batch_waiting_for_a_dependency_holds_nothing_back():
     dependency = kv_txn(set={A: "1"})
     dependent = pending(batch_of(kv_txn(require=A, set={B: "1"}, dependencies=[dependency.header_signature])))
     provider = pending(batch_of(dependency))
-    assert select([dependent, provider]) == [provider]
+    chosen = selection([dependent, provider])
+    assert chosen.chosen == [provider]
+    assert chosen.missing == [(dependent, dependency.header_signature)]
 
 
 def test_a_dependency_must_be_available_or_earlier_in_the_selection():
@@ -61,7 +70,7 @@ def test_a_dependency_must_be_available_or_earlier_in_the_selection():
     inside = pending(batch_of(first, kv_txn(set={C: "1"}, dependencies=[first.header_signature])))
     assert select([inside]) == [inside]
     backwards = pending(batch_of(kv_txn(set={C: "1"}, dependencies=[first.header_signature]), first))
-    assert select([backwards]) == []
+    assert selection([backwards]).missing == [(backwards, first.header_signature)]
 
 
 def test_the_selection_is_bounded():

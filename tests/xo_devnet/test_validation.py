@@ -1,5 +1,7 @@
 """Submit-time batch validation: every fault a validator refuses, named in the message."""
 
+import re
+
 import pytest
 
 from xo_core.batches import make_batch, make_transaction
@@ -153,3 +155,13 @@ def test_messages_point_at_the_faulty_batch_by_position_and_id():
     with pytest.raises(InvalidBatch) as raised:
         validate_batches([good, bad])
     assert str(raised.value).startswith(f"batch 1 ({short_id(bad.header_signature)}), transaction 0 (")
+
+
+def test_a_dependency_on_a_later_transaction_of_the_same_batch_is_refused_because_it_could_never_run():
+    later = make_xo_transaction(ALICE, "later", "create")
+    earlier = make_transaction(ALICE, b"x", family_name="xo", family_version="1.0", inputs=[], outputs=[],
+                               dependencies=[later.header_signature])
+    expected = rf"transaction 0 .*depends on transaction {re.escape(short_id(later.header_signature))}"
+    with pytest.raises(InvalidBatch, match=expected):
+        validate_batches([make_batch(ALICE, [earlier, later])])
+    validate_batches([make_batch(ALICE, [later, earlier])])

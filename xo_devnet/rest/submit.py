@@ -15,7 +15,7 @@ from aiohttp import web
 from google.protobuf.message import DecodeError
 
 from xo_core.protobuf.batch_pb2 import Batch, BatchList
-from xo_devnet.ledger import BatchStatus, DuplicateBatch, Ledger, QueueFull
+from xo_devnet.ledger import BatchStatus, DuplicateBatch, Ledger, QueueFull, UnacceptedFamily
 from xo_devnet.rest.errors import ApiError
 from xo_devnet.rest.keys import ACCEPTED, LEDGER
 from xo_devnet.rest.queries import bounded_body, declared_media_type, id_query, json_id_list, wait_seconds
@@ -40,9 +40,9 @@ async def post_batches(request: web.Request) -> web.Response:
     await _validate(batches)
     try:
         await request.app[LEDGER].submit(batches)
-    except QueueFull:
-        raise ApiError(31) from None
-    except DuplicateBatch as error:
+    except QueueFull as error:
+        raise ApiError(31, message=f"The ledger cannot queue these batches now: {error}.") from None
+    except (DuplicateBatch, UnacceptedFamily) as error:
         raise ApiError(30, str(error)) from None
     request.app[ACCEPTED].add(batch.header_signature for batch in batches)
     link = build_url(request, path="/batch_statuses", id=",".join(batch.header_signature for batch in batches))

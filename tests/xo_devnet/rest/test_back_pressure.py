@@ -14,6 +14,8 @@ import time
 import pytest
 
 from tests.xo_devnet.rest.threaded_devnet import ThreadedDevnet
+from xo_core.batches import make_batch, make_transaction
+from xo_core.family import game_address
 from xo_devnet.ledger import LedgerConfig
 from xo_devnet.sidecar import processor_command
 from xo_devnet.storage import Storage, StorageError
@@ -47,6 +49,43 @@ def test_a_full_queue_answers_429_and_keeps_what_it_accepted(tiny_queue, api_for
     finally:
         processor.terminate()
         processor.wait(30)
+
+
+def test_batches_that_cannot_run_yet_get_429_once_they_hold_their_share_while_runnable_ones_are_accepted(
+    api_for, player, make_xo_batch
+):
+    config = LedgerConfig(
+        None, component_endpoint="tcp://127.0.0.1:0", families=frozenset({("xo", "1.0")}), max_pending_batches=10,
+        max_waiting_batches=2,
+    )  # fmt: skip
+    devnet = ThreadedDevnet(config).start()
+    processor = subprocess.Popen(
+        processor_command(devnet.ledger.component_endpoint, 0), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        api = api_for(devnet.server.url)
+        deadline = time.monotonic() + 30
+        while not devnet.ledger.processors() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        never = "ab" * 64
+        waiting = [make_batch(player, [depending_on(player, f"waits-{n}", never)]) for n in range(3)]
+        assert [api.submit(batch).status for batch in waiting[:2]] == [202, 202]
+        refused = api.submit(waiting[2])
+        assert (refused.status, refused.error_code) == (429, 31)
+        assert "2 batches that cannot run yet" in refused.json["error"]["message"]
+        runnable = [make_xo_batch(player, f"runs-{n}", "create") for n in range(5)]
+        assert {status["status"] for status in api.submit_and_wait(*runnable)} == {"COMMITTED"}
+    finally:
+        processor.terminate()
+        processor.wait(30)
+        devnet.stop()
+
+
+def depending_on(player, game: str, dependency: str):
+    return make_transaction(
+        player, f"{game},create,".encode(), family_name="xo", family_version="1.0", inputs=[game_address(game)],
+        outputs=[game_address(game)], dependencies=[dependency],
+    )  # fmt: skip
 
 
 def test_an_unexpected_fault_is_error_10_and_the_server_lives_on(tiny_queue, api_for, monkeypatch):

@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from xo_core.batches import make_batch, make_batch_list
+from xo_core.batches import make_batch, make_batch_list, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.signing import Signer
@@ -134,6 +134,27 @@ def test_transaction_ids_that_do_not_list_the_transactions_in_order_are_error_30
     assert (answer.status, answer.error_code) == (400, 30)
     assert "header transaction_ids" in answer.json["error"]["message"]
     assert "do not match the transactions it holds, in order" in answer.json["error"]["message"]
+
+
+@pytest.mark.parametrize(("family", "version"), [("intkey", "1.0"), ("xo", "2.0")])
+def test_a_family_or_version_the_devnet_does_not_accept_is_error_30_naming_it(api, player, game_name, family, version):
+    """Such a batch would wait forever for a processor, holding back every XO batch behind it."""
+    stranger = make_transaction(
+        player, f"{game_name},create,".encode(), family_name=family, family_version=version,
+        inputs=["5b7349"], outputs=["5b7349"],
+    )  # fmt: skip
+    batch = make_batch(player, [stranger])
+    answer = api.submit(batch)
+    assert (answer.status, answer.error_code) == (400, 30)
+    assert f"transaction family {family} {version} is not accepted by this ledger (it accepts xo 1.0)" in (
+        answer.json["error"]["message"]
+    )
+    assert api.get(f"/batch_statuses?id={batch.header_signature}").json["data"][0]["status"] == "UNKNOWN"
+    assert api.submit_and_wait(make_xo_batch_for(player, game_name))[0]["status"] == "COMMITTED"
+
+
+def make_xo_batch_for(player: Signer, game_name: str) -> Batch:
+    return make_batch(player, [make_xo_transaction(player, game_name, "create")])
 
 
 def test_a_transaction_twice_in_one_submission_is_error_30_and_nothing_is_queued(api, player, game_name):
