@@ -488,31 +488,37 @@ class Ledger:
             ends = self._batches.mark_unserved(pending, now) + config.processor_wait
             if ends > now:
                 next_end = min(next_end, ends)
-                continue
-            position = unserved_transaction(pending, self._dispatcher.served) or 0
-            header = pending.headers[position]
-            reason = (
-                f"no transaction processor for {header.family_name} {header.family_version}"
-                f" registered within {config.processor_wait:g} s"
-            )
-            doomed.append((pending, (InvalidTransactionInfo(pending.txn_ids[position], reason, b""),)))
-            self._batches.settle([pending])
+            else:
+                self._batches.settle([pending])
+                doomed.append((pending, (self._no_processor(pending),)))
         for pending, dependency in self._batches.expired(now - config.dependency_wait):
-            txn_id = next(
-                txn_id
-                for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True)
-                if dependency in header.dependencies
-            )
-            reason = (
-                f"dependency {dependency} did not run within {config.dependency_wait:g} s"
-                " (it was not submitted, it ended INVALID, or it could not run itself)"
-            )
-            doomed.append((pending, (InvalidTransactionInfo(txn_id, reason, b""),)))
+            doomed.append((pending, (self._dependency_missing(pending, dependency),)))
         started = self._batches.next_wait_start()
         if started is not None:
             next_end = min(next_end, started + config.dependency_wait)
         self._wake_at(next_end)
         return doomed
+
+    def _no_processor(self, pending: PendingBatch) -> InvalidTransactionInfo:
+        position = unserved_transaction(pending, self._dispatcher.served) or 0
+        header = pending.headers[position]
+        reason = (
+            f"no transaction processor for {header.family_name} {header.family_version}"
+            f" registered within {self._config.processor_wait:g} s"
+        )
+        return InvalidTransactionInfo(pending.txn_ids[position], reason, b"")
+
+    def _dependency_missing(self, pending: PendingBatch, dependency: str) -> InvalidTransactionInfo:
+        txn_id = next(
+            txn_id
+            for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True)
+            if dependency in header.dependencies
+        )
+        reason = (
+            f"dependency {dependency} did not run within {self._config.dependency_wait:g} s"
+            " (it was not submitted, it ended INVALID, or it could not run itself)"
+        )
+        return InvalidTransactionInfo(txn_id, reason, b"")
 
     def _wake_at(self, when: float) -> None:
         """Have the block loop run again at ``when`` (loop time; infinity: never), however quiet it is."""
