@@ -15,10 +15,10 @@ import pytest
 
 from tests.xo_devnet.rest.threaded_devnet import ThreadedDevnet
 from xo_core.batches import make_batch, make_transaction
-from xo_core.family import game_address
 from xo_devnet.ledger import LedgerConfig
 from xo_devnet.sidecar import processor_command
 from xo_devnet.storage import Storage, StorageError
+from xo_tp.family import game_address
 
 
 @pytest.fixture
