@@ -18,8 +18,8 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(
         include=[
-            "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "xo_tp", "xo_tp.*",
-            "client_core", "client_core.*", "xo_cli", "xo_cli.*", "xo_devnet", "xo_devnet.*",
+            "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
+            "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "xo_devnet", "xo_devnet.*",
         ]
     ),
     package_data={

@@ -1,0 +1,175 @@
+"""Canonical CBOR in, checked Python values out: the reading both the payload and the state codec share.
+
+The family's payloads and state are CBOR in RFC 8949's core deterministic encoding
+(shortest integer and length forms, definite lengths, map keys sorted), so that one
+value has one encoding. A codec decodes with :func:`decode`, checks every field with
+the readers below, and finally compares the canonical encoding of what it read with
+the bytes it was given (:func:`check_canonical`, or :func:`encode_ordered` of values it
+rebuilt in canonical order): anything that does not encode back to the same bytes (a
+tag, a float, a duplicate key, trailing bytes, a long form, unsorted keys) is refused.
+
+Every problem is a :class:`Malformed` with a message in plain words; the payload codec
+passes it on to the player, the state codec reports it as corrupt state.
+"""
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Final
+
+import cbor2
+
+#: The encoding, in words, for messages.
+DESCRIPTION: Final = (
+    "canonical CBOR (RFC 8949 core deterministic encoding: shortest forms, definite lengths, "
+    "map keys sorted, no tags or floating-point numbers)"
+)
+#: Longest text shown from a wrong value.
+_SHOWN: Final = 40
+
+
+class Malformed(ValueError):
+    """Bytes or values that are not what the schema says; the message says what is wrong."""
+
+
+def decode(data: bytes, what: str) -> object:
+    """The first CBOR data item in ``data`` (called ``what`` in messages); :class:`Malformed` if there is none.
+
+    ``cbor2`` decodes dozens of semantic tags into Python objects and each can fail in
+    its own way (a bad date, a bad regular expression, nesting too deep for the
+    interpreter), so every exception it raises is caught here: whatever the bytes,
+    only :class:`Malformed` leaves this function.
+    """
+    try:
+        return cbor2.loads(data)
+    except Exception as error:  # a parser of untrusted bytes: see the docstring
+        raise Malformed(f"{what} is not valid CBOR ({_cut(str(error) or type(error).__name__)})") from None
+
+
+def encode(value: object) -> bytes:
+    """``value`` in canonical CBOR."""
+    return cbor2.dumps(value, canonical=True)
+
+
+def encode_ordered(value: object) -> bytes:
+    """``value`` in canonical CBOR, provided every map in it already lists its keys in canonical order.
+
+    Sorting keys costs ``cbor2`` three times the encoding itself, and a codec that builds
+    its maps in a fixed order need not pay for it; its tests compare the result with
+    :func:`encode`.
+    """
+    return cbor2.dumps(value)
+
+
+def check_canonical(value: object, data: bytes, what: str) -> None:
+    """Refuse ``data`` (called ``what``) unless it is exactly the canonical encoding of ``value``, its decoding."""
+    if encode(value) != data:
+        raise Malformed(f"{what} is not in {DESCRIPTION}")
+
+
+def describe(value: object) -> str:
+    """A wrong value as a message shows it: short, and never the whole of a huge one."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if abs(value) < 10**12 else "a huge number"
+    if isinstance(value, str):
+        return _cut(repr(value))
+    if isinstance(value, bytes | bytearray):
+        return f"{len(value)} bytes"
+    if isinstance(value, float):
+        return "a floating-point number"
+    if isinstance(value, Mapping):
+        return "a map"
+    if isinstance(value, Sequence):
+        return "an array"
+    if isinstance(value, cbor2.CBORTag):
+        return f"a value with tag {value.tag}"
+    return f"a {type(value).__name__}"
+
+
+def fields(
+    value: object, what: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Mapping[str, object]:
+    """``value`` as a map holding every key in ``required``, perhaps some in ``optional``, and nothing else."""
+    if isinstance(value, dict) and len(value) == len(required) and value.keys() == _key_set(required):
+        return value  # the common case, checked without building lists
+    if not isinstance(value, dict):
+        raise Malformed(f"{what} must be a map, not {describe(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise Malformed(f"{what} has a key that is not text ({describe(key)})")
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise Malformed(f"{what} has no {_names(missing)}")
+    unexpected = [key for key in value if key not in required and key not in optional]
+    if unexpected:
+        raise Malformed(f"{what} has an unexpected {_names(unexpected)}")
+    return value
+
+
+@cache
+def _key_set(keys: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(keys)
+
+
+def text(value: object, what: str) -> str:
+    """``value`` if it is a text string."""
+    if not isinstance(value, str):
+        raise Malformed(f"{what} must be text, not {describe(value)}")
+    return value
+
+
+def choice(value: object, what: str, choices: Sequence[str]) -> str:
+    """``value`` if it is one of the texts in ``choices``."""
+    if not isinstance(value, str) or value not in choices:
+        raise Malformed(f"{what} must be {_alternatives(choices)}, not {describe(value)}")
+    return value
+
+
+def whole_number(value: object, what: str, low: int, high: int, unit: str = "") -> int:
+    """``value`` if it is an integer (not a boolean, not a float) from ``low`` to ``high``."""
+    if type(value) is not int or not low <= value <= high:
+        raise Malformed(f"{what} must be a whole number{unit} from {low} to {high}, not {describe(value)}")
+    return value
+
+
+def flag(value: object, what: str) -> bool:
+    """``value`` if it is ``true`` or ``false``."""
+    if type(value) is not bool:
+        raise Malformed(f"{what} must be true or false, not {describe(value)}")
+    return value
+
+
+def byte_string(value: object, what: str, length: int) -> bytes:
+    """``value`` if it is a byte string of exactly ``length`` bytes."""
+    if not isinstance(value, bytes) or len(value) != length:
+        raise Malformed(f"{what} must be {length} bytes, not {describe(value)}")
+    return value
+
+
+def array(value: object, what: str, max_length: int) -> list[object]:
+    """``value`` if it is an array of at most ``max_length`` items."""
+    if not isinstance(value, list):
+        raise Malformed(f"{what} must be an array, not {describe(value)}")
+    if len(value) > max_length:
+        raise Malformed(f"{what} has {len(value)} items; at most {max_length} are allowed")
+    return value
+
+
+def _cut(shown: str) -> str:
+    return shown if len(shown) <= _SHOWN else shown[:_SHOWN] + "..."
+
+
+def _names(keys: Sequence[object]) -> str:
+    shown = [_cut(repr(key)) for key in keys[:3]]
+    noun = "field" if len(keys) == 1 else "fields"
+    more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+    return f"{noun} {', '.join(shown)}{more}"
+
+
+def _alternatives(choices: Sequence[str]) -> str:
+    if len(choices) == 1:
+        return choices[0]
+    return ", ".join(choices[:-1]) + " or " + choices[-1]

@@ -1,0 +1,40 @@
+"""The rps family's identity and addressing, and what every rps transaction declares.
+
+The processor, the client and the ledger all derive addresses from here so that a
+game name can never map to two different addresses in two places.
+"""
+
+from typing import Final
+
+from xo_core import block_info
+from xo_core.addressing import address_of, namespace_of
+
+FAMILY_NAME: Final = "rps"
+FAMILY_VERSION: Final = "1.0"
+#: ``c56a0e``: the first 6 hex characters of SHA-512 of ``rps``.
+NAMESPACE: Final = namespace_of(FAMILY_NAME)
+
+
+def game_address(name: str) -> str:
+    """The 70-hex-character state address of the game called ``name``.
+
+    Distinct names may share an address (the specification's collision buckets); the
+    address alone never identifies a game.
+    """
+    return address_of(NAMESPACE, name)
+
+
+def transaction_inputs(name: str) -> list[str]:
+    """What every rps transaction on the game ``name`` lists as its inputs.
+
+    The game's address, and where BlockInfo keeps the time: its config address and its
+    per-block prefix (which block is newest changes with every block, so a client
+    cannot name the exact address in advance). Listing them for every op keeps clients
+    simple; only commit, reveal and claim read them.
+    """
+    return [game_address(name), block_info.CONFIG_ADDRESS, block_info.BLOCK_NAMESPACE]
+
+
+def transaction_outputs(name: str) -> list[str]:
+    """What every rps transaction on the game ``name`` lists as its outputs: the game's address alone."""
+    return [game_address(name)]

@@ -1,0 +1,264 @@
+"""Payloads: every op's well-formed map, and what a player is told about every other kind of bytes."""
+
+import cbor2
+import pytest
+from sawtooth_sdk.processor.exceptions import InvalidTransaction
+
+from rps_tp.game import Settings
+from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, Ready, Resign, Reveal, Setup
+from rps_tp.payload import MAX_PAYLOAD_BYTES, InvalidPayload, encode_payload, parse_payload
+
+SALT = bytes(range(32))
+DIGEST = bytes(range(100, 132))
+
+
+def dumps(value: object) -> bytes:
+    return cbor2.dumps(value, canonical=True)
+
+
+def refusal(payload: bytes) -> str:
+    with pytest.raises(InvalidPayload) as raised:
+        parse_payload(payload)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "op"),
+    [
+        ({"op": "create", "name": "g1"}, Create("g1")),
+        ({"op": "create", "name": "g1", "join": False}, Create("g1", join=False)),
+        ({"op": "create", "name": "g1", "join": True}, Create("g1", join=True)),
+        (
+            {"op": "create", "name": "g1", "settings": {"points": 3, "timeout": 60}},
+            Create("g1", settings=Settings(3, 60)),
+        ),
+        ({"op": "join", "name": "g1"}, Join("g1")),
+        ({"op": "setup", "name": "g1", "settings": {"points": 2, "timeout": 1}}, Setup("g1", Settings(2, 1))),
+        (
+            {"op": "ready", "name": "g1", "settings": {"points": 1, "timeout": 604800}},
+            Ready("g1", Settings(1, 604800)),
+        ),
+        ({"op": "commit", "name": "g1", "round": 1, "commitment": DIGEST}, Commit("g1", 1, DIGEST)),
+        (
+            {"op": "reveal", "name": "g1", "round": 100, "throw": "scissors", "salt": SALT},
+            Reveal("g1", 100, "scissors", SALT),
+        ),
+        ({"op": "resign", "name": "g1"}, Resign("g1")),
+        ({"op": "claim", "name": "g1"}, Claim("g1")),
+        ({"op": "delete", "name": "g1"}, Delete("g1")),
+        ({"op": "join", "name": "jeu-é☃ |,"}, Join("jeu-é☃ |,")),
+        ({"op": "join", "name": " g1 "}, Join(" g1 ")),
+        ({"op": "join", "name": "x" * 128}, Join("x" * 128)),
+    ],
+)
+def test_well_formed_payloads(value, op):
+    assert parse_payload(dumps(value)) == op
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        Create("g1"),
+        Create("g1", join=False, settings=Settings(3, 120)),
+        Join("g1"),
+        Setup("g1", Settings(2, 60)),
+        Ready("g1", Settings(1, 300)),
+        Commit("g1", 7, DIGEST),
+        Reveal("g1", 7, "paper", SALT),
+        Resign("g1"),
+        Claim("g1"),
+        Delete("g1"),
+    ],
+)
+def test_encode_payload_round_trips(op):
+    assert parse_payload(encode_payload(op)) == op
+
+
+def test_create_leaves_out_the_defaults():
+    assert cbor2.loads(encode_payload(Create("g1"))) == {"op": "create", "name": "g1"}
+
+
+def test_every_op_is_parsed():
+    assert list(OPS) == ["create", "join", "setup", "ready", "commit", "reveal", "resign", "claim", "delete"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (b"", "the payload is not valid CBOR ("),
+        (b"\xff", "the payload is not valid CBOR ("),
+        (b"\xa1", "the payload is not valid CBOR ("),
+        (b"\xc0\x61x", "the payload is not valid CBOR ("),  # tag 0 (a date) with a text that is no date
+        (b"\x81" * 1000 + b"\x00", "the payload is not valid CBOR ("),
+        (b"\x82\x01", "the payload is not valid CBOR ("),
+        (b"g1,create,", "the payload must be a CBOR map, not '1,creat'"),  # 'g': text of 7 bytes
+        (dumps(["create", "g1"]), "the payload must be a CBOR map, not an array"),
+        (dumps("create"), "the payload must be a CBOR map, not 'create'"),
+    ],
+)
+def test_bytes_that_are_not_a_cbor_map_explain_the_format(payload, message):
+    text = refusal(payload)
+    assert text.startswith(message)
+    assert text.endswith('; an rps payload is a CBOR map such as {"op": "join", "name": "g1"}')
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"name": "g1"}, "the payload has no 'op'"),
+        ({"op": "jump", "name": "g1"}, "unknown op 'jump'"),
+        ({"op": "JOIN", "name": "g1"}, "unknown op 'JOIN'"),
+        ({"op": 1, "name": "g1"}, "unknown op 1"),
+        ({"op": None, "name": "g1"}, "unknown op null"),
+    ],
+)
+def test_a_missing_or_unknown_op_lists_the_ops(value, message):
+    assert refusal(dumps(value)) == (
+        f"{message}; the ops are create, join, setup, ready, commit, reveal, resign, claim or delete"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"op": "join"}, "the payload has no 'name' (the game's name)"),
+        ({"op": "join", "name": 7}, "the game name must be text, not 7"),
+        ({"op": "join", "name": b"g1"}, "the game name must be text, not 2 bytes"),
+        ({"op": "join", "name": ""}, "the game name is empty"),
+        ({"op": "join", "name": "x" * 129}, "the game name is 129 bytes long; at most 128 bytes (UTF-8) are allowed"),
+        ({"op": "join", "name": "é" * 65}, "the game name is 130 bytes long; at most 128 bytes (UTF-8) are allowed"),
+        (
+            {"op": "join", "name": "a\nb"},
+            "the game name must not contain control characters (U+000A at position 2)",
+        ),
+        (
+            {"op": "join", "name": "\x1b[31mred"},
+            "the game name must not contain control characters (U+001B at position 1)",
+        ),
+        ({"op": "join", "name": "g\x85"}, "the game name must not contain control characters (U+0085 at position 2)"),
+        ({"op": "join", "name": "g\x7f"}, "the game name must not contain control characters (U+007F at position 2)"),
+    ],
+)
+def test_bad_names_are_refused(value, message):
+    assert refusal(dumps(value)) == message
+
+
+#: A well-formed payload of each op that has fields, to spoil one field at a time.
+GOOD = {
+    "create": {"op": "create", "name": "g1"},
+    "commit": {"op": "commit", "name": "g1", "round": 1, "commitment": DIGEST},
+    "reveal": {"op": "reveal", "name": "g1", "round": 1, "throw": "rock", "salt": SALT},
+    "setup": {"op": "setup", "name": "g1", "settings": {"points": 1, "timeout": 300}},
+}
+ROUND = "'round' must be a whole number from 1 to 100, not "
+THROW = "'throw' must be rock, paper or scissors, not "
+TIMEOUT = "'timeout' must be a whole number of seconds from 1 to 604800, not "
+
+
+@pytest.mark.parametrize(
+    ("op", "changes", "message"),
+    [
+        ("commit", {"commitment": None}, "a commit payload has no field 'commitment'"),
+        (
+            "reveal",
+            {"round": None, "throw": None, "salt": None},
+            "a reveal payload has no fields 'round', 'throw', 'salt'",
+        ),
+        ("setup", {"settings": None}, "a setup payload has no field 'settings'"),
+        ("create", {"round": 1}, "a create payload has an unexpected field 'round'"),
+        ("create", {"Join": False}, "a create payload has an unexpected field 'Join'"),
+        ("create", {1: 2}, "a create payload has a key that is not text (1)"),
+        ("create", {"join": 0}, "'join' must be true or false, not 0"),
+        ("create", {"join": "no"}, "'join' must be true or false, not 'no'"),
+        ("commit", {"round": 0}, ROUND + "0"),
+        ("commit", {"round": 101}, ROUND + "101"),
+        ("commit", {"round": -1}, ROUND + "-1"),
+        ("commit", {"round": True}, ROUND + "true"),
+        ("commit", {"round": 1.0}, ROUND + "a floating-point number"),
+        ("commit", {"round": "1"}, ROUND + "'1'"),
+        ("commit", {"round": 2**70}, ROUND + "a huge number"),
+        ("commit", {"commitment": DIGEST[:31]}, "'commitment' must be 32 bytes, not 31 bytes"),
+        ("commit", {"commitment": DIGEST.hex()}, f"'commitment' must be 32 bytes, not '{DIGEST.hex()[:39]}..."),
+        ("reveal", {"throw": "lizard"}, THROW + "'lizard'"),
+        ("reveal", {"throw": "Rock"}, THROW + "'Rock'"),
+        ("reveal", {"throw": 0}, THROW + "0"),
+        ("reveal", {"salt": SALT[:16]}, "'salt' must be 32 bytes, not 16 bytes"),
+        ("reveal", {"salt": SALT + b"!"}, "'salt' must be 32 bytes, not 33 bytes"),
+        ("setup", {"settings": {"points": 5, "timeout": 60}}, "'points' must be a whole number from 1 to 3, not 5"),
+        ("setup", {"settings": {"points": 1, "timeout": 0}}, TIMEOUT + "0"),
+        ("setup", {"settings": {"points": 1, "timeout": 604801}}, TIMEOUT + "604801"),
+        ("setup", {"settings": {"points": 1}}, "'settings' has no field 'timeout'"),
+        ("setup", {"settings": {"points": 1, "timeout": 5, "x": 3}}, "'settings' has an unexpected field 'x'"),
+        ("setup", {"settings": [1, 300]}, "'settings' must be a map, not an array"),
+    ],
+)  # fmt: skip
+def test_bad_fields_are_named_in_the_message(op, changes, message):
+    value = {**GOOD[op], **changes}
+    value = {key: item for key, item in value.items() if item is not None}
+    assert refusal(dumps(value)) == f"game 'g1': {message}"
+
+
+CANONICAL_JOIN = dumps({"op": "join", "name": "g1"})
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        bytes.fromhex("a2646e616d65626731626f70646a6f696e"),  # keys in the wrong order: "name" before "op"
+        bytes.fromhex("bf626f70646a6f696e646e616d65626731ff"),  # an indefinite-length map
+        bytes.fromhex("a2626f707f646a6f696eff646e616d65626731"),  # an indefinite-length text string
+        CANONICAL_JOIN + b"\x00",  # a byte after the map
+        bytes.fromhex("a3626f70646a6f696e646e616d65626731626f70646a6f696e"),  # "op" twice
+        CANONICAL_JOIN[:-1],  # cut short
+    ],
+)
+def test_a_join_spelt_in_any_form_but_the_canonical_one_is_refused(payload):
+    assert refusal(payload).startswith(("game 'g1': the payload is not in canonical CBOR", "the payload is not valid"))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        # round 1 written in two bytes instead of one
+        bytes.fromhex("a4626f7066636f6d6d6974646e616d6562673165726f756e6418016a636f6d6d69746d656e745820") + DIGEST,
+        # round 1 as a bignum (tag 2)
+        bytes.fromhex("a4626f7066636f6d6d6974646e616d6562673165726f756e64c241016a636f6d6d69746d656e745820")
+        + DIGEST,
+        # the name as a tagged text (tag 32, a URI)
+        bytes.fromhex("a4626f7066636f6d6d6974646e616d65d820626731") + dumps("round")[0:] + b"\x01"
+        + dumps("commitment") + dumps(DIGEST),
+    ],
+)  # fmt: skip
+def test_long_forms_and_tags_are_refused(payload):
+    message = refusal(payload)
+    assert message.startswith("game 'g1': the payload is not in canonical CBOR") or message == (
+        "the game name must be text, not a value with tag 32"
+    )
+
+
+def test_a_non_canonical_payload_is_refused_naming_the_encoding():
+    assert refusal(bytes.fromhex("a2646e616d65626731626f70646a6f696e")) == (
+        "game 'g1': the payload is not in canonical CBOR (RFC 8949 core deterministic encoding: shortest forms, "
+        "definite lengths, map keys sorted, no tags or floating-point numbers)"
+    )
+
+
+def test_the_size_limit_is_checked_before_decoding():
+    payload = dumps({"op": "join", "name": "g1", "pad": "x" * MAX_PAYLOAD_BYTES})
+    assert refusal(payload) == f"the payload is {len(payload)} bytes; an rps payload is at most 1024"
+    assert refusal(b"\xff" * 2000) == "the payload is 2000 bytes; an rps payload is at most 1024"
+
+
+def test_the_largest_valid_payload_fits_well_within_the_limit():
+    largest = encode_payload(Reveal("é" * 64, 100, "scissors", SALT))
+    assert len(largest) < 300
+    assert parse_payload(largest).name == "é" * 64
+
+
+def test_a_huge_wrong_value_is_cut_short_in_the_message():
+    message = refusal(dumps({"op": "reveal", "name": "g1", "round": 1, "throw": "x" * 900, "salt": SALT}))
+    assert len(message) < 120
+
+
+def test_payload_errors_are_the_sdks_invalid_transaction():
+    assert issubclass(InvalidPayload, InvalidTransaction)
