@@ -102,10 +102,11 @@ def fields(
             raise Malformed(f"{what} has a key that is not text ({describe(key)})")
     missing = [key for key in required if key not in value]
     if missing:
-        raise Malformed(f"{what} has no {_names(missing)}")
+        raise Malformed(f"{what} has no {'field' if len(missing) == 1 else 'fields'} {_names(missing)}")
     unexpected = [key for key in value if key not in required and key not in optional]
     if unexpected:
-        raise Malformed(f"{what} has an unexpected {_names(unexpected)}")
+        noun = "an unexpected field" if len(unexpected) == 1 else "unexpected fields"
+        raise Malformed(f"{what} has {noun} {_names(unexpected)}")
     return value
 
 
@@ -164,9 +165,8 @@ def _cut(shown: str) -> str:
 
 def _names(keys: Sequence[object]) -> str:
     shown = [_cut(repr(key)) for key in keys[:3]]
-    noun = "field" if len(keys) == 1 else "fields"
     more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
-    return f"{noun} {', '.join(shown)}{more}"
+    return ", ".join(shown) + more
 
 
 def _alternatives(choices: Sequence[str]) -> str:

@@ -110,8 +110,13 @@ def _op(op_name: str, name: str, value: Mapping[str, object]) -> Op:
                 canonical.choice(payload["throw"], "'throw'", THROWS),
                 canonical.byte_string(payload["salt"], "'salt'", SALT_BYTES),
             )
-        case _:
-            return OPS[op_name](name)  # type: ignore[call-arg]  # join, resign, claim, delete: a name only
+        case Join.NAME:
+            return Join(name)
+        case Resign.NAME:
+            return Resign(name)
+        case Claim.NAME:
+            return Claim(name)
+    return Delete(name)
 
 
 def _round(value: object) -> int:
