@@ -4,13 +4,14 @@ It speaks only the SDK's handler and context interfaces, so it runs under this
 project's processor runtime and under the official SDK processor alike.
 """
 
-import re
 from collections.abc import Sequence
 from typing import Final, Protocol
 
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 from sawtooth_sdk.processor.handler import TransactionHandler
 
+from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
+from xo_core.public_keys import is_compressed_public_key
 from xo_tp import rules
 from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from xo_tp.payload import CREATE, TAKE, parse_payload
@@ -19,8 +20,6 @@ from xo_tp.state import decode_bucket, encode_bucket, encode_game
 EVENT_PREFIX: Final = "xo/"
 #: The ``game-state`` attribute of an ``xo/delete`` event: the game no longer has a state.
 DELETED: Final = "DELETED"
-#: A compressed secp256k1 public key in lowercase hex, the form Sawtooth's signing libraries write.
-SIGNER_KEY: Final = re.compile(r"0[23][0-9a-f]{64}")
 
 
 class StateEntry(Protocol):
@@ -135,8 +134,5 @@ def check_signer(signer: str) -> None:
     rejects it for good, rather than ``InternalError``, which would have the validator
     retry it again and again. Every Sawtooth signing library writes keys in this form.
     """
-    if SIGNER_KEY.fullmatch(signer) is None:
-        raise InvalidTransaction(
-            f"the signer public key {rules.quoted(signer)} is not a compressed secp256k1 public key "
-            "(66 lowercase hex characters starting with 02 or 03)"
-        )
+    if not is_compressed_public_key(signer):
+        raise InvalidTransaction(f"the signer public key {rules.quoted(signer)} is not {KEY_DESCRIPTION}")
