@@ -36,6 +36,7 @@ setup(
         "greenlet>=3.0,<4",
         "PyYAML>=6,<7",
         "wcwidth>=0.2.13,<1",
+        "regex>=2024.4.16,<2028",
     ],
     extras_require={
         "test": [

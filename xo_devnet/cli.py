@@ -23,6 +23,8 @@ LOGGER = logging.getLogger("xo_devnet")
 DEFAULT_REST_API = "127.0.0.1:8008"
 DEFAULT_COMPONENT_ENDPOINT = "tcp://127.0.0.1:4004"
 DEFAULT_BLOCK_INTERVAL = 0.05
+DEFAULT_MAX_SUBSCRIBERS = 256
+MAX_MAX_SUBSCRIBERS = 10_000
 
 # Each of these stands for its flag when the flag is not given: CI and scripts move the
 # ledger off 8008/4004 without changing the command a user types.
@@ -75,6 +77,16 @@ def family_list(text: str) -> tuple[Family, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def max_subscribers(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= count <= MAX_MAX_SUBSCRIBERS:
+        raise argparse.ArgumentTypeError(f"the subscriber limit must be from 1 to {MAX_MAX_SUBSCRIBERS}")
+    return count
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
@@ -111,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_BLOCK_INTERVAL,
         metavar="SECONDS",
         help=f"seconds between blocks while batches are pending (default: {DEFAULT_BLOCK_INTERVAL})",
+    )
+    parser.add_argument(
+        "--max-subscribers",
+        type=max_subscribers,
+        default=DEFAULT_MAX_SUBSCRIBERS,
+        metavar="N",
+        help="event subscribers served at once: ZMQ event subscriptions on the component endpoint and"
+        f" /subscriptions websockets together; more are refused (default: {DEFAULT_MAX_SUBSCRIBERS})",
     )
     parser.add_argument("--no-tp", action="store_true", help="do not start xo-tp; connect processors yourself")
     parser.add_argument(
@@ -159,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         rest_port=args.rest_api[1],
         component_endpoint=args.component_endpoint,
         block_interval=args.block_interval,
+        max_subscribers=args.max_subscribers,
         run_processor=not args.no_tp,
         families=args.families,
         key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),

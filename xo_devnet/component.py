@@ -1,10 +1,13 @@
 """The component endpoint's transport: a ZMQ ROUTER carrying Sawtooth ``Message`` envelopes.
 
-Each processor connects a DEALER; the ROUTER names it by its identity frame. The
-socket is driven from the asyncio loop through its file descriptor, draining every
-ready message per wake-up (ZMQ's descriptor is edge-triggered, so after any send a
-drain is re-armed too), and sends never block: a peer that is gone or not reading is
-reported to the caller instead.
+Each processor (or event client) connects a DEALER; the ROUTER names it by its
+identity frame. The socket is driven from the asyncio loop through its file
+descriptor, draining every ready message per wake-up (ZMQ's descriptor is
+edge-triggered, so after any send a drain is re-armed too), and sends never block: a
+peer that is gone or not reading is reported to the caller instead. Event deliveries
+are sent tracked (``send_tracked``): ZMQ tells when it has handed a frame to the
+network, which is how a subscriber that stops reading is noticed long before the
+socket's own queue to it (``_SEND_HIGH_WATER_MARK`` frames) would fill.
 """
 
 from __future__ import annotations
@@ -59,6 +62,21 @@ class ComponentSocket:
         finally:
             self._schedule_drain()
         return True
+
+    def send_tracked(
+        self, identity: bytes, message_type: int, content: bytes, correlation_id: str
+    ) -> zmq.MessageTracker | None:
+        """Like ``send``, but the tracker says when ZMQ has passed the frame on; None if it cannot be sent."""
+        data = Message(message_type=message_type, correlation_id=correlation_id, content=content).SerializeToString()
+        try:
+            return self._socket.send_multipart(
+                (identity, zmq.Frame(data, track=True)), flags=zmq.NOBLOCK, copy=False, track=True
+            )
+        except zmq.ZMQError as error:
+            LOG.debug("cannot send to %s: %s", identity.hex(), error)
+            return None
+        finally:
+            self._schedule_drain()
 
     def close(self) -> None:
         if self._loop is not None and not self._socket.closed:

@@ -55,6 +55,7 @@ class DevnetOptions:
     rest_port: int
     component_endpoint: str
     block_interval: float
+    max_subscribers: int
     run_processor: bool
     key_dir: Path
     ready_file: Path | None
@@ -145,6 +146,7 @@ async def _start_ledger(options: DevnetOptions) -> Ledger:
         component_endpoint=options.component_endpoint,
         block_interval=options.block_interval,
         families=options.accepted_families,
+        max_subscribers=options.max_subscribers,
     )
     try:
         return await Ledger.start(config)

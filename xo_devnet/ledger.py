@@ -22,6 +22,10 @@ the ledger accepts are taken (``families``), a batch waits for a processor of it
 family or for its dependencies for a bounded time and then ends INVALID, and batches
 that cannot run yet hold only a share of the queue (``pending``). Re-queued batches
 are held to the same rules, so a restart never brings back a frozen queue.
+
+Each block, once durable and the head, is published to the event subscribers
+(``events``): event clients on the component endpoint and the REST API's websockets.
+Publishing only queues; no subscriber can delay a commit.
 """
 
 from __future__ import annotations
@@ -42,10 +46,16 @@ from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
+from xo_core.protobuf.validator_pb2 import Message
 from xo_core.signing import Signer
 from xo_devnet.chain import ChainError, build_block, header_of, open_chain
 from xo_devnet.component import ComponentSocket
 from xo_devnet.dispatcher import Dispatcher
+from xo_devnet.events.blocks import BlockEvents
+from xo_devnet.events.history import StoredHistory
+from xo_devnet.events.hub import EventHub
+from xo_devnet.events.zmq_clients import REQUEST_TYPES as EVENT_REQUEST_TYPES
+from xo_devnet.events.zmq_clients import EventClients
 from xo_devnet.executor import BlockExecutor, BlockResult
 from xo_devnet.families import Family, UnacceptedFamily, refusal
 from xo_devnet.merkle import ADDRESS_PATTERN, PREFIX_PATTERN, CorruptState, MerkleTree, MissingNode, NodeKey
@@ -106,6 +116,12 @@ class LedgerConfig:
     """First back-off after a failure; doubles per failure, capped at one second."""
     sync_interval: float = 1.0
     """Longest an accepted batch's record waits for an fsync when no block commit comes."""
+    max_subscribers: int = 256
+    """Event subscribers at once: ZMQ event subscriptions and open REST API websockets together."""
+    subscriber_queue: int = 64
+    """Blocks a live subscriber may have waiting; one further behind continues from storage."""
+    subscriber_stall_timeout: float = 10.0
+    """A subscriber whose connection takes nothing for this long (it stopped reading) is dropped."""
 
 
 class LedgerError(Exception):
@@ -165,7 +181,15 @@ class Ledger:
             process_timeout=config.process_timeout,
             on_processors_changed=self._wake.set,
         )
-        self._socket = ComponentSocket(self._dispatcher.handle)
+        self._socket = ComponentSocket(self._route)
+        self._events = EventHub(
+            StoredHistory(storage),
+            self._head_header.block_num,
+            max_subscribers=config.max_subscribers,
+            queue_limit=config.subscriber_queue,
+            stall_timeout=config.subscriber_stall_timeout,
+        )
+        self._event_clients = EventClients(self._events, self._send, self._socket.send_tracked)
         self._executor = BlockExecutor(
             self._dispatcher, self._read_executed, max_attempts=config.max_attempts, retry_delay=config.retry_delay
         )
@@ -173,6 +197,13 @@ class Ledger:
 
     def _send(self, identity: bytes, message_type: int, content: bytes, correlation_id: str) -> bool:
         return self._socket.send(identity, message_type, content, correlation_id)
+
+    def _route(self, identity: bytes, message: Message) -> None:
+        """Event clients and processors share the component endpoint; the message type tells them apart."""
+        if message.message_type in EVENT_REQUEST_TYPES:
+            self._event_clients.handle(identity, message)
+        else:
+            self._dispatcher.handle(identity, message)
 
     def _read_executed(self, address: str) -> bytes | None:
         """State after the newest executed block, durable or not: what running batches build on."""
@@ -266,6 +297,8 @@ class Ledger:
         while self._commits:
             with contextlib.suppress(Exception):
                 await self._commits.popleft()
+        await self._events.close()
+        await self._event_clients.close()
         self._dispatcher.close()
         self._socket.close()
         self._writer.close()
@@ -277,6 +310,11 @@ class Ledger:
     def component_endpoint(self) -> str:
         """The endpoint actually bound (a `:0` port resolved to the real one)."""
         return self._socket.endpoint
+
+    @property
+    def events(self) -> EventHub:
+        """The committed blocks' events, for subscribers (the REST API's websockets use it in-process)."""
+        return self._events
 
     @property
     def node_public_key(self) -> str:
@@ -592,6 +630,8 @@ class Ledger:
                 len(record.block.batches),
                 self._head_header.state_root_hash,
             )
+            receipts = [receipt for _, batch_receipts in result.valid for receipt in batch_receipts]
+            self._events.publish(BlockEvents.of(record.block, receipts))
         self._batches.notify()
         if self._batches.has_queued():
             self._wake.set()  # deciding a batch returns what was parked on it to the queue

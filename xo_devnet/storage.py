@@ -48,6 +48,8 @@ SCHEMA_VERSION = 2
 LOCK_NAME = "LOCK"
 _NODE_QUERY = "SELECT data FROM merkle_nodes WHERE path = ? AND hash = ?"
 _CACHE_KIB = 64 * 1024
+_IDS_PER_QUERY = 500
+"""Ids per ``IN (...)`` lookup, well below SQLite's limit on bound parameters."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -313,6 +315,15 @@ class Storage:
     def receipt(self, txn_id: str) -> bytes | None:
         row = self._one("SELECT receipt FROM transactions WHERE id = ?", txn_id)
         return None if row is None else row[0]
+
+    def receipts(self, txn_ids: Sequence[str]) -> dict[str, bytes]:
+        """The serialized receipts of committed transactions, by id (a block's worth in a few indexed queries)."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(txn_ids), _IDS_PER_QUERY):
+            chunk = list(txn_ids[start : start + _IDS_PER_QUERY])
+            marks = ",".join("?" * len(chunk))
+            found.update(self._reader.execute(f"SELECT id, receipt FROM transactions WHERE id IN ({marks})", chunk))
+        return found
 
     def invalid(self, batch_id: str) -> tuple[InvalidTransactionInfo, ...] | None:
         row = self._one("SELECT transactions FROM invalid_batches WHERE id = ?", batch_id)

@@ -170,7 +170,11 @@ def kv_payload(**operations: object) -> bytes:
 
 
 async def kv_handler(processor: FakeProcessor, request: processor_pb2.TpProcessRequest) -> Response:
-    """A tiny key/value family: set, delete, increment a counter, fail on demand, emit events and data."""
+    """A tiny key/value family: set, delete, increment a counter, fail on demand, emit events and data.
+
+    ``event`` names the type of the one event it adds, with ``attributes`` (a list of
+    [key, value] pairs; default one pair k=v).
+    """
     ops = json.loads(request.payload)
     context = request.context_id
     if "sleep" in ops:
@@ -198,7 +202,9 @@ async def kv_handler(processor: FakeProcessor, request: processor_pb2.TpProcessR
         if deleted.status != state_context_pb2.TpStateDeleteResponse.OK:
             return processor_pb2.TpProcessResponse(status=INVALID, message="delete refused")
     if "event" in ops:
-        await processor.event(context, Event(event_type=ops["event"], attributes=[Event.Attribute(key="k", value="v")]))
+        pairs = ops.get("attributes", [["k", "v"]])
+        attributes = [Event.Attribute(key=key, value=value) for key, value in pairs]
+        await processor.event(context, Event(event_type=ops["event"], attributes=attributes))
     if "data" in ops:
         await processor.data(context, ops["data"].encode())
     return processor_pb2.TpProcessResponse(status=OK)

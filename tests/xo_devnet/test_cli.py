@@ -29,6 +29,7 @@ def test_defaults_are_sawtooths_ports_on_loopback(monkeypatch):
     assert args.rest_api == ("127.0.0.1", 8008)
     assert args.component_endpoint == "tcp://127.0.0.1:4004"
     assert args.block_interval == 0.05
+    assert args.max_subscribers == 256
     assert not args.ephemeral
     assert not args.no_tp
     assert (args.data_dir, args.key_dir, args.ready_file) == (None, None, None)
@@ -89,7 +90,7 @@ def test_the_rest_api_address_is_host_and_port(text, address):
 def test_every_flag_is_read():
     args = parse(
         "--data-dir", "/tmp/chain", "--component-endpoint", "tcp://127.0.0.1:0", "--block-interval", "0.2",
-        "--no-tp", "--key-dir", "/tmp/keys", "--ready-file", "/tmp/ready.json", "-vv",
+        "--no-tp", "--key-dir", "/tmp/keys", "--ready-file", "/tmp/ready.json", "-vv", "--max-subscribers", "3",
     )  # fmt: skip
     assert args.data_dir == Path("/tmp/chain")
     assert args.component_endpoint == "tcp://127.0.0.1:0"
@@ -98,6 +99,7 @@ def test_every_flag_is_read():
     assert args.key_dir == Path("/tmp/keys")
     assert args.ready_file == Path("/tmp/ready.json")
     assert args.verbose == 2
+    assert args.max_subscribers == 3
 
 
 @pytest.mark.parametrize(
@@ -112,6 +114,8 @@ def test_every_flag_is_read():
         (["--ephemeral", "--data-dir", "/tmp/x"], "not allowed with argument"),
         (["--families", "intkey"], "'intkey' is not FAMILY:VERSION"),
         (["--families", "xo:1.0,intkey 1.0"], "'intkey 1.0' is not FAMILY:VERSION"),
+        (["--max-subscribers", "0"], "must be from 1 to 10000"),
+        (["--max-subscribers", "many"], "is not a whole number"),
     ],
 )
 def test_bad_flags_are_one_line_errors_with_exit_code_2(argv, complaint, capsys):

@@ -71,6 +71,16 @@ def test_a_data_directory_keeps_everything_across_reopening(tmp_path):
         reopened.close()
 
 
+def test_receipts_are_found_by_transaction_id_many_at_a_time():
+    storage = Storage.open(None)
+    _, _, batch = fill(storage)
+    txn_id = batch.transactions[0].header_signature
+    found = storage.receipts([txn_id, "unknown"] + [f"other{n}" for n in range(1200)])
+    assert list(found) == [txn_id]
+    assert TransactionReceipt.FromString(found[txn_id]).transaction_id == txn_id
+    assert storage.receipts([]) == {}
+
+
 def test_two_ledgers_cannot_share_a_data_directory(tmp_path):
     first = Storage.open(tmp_path)
     try:

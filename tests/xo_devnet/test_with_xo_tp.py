@@ -1,15 +1,21 @@
-"""The engine with our real `xo-tp` process: a whole game, and a rejected move with its reason."""
+"""The engine with our real `xo-tp` process: a whole game, a rejected move with its reason, and its events."""
 
 import asyncio
+import base64
 import contextlib
+import json
 import sys
 
+import aiohttp
 import pytest
 
+from tests.xo_devnet.events.event_client import event_client, subscription
 from tests.xo_devnet.harness import running_ledger
 from xo_core.batches import make_batch
+from xo_core.protobuf.events_pb2 import EventFilter
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
+from xo_devnet.rest.server import start_rest_server
 from xo_tp.family import NAMESPACE, game_address
 from xo_tp.transactions import make_xo_transaction
 
@@ -74,5 +80,49 @@ def test_a_whole_game_and_a_rejected_move_with_xo_tp():
             after = header_of(ledger.chain_head()).state_root_hash
             assert ledger.state_get(game_address("duel"), after).decode() == game
             assert process.returncode is None
+
+    asyncio.run(asyncio.wait_for(scenario(), 90))
+
+
+def test_xo_tp_events_reach_zmq_subscribers_and_websockets():
+    alice, bob = Signer.generate(), Signer.generate()
+
+    async def scenario():
+        async with running_ledger() as ledger, xo_tp(ledger), event_client(ledger.component_endpoint) as client:
+            rest = await start_rest_server(ledger, "127.0.0.1", 0)
+            try:
+                async with aiohttp.ClientSession() as session, session.ws_connect(f"{rest.url}/subscriptions") as ws:
+                    await ws.send_json({"action": "subscribe", "address_prefixes": [NAMESPACE]})
+                    assert json.loads(await ws.receive_str(timeout=10))["block_num"] == "0"
+                    this_game = [("name", "watched", EventFilter.SIMPLE_ANY)]
+                    answer = await client.subscribe(
+                        [subscription("xo/create", *this_game), subscription("xo/take", *this_game)]
+                    )
+                    assert answer.status == answer.OK
+
+                    assert (await move(ledger, alice, "other", "create")).status == "COMMITTED"
+                    assert (await move(ledger, alice, "watched", "create")).status == "COMMITTED"
+                    assert (await move(ledger, bob, "watched", "take", 5)).status == "COMMITTED"
+                    lists = [await client.next_events() for _ in range(3)]
+                    assert [len(events.events) for events in lists] == [0, 1, 1]
+                    created, taken = lists[1].events[0], lists[2].events[0]
+                    assert created.event_type == "xo/create"
+                    assert [(item.key, item.value) for item in created.attributes] == [
+                        ("name", "watched"), ("game-state", "P1-NEXT"), ("signer", alice.public_key)
+                    ]  # fmt: skip
+                    assert taken.event_type == "xo/take"
+                    assert [(item.key, item.value) for item in taken.attributes] == [
+                        ("name", "watched"), ("game-state", "P2-NEXT"), ("signer", bob.public_key), ("space", "5")
+                    ]  # fmt: skip
+                    assert taken.data == b"watched,----X----,P2-NEXT," + f"{bob.public_key},".encode()
+
+                    messages = [json.loads(await ws.receive_str(timeout=10)) for _ in range(3)]
+                    last = messages[2]["state_changes"]
+                    assert [(change["address"], change["type"]) for change in last] == [
+                        (game_address("watched"), "SET")
+                    ]
+                    assert base64.b64decode(last[0]["value"]) == taken.data
+            finally:
+                await rest.stop()
 
     asyncio.run(asyncio.wait_for(scenario(), 90))

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dxo_core/protobuf/events.proto\x12\x07xo.wire\"\x80\x01\n\x05\x45vent\x12\x12\n\nevent_type\x18\x01 \x01(\t\x12,\n\nattributes\x18\x02 \x03(\x0b\x32\x18.xo.wire.Event.Attribute\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\x1a\'\n\tAttribute\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dxo_core/protobuf/events.proto\x12\x07xo.wire\"\x80\x01\n\x05\x45vent\x12\x12\n\nevent_type\x18\x01 \x01(\t\x12,\n\nattributes\x18\x02 \x03(\x0b\x32\x18.xo.wire.Event.Attribute\x12\x0c\n\x04\x64\x61ta\x18\x03 \x01(\x0c\x1a\'\n\tAttribute\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"+\n\tEventList\x12\x1e\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x0e.xo.wire.Event\"\xc9\x01\n\x0b\x45ventFilter\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x14\n\x0cmatch_string\x18\x02 \x01(\t\x12\x34\n\x0b\x66ilter_type\x18\x03 \x01(\x0e\x32\x1f.xo.wire.EventFilter.FilterType\"a\n\nFilterType\x12\x15\n\x11\x46ILTER_TYPE_UNSET\x10\x00\x12\x0e\n\nSIMPLE_ANY\x10\x01\x12\x0e\n\nSIMPLE_ALL\x10\x02\x12\r\n\tREGEX_ANY\x10\x03\x12\r\n\tREGEX_ALL\x10\x04\"N\n\x11\x45ventSubscription\x12\x12\n\nevent_type\x18\x01 \x01(\t\x12%\n\x07\x66ilters\x18\x02 \x03(\x0b\x32\x14.xo.wire.EventFilterb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,4 +35,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EVENT']._serialized_end=171
   _globals['_EVENT_ATTRIBUTE']._serialized_start=132
   _globals['_EVENT_ATTRIBUTE']._serialized_end=171
+  _globals['_EVENTLIST']._serialized_start=173
+  _globals['_EVENTLIST']._serialized_end=216
+  _globals['_EVENTFILTER']._serialized_start=219
+  _globals['_EVENTFILTER']._serialized_end=420
+  _globals['_EVENTFILTER_FILTERTYPE']._serialized_start=323
+  _globals['_EVENTFILTER_FILTERTYPE']._serialized_end=420
+  _globals['_EVENTSUBSCRIPTION']._serialized_start=422
+  _globals['_EVENTSUBSCRIPTION']._serialized_end=500
 # @@protoc_insertion_point(module_scope)

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from xo_core.protobuf import events_pb2 as xo__core_dot_protobuf_dot_events__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*xo_core/protobuf/transaction_receipt.proto\x12\x07xo.wire\x1a\x1dxo_core/protobuf/events.proto\"\x83\x01\n\x0bStateChange\x12\x0f\n\x07\x61\x64\x64ress\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\'\n\x04type\x18\x03 \x01(\x0e\x32\x19.xo.wire.StateChange.Type\"+\n\x04Type\x12\x0e\n\nTYPE_UNSET\x10\x00\x12\x07\n\x03SET\x10\x01\x12\n\n\x06\x44\x45LETE\x10\x02\"\x87\x01\n\x12TransactionReceipt\x12+\n\rstate_changes\x18\x01 \x03(\x0b\x32\x14.xo.wire.StateChange\x12\x1e\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0e.xo.wire.Event\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x0c\x12\x16\n\x0etransaction_id\x18\x04 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*xo_core/protobuf/transaction_receipt.proto\x12\x07xo.wire\x1a\x1dxo_core/protobuf/events.proto\"\x83\x01\n\x0bStateChange\x12\x0f\n\x07\x61\x64\x64ress\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\'\n\x04type\x18\x03 \x01(\x0e\x32\x19.xo.wire.StateChange.Type\"+\n\x04Type\x12\x0e\n\nTYPE_UNSET\x10\x00\x12\x07\n\x03SET\x10\x01\x12\n\n\x06\x44\x45LETE\x10\x02\"\x87\x01\n\x12TransactionReceipt\x12+\n\rstate_changes\x18\x01 \x03(\x0b\x32\x14.xo.wire.StateChange\x12\x1e\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0e.xo.wire.Event\x12\x0c\n\x04\x64\x61ta\x18\x03 \x03(\x0c\x12\x16\n\x0etransaction_id\x18\x04 \x01(\t\">\n\x0fStateChangeList\x12+\n\rstate_changes\x18\x01 \x03(\x0b\x32\x14.xo.wire.StateChangeb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,4 +38,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STATECHANGE_TYPE']._serialized_end=218
   _globals['_TRANSACTIONRECEIPT']._serialized_start=221
   _globals['_TRANSACTIONRECEIPT']._serialized_end=356
+  _globals['_STATECHANGELIST']._serialized_start=358
+  _globals['_STATECHANGELIST']._serialized_end=420
 # @@protoc_insertion_point(module_scope)

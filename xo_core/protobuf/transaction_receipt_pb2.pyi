@@ -37,3 +37,9 @@ class TransactionReceipt(_message.Message):
     data: _containers.RepeatedScalarFieldContainer[bytes]
     transaction_id: str
     def __init__(self, state_changes: _Optional[_Iterable[_Union[StateChange, _Mapping]]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ..., data: _Optional[_Iterable[bytes]] = ..., transaction_id: _Optional[str] = ...) -> None: ...
+
+class StateChangeList(_message.Message):
+    __slots__ = ("state_changes",)
+    STATE_CHANGES_FIELD_NUMBER: _ClassVar[int]
+    state_changes: _containers.RepeatedCompositeFieldContainer[StateChange]
+    def __init__(self, state_changes: _Optional[_Iterable[_Union[StateChange, _Mapping]]] = ...) -> None: ...

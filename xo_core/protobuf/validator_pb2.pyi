@@ -26,6 +26,13 @@ class Message(_message.Message):
         TP_RECEIPT_ADD_DATA_RESPONSE: _ClassVar[Message.MessageType]
         TP_EVENT_ADD_REQUEST: _ClassVar[Message.MessageType]
         TP_EVENT_ADD_RESPONSE: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_SUBSCRIBE_REQUEST: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_SUBSCRIBE_RESPONSE: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_UNSUBSCRIBE_REQUEST: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_UNSUBSCRIBE_RESPONSE: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_GET_REQUEST: _ClassVar[Message.MessageType]
+        CLIENT_EVENTS_GET_RESPONSE: _ClassVar[Message.MessageType]
         PING_REQUEST: _ClassVar[Message.MessageType]
         PING_RESPONSE: _ClassVar[Message.MessageType]
     DEFAULT: Message.MessageType
@@ -45,6 +52,13 @@ class Message(_message.Message):
     TP_RECEIPT_ADD_DATA_RESPONSE: Message.MessageType
     TP_EVENT_ADD_REQUEST: Message.MessageType
     TP_EVENT_ADD_RESPONSE: Message.MessageType
+    CLIENT_EVENTS_SUBSCRIBE_REQUEST: Message.MessageType
+    CLIENT_EVENTS_SUBSCRIBE_RESPONSE: Message.MessageType
+    CLIENT_EVENTS_UNSUBSCRIBE_REQUEST: Message.MessageType
+    CLIENT_EVENTS_UNSUBSCRIBE_RESPONSE: Message.MessageType
+    CLIENT_EVENTS: Message.MessageType
+    CLIENT_EVENTS_GET_REQUEST: Message.MessageType
+    CLIENT_EVENTS_GET_RESPONSE: Message.MessageType
     PING_REQUEST: Message.MessageType
     PING_RESPONSE: Message.MessageType
     MESSAGE_TYPE_FIELD_NUMBER: _ClassVar[int]

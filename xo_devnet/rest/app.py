@@ -19,10 +19,10 @@ from aiohttp.typedefs import Handler
 
 from xo_devnet.ledger import Ledger
 from xo_devnet.log_limits import LogLimiter
-from xo_devnet.rest import chain, node, openapi, state, submit
+from xo_devnet.rest import chain, node, openapi, state, submit, subscriptions
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER
+from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER, WEBSOCKETS
 from xo_devnet.rest.responses import error_response
 from xo_devnet.validation import MAX_BODY_BYTES
 
@@ -44,6 +44,7 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("POST", "/receipts", chain.post_receipts),
     ("GET", "/status", node.get_status),
     ("GET", "/peers", node.get_peers),
+    ("GET", "/subscriptions", subscriptions.subscriptions),
     ("GET", "/openapi.yaml", openapi.get_openapi_yaml),
     ("GET", "/openapi.json", openapi.get_openapi_json),
 )
@@ -56,6 +57,8 @@ def build_app(ledger: Ledger) -> web.Application:
     app[LEDGER] = ledger
     app[ACCEPTED] = AcceptedBatches(ledger)
     app[LOG_LIMITER] = LogLimiter()
+    app[WEBSOCKETS] = set()
+    app.on_shutdown.append(subscriptions.close_all)
     for method, path, handler in ROUTES:
         app.router.add_route(method, _any_segment(path), handler)
     return app

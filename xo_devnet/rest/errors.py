@@ -100,6 +100,18 @@ _KINDS = (
         "Receipt requests sent as a GET request need an 'id' query parameter "
         "with a comma-separated list of at least one transaction id.",
     ),
+    ErrorKind(
+        90,
+        429,
+        "Too Many Subscribers",
+        "Every event subscriber place of this ledger is taken. Open the websocket again later.",
+    ),
+    ErrorKind(
+        91,
+        400,
+        "Websocket Expected",
+        "GET /subscriptions opens a websocket: send the websocket upgrade handshake.",
+    ),
 )
 
 ERROR_KINDS: dict[int, ErrorKind] = {kind.code: kind for kind in _KINDS}

@@ -1,11 +1,18 @@
 """Typed keys for what the routes find in the aiohttp application."""
 
+from typing import TYPE_CHECKING
+
 from aiohttp import web
 
 from xo_devnet.ledger import Ledger
 from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest.accepted import AcceptedBatches
 
+if TYPE_CHECKING:
+    from xo_devnet.rest.subscriptions import WebsocketSession
+
 LEDGER = web.AppKey("ledger", Ledger)
 ACCEPTED = web.AppKey("accepted", AcceptedBatches)
 LOG_LIMITER = web.AppKey("log_limiter", LogLimiter)
+WEBSOCKETS = web.AppKey("websockets", set["WebsocketSession"])
+"""The open /subscriptions websockets, closed when the server shuts down."""

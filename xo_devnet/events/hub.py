@@ -1,0 +1,262 @@
+"""Fan-out of committed blocks to subscribers, each in order, each block once, none able to slow a commit.
+
+The ledger calls ``EventHub.publish`` once per committed block, after its head moved;
+``publish`` only appends to queues and returns. Each subscriber has a task of its own
+(its pump) that walks a cursor, the number of the next block it must be sent:
+
+- while the cursor is at or below the published head, the pump reads that block's
+  events from storage (``History``), one block at a time: catch-up from an old block
+  streams without holding the chain in memory;
+- once it has passed the head, it switches to live in the same synchronous step, so
+  the next published block is queued for it and nothing falls between catch-up and
+  live;
+- live blocks wait in a queue of at most ``queue_limit`` blocks (shared objects, so a
+  queue costs references). A subscriber that falls further behind is not dropped:
+  its queue is emptied and it goes back to reading from storage where its cursor is.
+
+A subscriber whose transport accepts nothing for ``stall_timeout`` seconds (a client
+that stopped reading, once the socket buffers between us are full) is dropped, and so
+is one whose filters are too slow; both are logged once, at WARNING. A transport that
+reports its peer gone ends the subscriber quietly. The number of subscribers is
+bounded: ``reserve`` hands out at most ``max_subscribers`` slots (ZMQ subscriptions and
+open websockets together).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
+
+from xo_devnet.chain import NULL_BLOCK_ID
+from xo_devnet.events.blocks import BlockEvents
+from xo_devnet.events.filters import FilterTimeout
+
+LOG = logging.getLogger(__name__)
+
+_RECENT_BLOCKS = 64
+"""Newest published blocks kept in memory: new subscribers and short catch-ups need no storage read."""
+
+
+class History(Protocol):
+    """Committed blocks as storage holds them."""
+
+    def block_events(self, block_num: int) -> BlockEvents | None: ...
+
+    def block_num_of(self, block_id: str) -> int | None: ...
+
+
+class TooManySubscribers(Exception):
+    """Every subscriber slot is taken."""
+
+
+class UnknownBlock(Exception):
+    """None of a client's last known block ids is a block of this chain."""
+
+
+class SubscriberGone(Exception):
+    """Raised by a transport whose peer has gone: the subscriber ends without a warning."""
+
+
+Deliver = Callable[[BlockEvents], Awaitable[None]]
+OnEnd = Callable[[str | None], None]
+
+
+class Slot:
+    """One of the hub's ``max_subscribers`` places; released once, by whoever holds it."""
+
+    def __init__(self, hub: EventHub) -> None:
+        self._hub: EventHub | None = hub
+
+    def release(self) -> None:
+        if self._hub is not None:
+            self._hub._slots_taken -= 1
+            self._hub = None
+
+
+class Subscriber:
+    """One client's cursor over the chain, its queue of live blocks, and the task that sends them."""
+
+    def __init__(self, hub: EventHub, name: str, next_num: int, deliver: Deliver, on_end: OnEnd) -> None:
+        self.name = name
+        self._hub = hub
+        self._next_num = next_num
+        self._deliver = deliver
+        self._on_end = on_end
+        self._live = False
+        self._queue: deque[BlockEvents] = deque()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def next_block_num(self) -> int:
+        """The number of the next block this subscriber will be sent."""
+        return self._next_num
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"xo-events-{self.name}")
+
+    def cancel(self) -> asyncio.Task[None] | None:
+        """End the subscription now (the client unsubscribed or went away): nothing more is sent from here on.
+
+        Its ``on_end`` is not called. Returns the task, still finishing, for the caller to keep or await.
+        """
+        self._hub._subscribers.discard(self)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        return self._task
+
+    async def stop(self) -> None:
+        """``cancel``, and wait until the task has finished."""
+        task = self.cancel()
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def offer(self, block: BlockEvents) -> None:
+        """A block was committed: queue it if live; past the queue's bound, fall back to storage."""
+        if self._live:
+            if len(self._queue) >= self._hub.queue_limit:
+                LOG.info(
+                    "event subscriber %s is %d blocks behind; it continues from storage", self.name, len(self._queue)
+                )
+                self._live = False
+                self._queue.clear()
+            else:
+                self._queue.append(block)
+        self._wake.set()
+
+    def _take(self) -> BlockEvents | None:
+        """The next block to send, or None when there is none yet (and the subscriber is then live)."""
+        if self._live:
+            return self._queue.popleft() if self._queue else None
+        if self._next_num > self._hub.head_num:
+            self._live = True
+            return None
+        block = self._hub.block_events(self._next_num)
+        if block is None:
+            raise LookupError(f"block {self._next_num} is missing from storage")
+        return block
+
+    async def _run(self) -> None:
+        reason: str | None = None
+        try:
+            while True:
+                block = self._take()
+                if block is None:
+                    self._wake.clear()
+                    await self._wake.wait()
+                    continue
+                async with asyncio.timeout(self._hub.stall_timeout):
+                    await self._deliver(block)
+                self._next_num = block.block_num + 1
+        except SubscriberGone as gone:
+            LOG.info("event subscriber %s ended: %s", self.name, gone)
+            reason = str(gone)
+        except TimeoutError:
+            reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
+            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+        except FilterTimeout as error:
+            reason = f"its filter is too slow: {error}"
+            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+        except Exception:
+            reason = "an internal error"
+            LOG.exception("event subscriber %s failed", self.name)
+        self._hub._subscribers.discard(self)
+        self._on_end(reason)
+
+
+class EventHub:
+    """The subscribers of one ledger and the newest blocks published to them."""
+
+    def __init__(
+        self,
+        history: History,
+        head_num: int,
+        *,
+        max_subscribers: int,
+        queue_limit: int,
+        stall_timeout: float,
+    ) -> None:
+        self._history = history
+        self._head_num = head_num
+        self.max_subscribers = max_subscribers
+        self.queue_limit = queue_limit
+        self.stall_timeout = stall_timeout
+        self._slots_taken = 0
+        self._subscribers: set[Subscriber] = set()
+        self._recent: OrderedDict[int, BlockEvents] = OrderedDict()
+
+    @property
+    def head_num(self) -> int:
+        """The number of the newest published (durable) block."""
+        return self._head_num
+
+    @property
+    def subscriber_count(self) -> int:
+        return len(self._subscribers)
+
+    def publish(self, block: BlockEvents) -> None:
+        """A block is durable and is the new head: hand it to every subscriber. Never waits."""
+        self._head_num = block.block_num
+        self._recent[block.block_num] = block
+        while len(self._recent) > _RECENT_BLOCKS:
+            self._recent.popitem(last=False)
+        for subscriber in self._subscribers:
+            subscriber.offer(block)
+
+    def reserve(self) -> Slot:
+        """A subscriber slot; raises TooManySubscribers when all ``max_subscribers`` are taken."""
+        if self._slots_taken >= self.max_subscribers:
+            raise TooManySubscribers(
+                f"All {self.max_subscribers} event subscriber places of this ledger are taken; try again later"
+            )
+        self._slots_taken += 1
+        return Slot(self)
+
+    def subscribe(self, name: str, next_num: int, deliver: Deliver, on_end: OnEnd) -> Subscriber:
+        """Start sending blocks from number ``next_num`` on; ``deliver`` is awaited once per block, in order.
+
+        ``on_end(reason)`` is called if the subscriber ends by itself (dropped, or its
+        peer gone), not after ``Subscriber.stop``.
+        """
+        subscriber = Subscriber(self, name, next_num, deliver, on_end)
+        self._subscribers.add(subscriber)
+        subscriber.start()
+        return subscriber
+
+    def first_block_after(self, last_known_block_ids: Sequence[str]) -> int:
+        """Where catch-up starts: after the newest of these blocks on the chain (the null id: before genesis).
+
+        Raises UnknownBlock when none of them is known, as the validator answers UNKNOWN_BLOCK.
+        """
+        known = [-1 if block_id == NULL_BLOCK_ID else self.block_num_of(block_id) for block_id in last_known_block_ids]
+        numbers = [number for number in known if number is not None]
+        if not numbers:
+            raise UnknownBlock("none of the last known block ids is a block of this chain")
+        return max(numbers) + 1
+
+    def block_num_of(self, block_id: str) -> int | None:
+        for number, block in reversed(self._recent.items()):
+            if block.block_id == block_id:
+                return number
+        number = self._history.block_num_of(block_id)
+        return number if number is not None and number <= self._head_num else None
+
+    def block_events(self, block_num: int) -> BlockEvents | None:
+        """A published block's events, from memory when recent, else from storage."""
+        if block_num > self._head_num:
+            return None
+        return self._recent.get(block_num) or self._history.block_events(block_num)
+
+    def block_events_by_id(self, block_id: str) -> BlockEvents | None:
+        number = self.block_num_of(block_id)
+        return None if number is None else self.block_events(number)
+
+    async def close(self) -> None:
+        """Stop every subscriber (the ledger is stopping)."""
+        tasks = [subscriber.cancel() for subscriber in list(self._subscribers)]
+        await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
