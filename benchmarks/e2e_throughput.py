@@ -12,21 +12,32 @@ CPU milliseconds per batch spent by each process: the clients, xo-devnet (REST A
 and engine) and xo-tp. On a machine with fewer cores than busy processes, those
 figures say where the time goes.
 
+With --watchers N, N websocket subscribers (``benchmarks/watchers.py``, a process of
+their own, subscribed to the XO namespace and otherwise idle) are attached to the
+REST API for the whole run; the line then also says how many block messages they got
+and whether each got every block once, in order.
+
     python benchmarks/e2e_throughput.py --batches 3000 --clients 64
+    python benchmarks/e2e_throughput.py --batches 3000 --clients 64 --watchers 100
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
 import aiohttp
 
@@ -36,6 +47,7 @@ from xo_devnet.spawn import DevnetProcess
 from xo_tp.transactions import make_xo_transaction
 
 WAIT_SECONDS = 120
+WATCHERS_SCRIPT = Path(__file__).with_name("watchers.py")
 
 
 def signed_batch_lists(count: int, signers: int) -> list[tuple[str, bytes]]:
@@ -115,6 +127,33 @@ async def measure(url: str, bodies: list[tuple[str, bytes]], clients: int) -> di
     }
 
 
+@contextlib.contextmanager
+def attached_watchers(url: str, count: int, report: dict[str, object]) -> Iterator[None]:
+    """``count`` idle websocket subscribers on ``url`` while the block runs; their summary lands in ``report``."""
+    if not count:
+        yield
+        return
+    watchers = subprocess.Popen(
+        [sys.executable, str(WATCHERS_SCRIPT), "--url", url, "--count", str(count)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert watchers.stdout is not None
+        if watchers.stdout.readline().strip() != "ready":
+            raise SystemExit("the watchers did not start")
+        cpu_before = process_cpu_seconds(watchers.pid)
+        yield
+        time.sleep(0.5)  # the last block's messages
+        cpu = process_cpu_seconds(watchers.pid) - cpu_before
+        watchers.send_signal(signal.SIGTERM)
+        summary = json.loads(watchers.stdout.read())
+        report.update({"watchers": count, "watcher_messages": summary["messages"], "watchers_cpu_s": round(cpu, 3),
+                       "watchers_complete_and_in_order": summary["complete_and_in_order"]})  # fmt: skip
+    finally:
+        if watchers.poll() is None:
+            watchers.kill()
+        watchers.wait()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=3000, help="single-transaction batches to commit")
@@ -124,10 +163,13 @@ def main() -> int:
     parser.add_argument(
         "--persistent", action="store_true", help="run that xo-devnet on a temporary data dir instead of in memory"
     )
+    parser.add_argument("--watchers", type=int, default=0, help="idle websocket subscribers attached during the run")
     args = parser.parse_args()
     bodies = signed_batch_lists(args.batches, min(args.clients, 16))
+    watched: dict[str, object] = {}
     if args.url:
-        report = asyncio.run(measure(args.url.rstrip("/"), bodies, args.clients))
+        with attached_watchers(args.url.rstrip("/"), args.watchers, watched):
+            report = asyncio.run(measure(args.url.rstrip("/"), bodies, args.clients))
         report["target"] = args.url
     else:
         with tempfile.TemporaryDirectory(prefix="xo-bench-") as data_dir:
@@ -135,10 +177,14 @@ def main() -> int:
             interval = ["--block-interval", str(args.block_interval)] if args.block_interval else []
             with DevnetProcess([*storage, *interval]) as devnet:
                 pids = {"devnet": devnet.ready["pid"], "xo_tp": devnet.ready["processor_pid"]}
-                report = run_with_cpu(devnet.rest_url, bodies, args.clients, pids)
+                with attached_watchers(devnet.rest_url, args.watchers, watched):
+                    report = run_with_cpu(devnet.rest_url, bodies, args.clients, pids)
         report["target"] = "xo-devnet " + ("--data-dir (temporary)" if args.persistent else "--ephemeral")
+    report.update(watched)
+    if "watchers_cpu_s" in report:
+        report["cpu_ms_per_batch_watchers"] = round(float(report.pop("watchers_cpu_s")) * 1000 / args.batches, 3)
     print(json.dumps(report))
-    return 0 if report["not_committed"] == 0 else 1
+    return 0 if report["not_committed"] == 0 and watched.get("watchers_complete_and_in_order", True) else 1
 
 
 if __name__ == "__main__":

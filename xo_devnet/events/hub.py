@@ -15,8 +15,9 @@ The ledger calls ``EventHub.publish`` once per committed block, after its head m
   its queue is emptied and it goes back to reading from storage where its cursor is.
 
 A subscriber whose transport accepts nothing for ``stall_timeout`` seconds (a client
-that stopped reading, once the socket buffers between us are full) is dropped, and so
-is one whose filters are too slow; both are logged once, at WARNING. A transport that
+that stopped reading, once the socket buffers between us are full) is dropped (a
+watchdog sweeps the subscribers four times per timeout), and so is one whose filters
+are too slow; both are logged once, at WARNING. A transport that
 reports its peer gone ends the subscriber quietly. The number of subscribers is
 bounded: ``reserve`` hands out at most ``max_subscribers`` slots (ZMQ subscriptions and
 open websockets together).
@@ -88,8 +89,11 @@ class Subscriber:
         self._on_end = on_end
         self._live = False
         self._queue: deque[BlockEvents] = deque()
-        self._wake = asyncio.Event()
+        self._waiter: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._stalled = False
+        self.sending_since: float | None = None
+        """When the block being delivered was handed to the transport (loop time); None between blocks."""
 
     @property
     def next_block_num(self) -> int:
@@ -116,6 +120,12 @@ class Subscriber:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    def stall(self) -> None:
+        """Its transport has taken nothing for the stall timeout: drop it (its ``on_end`` is called)."""
+        if self._task is not None and not self._task.done() and not self._stalled:
+            self._stalled = True
+            self._task.cancel()
+
     def offer(self, block: BlockEvents) -> None:
         """A block was committed: queue it if live; past the queue's bound, fall back to storage."""
         if self._live:
@@ -127,7 +137,8 @@ class Subscriber:
                 self._queue.clear()
             else:
                 self._queue.append(block)
-        self._wake.set()
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def _take(self) -> BlockEvents | None:
         """The next block to send, or None when there is none yet (and the subscriber is then live)."""
@@ -142,23 +153,27 @@ class Subscriber:
         return block
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
         reason: str | None = None
         try:
             while True:
                 block = self._take()
                 if block is None:
-                    self._wake.clear()
-                    await self._wake.wait()
+                    self._waiter = loop.create_future()
+                    await self._waiter
                     continue
-                async with asyncio.timeout(self._hub.stall_timeout):
-                    await self._deliver(block)
+                self.sending_since = loop.time()
+                await self._deliver(block)
+                self.sending_since = None
                 self._next_num = block.block_num + 1
+        except asyncio.CancelledError:
+            if not self._stalled:
+                raise
+            reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
+            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
         except SubscriberGone as gone:
             LOG.info("event subscriber %s ended: %s", self.name, gone)
             reason = str(gone)
-        except TimeoutError:
-            reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
-            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
         except FilterTimeout as error:
             reason = f"its filter is too slow: {error}"
             LOG.warning("dropping event subscriber %s: %s", self.name, reason)
@@ -189,6 +204,7 @@ class EventHub:
         self._slots_taken = 0
         self._subscribers: set[Subscriber] = set()
         self._recent: OrderedDict[int, BlockEvents] = OrderedDict()
+        self._watchdog: asyncio.Task[None] | None = None
 
     @property
     def head_num(self) -> int:
@@ -226,7 +242,24 @@ class EventHub:
         subscriber = Subscriber(self, name, next_num, deliver, on_end)
         self._subscribers.add(subscriber)
         subscriber.start()
+        if self._watchdog is None:
+            self._watchdog = asyncio.create_task(self._watch(), name="xo-events-watchdog")
         return subscriber
+
+    async def _watch(self) -> None:
+        """Drop the subscribers whose transport has been stuck on one block for ``stall_timeout``.
+
+        One sweep every quarter of the timeout rather than a timer per delivery: a
+        hundred subscribers take a block several times a second.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.stall_timeout / 4)
+            now = loop.time()
+            for subscriber in list(self._subscribers):
+                since = subscriber.sending_since
+                if since is not None and now - since > self.stall_timeout:
+                    subscriber.stall()
 
     def first_block_after(self, last_known_block_ids: Sequence[str]) -> int:
         """Where catch-up starts: after the newest of these blocks on the chain (the null id: before genesis).
@@ -259,4 +292,7 @@ class EventHub:
     async def close(self) -> None:
         """Stop every subscriber (the ledger is stopping)."""
         tasks = [subscriber.cancel() for subscriber in list(self._subscribers)]
+        if self._watchdog is not None:
+            tasks.append(self._watchdog)
+            self._watchdog.cancel()
         await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)

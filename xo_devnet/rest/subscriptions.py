@@ -72,6 +72,7 @@ class WebsocketSession:
         self._transport = transport
         self._subscriber: Subscriber | None = None
         self._closing: asyncio.Task[None] | None = None
+        self._gone = False
 
     async def serve(self) -> None:
         """Read the client's messages until it closes (or is closed)."""
@@ -140,12 +141,13 @@ class WebsocketSession:
         try:
             await self.ws.send_str(block.delta_message(prefixes))
         except ConnectionError:
+            self._gone = True
             raise SubscriberGone("the websocket is closed") from None
 
     def _ended(self, reason: str | None) -> None:
         """The subscriber was dropped (it stopped reading): close the socket, without waiting on the client."""
         self._subscriber = None
-        if reason is not None and not self.ws.closed and self._closing is None:
+        if reason is not None and not self._gone and not self.ws.closed and self._closing is None:
             self._closing = asyncio.get_running_loop().create_task(self.close(WSCloseCode.POLICY_VIOLATION, reason))
 
     async def _send(self, document: dict[str, str]) -> None:
