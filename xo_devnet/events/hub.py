@@ -95,11 +95,6 @@ class Subscriber:
         self.sending_since: float | None = None
         """When the block being delivered was handed to the transport (loop time); None between blocks."""
 
-    @property
-    def next_block_num(self) -> int:
-        """The number of the next block this subscriber will be sent."""
-        return self._next_num
-
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name=f"xo-events-{self.name}")
 
@@ -109,6 +104,7 @@ class Subscriber:
         Its ``on_end`` is not called. Returns the task, still finishing, for the caller to keep or await.
         """
         self._hub._subscribers.discard(self)
+        self._stalled = False  # even if a stall was being handled: the caller ends it, without on_end
         if self._task is not None and not self._task.done():
             self._task.cancel()
         return self._task
@@ -166,6 +162,8 @@ class Subscriber:
                 await self._deliver(block)
                 self.sending_since = None
                 self._next_num = block.block_num + 1
+                if not self._live:
+                    await asyncio.sleep(0)  # a transport with room never suspends: let a long catch-up share the loop
         except asyncio.CancelledError:
             if not self._stalled:
                 raise

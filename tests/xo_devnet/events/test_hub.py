@@ -84,6 +84,28 @@ def test_a_subscriber_catches_up_from_storage_then_gets_live_blocks_each_once_in
     run(scenario)
 
 
+def test_a_long_catch_up_shares_the_event_loop_block_by_block():
+    async def scenario():
+        chain = Chain(head=2000)
+        hub = make_hub(chain)
+        recorder = Recorder()  # takes every block at once, never suspending
+        ticks = []
+
+        async def ticker() -> None:
+            while True:
+                ticks.append(len(recorder.numbers))
+                await asyncio.sleep(0)
+
+        ticking = asyncio.create_task(ticker())
+        hub.subscribe("s", 0, recorder.deliver, recorder.on_end)
+        await until(lambda: len(recorder.numbers) == 2001)
+        ticking.cancel()
+        assert len(set(ticks)) > 1000, "other tasks ran between the blocks of the catch-up"
+        await hub.close()
+
+    run(scenario)
+
+
 def test_a_subscriber_that_falls_behind_its_queue_continues_from_storage_without_loss():
     async def scenario():
         chain = Chain(head=0)
