@@ -23,7 +23,7 @@ from pathlib import Path
 
 import aiohttp
 
-from xo_core.family import NAMESPACE
+from xo_tp.family import NAMESPACE
 
 
 async def watch(
