@@ -65,7 +65,8 @@ def test_families_to_accept_are_a_comma_separated_list_from_the_flag_or_the_envi
 def test_the_ledger_accepts_the_families_of_its_processors_and_those_added_and_no_others(tmp_path):
     options = DevnetOptions(
         data_dir=None, rest_host="127.0.0.1", rest_port=0, component_endpoint="tcp://127.0.0.1:0",
-        block_interval=0.05, run_processor=False, key_dir=tmp_path, ready_file=None, verbosity=0,
+        block_interval=0.05, max_subscribers=256, run_processor=False, key_dir=tmp_path, ready_file=None,
+        verbosity=0,
         families=(("intkey", "1.0"),),
     )  # fmt: skip
     assert PROCESSOR_FAMILIES == (("xo", "1.0"),)
