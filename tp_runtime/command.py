@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from tp_runtime.config import DEFAULT_CONNECT, DEFAULT_MAX_OCCUPANCY, ConfigError, resolve
-from xo_core import __version__
+from xo_core import __version__, logs
 
 if TYPE_CHECKING:
     from tp_runtime.handlers import Handler
 
-LOG_FORMAT = "[%(asctime)s.%(msecs)03d %(levelname)-7s %(name)s] %(message)s"
-LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 RUNTIME_LOGGER = "tp_runtime"
 
 
@@ -92,12 +90,19 @@ def build_parser(command: ProcessorCommand) -> argparse.ArgumentParser:
         default=os.environ.get(command.ready_file_env) or None,
         help=f"create FILE while registered with the validator, remove it otherwise (also ${command.ready_file_env})",
     )
-    parser.add_argument(
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument(
         "-v",
         "--verbose",
         action="count",
         default=0,
         help="-v: more events; -vv: one line per transaction; -vvv: every message on the wire",
+    )
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="only warnings and errors, no lifecycle lines (for a supervisor that reports them itself)",
     )
     parser.add_argument("-V", "--version", action="version", version=f"{command.prog} {__version__}")
     return parser
@@ -109,22 +114,18 @@ def _whole_number(text: str) -> int:
     return int(text)
 
 
-def configure_logging(family_logger: str, verbosity: int) -> None:
-    """Connecting, registering, losing the validator and reconnecting are always logged; each -v adds detail.
+def configure_logging(family_logger: str, verbosity: int, *, quiet: bool = False) -> None:
+    """Connecting, registering, losing the validator and reconnecting are logged unless quiet; each -v adds detail.
 
     -v: everything the processor reports at info level; -vv: one line per transaction;
-    -vvv: every message on the wire, and the libraries' debug output.
+    -vvv: every message on the wire, and the libraries' debug output. Quiet: warnings
+    and errors only, for a supervisor (xo-devnet) that tells its user the lifecycle itself.
     """
-    logging.basicConfig(
-        stream=sys.stderr,
-        format=LOG_FORMAT,
-        datefmt=LOG_DATE_FORMAT,
-        level=logging.DEBUG if verbosity >= 3 else logging.WARNING,
-    )
+    logs.configure(sys.stderr, logging.DEBUG if verbosity >= 3 else logging.WARNING)
     detail = logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING
     logging.getLogger(family_logger).setLevel(detail)
     logging.getLogger(RUNTIME_LOGGER).setLevel(detail)
-    logging.getLogger(f"{RUNTIME_LOGGER}.core").setLevel(min(detail, logging.INFO))
+    logging.getLogger(f"{RUNTIME_LOGGER}.core").setLevel(detail if quiet else min(detail, logging.INFO))
     logging.getLogger(f"{RUNTIME_LOGGER}.wire").setLevel(logging.DEBUG if verbosity >= 3 else logging.INFO)
 
 
@@ -147,7 +148,7 @@ def run(command: ProcessorCommand, argv: list[str] | None = None) -> int:
         )
     except ConfigError as error:
         parser.error(str(error))
-    configure_logging(command.logger, args.verbose)
+    configure_logging(command.logger, args.verbose, quiet=args.quiet)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _exit_before_serving)
 

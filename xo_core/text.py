@@ -7,13 +7,14 @@ what follows, or ten thousand characters. Everything shown to a person goes
 through :func:`printable` first; tables also :func:`clip` and :func:`pad` by
 display width, so an emoji or a CJK name keeps its columns aligned. Machine
 output (JSON) keeps the exact text: it is not for terminals.
+
+``wcwidth`` is imported only for text that is not plain ASCII: ``xo list`` starts
+a fresh interpreter each time, and most names never need it.
 """
 
 from __future__ import annotations
 
 import unicodedata
-
-from wcwidth import wcswidth, wcwidth
 
 ELLIPSIS = "…"
 
@@ -43,19 +44,47 @@ def _escape(char: str) -> str:
     return f"\\U{code:08x}"
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, escape_backslashes: bool = True) -> str:
     r"""``text`` with every control, bidi and unassigned character written as a visible escape.
 
     A backslash is doubled, so an escape shown always stands for the character it
     names: the name ``a\x1bb`` typed literally reads ``a\\x1bb``, never like ESC.
+
+    ``escape_backslashes=False`` is for text that may already have been through
+    this function, such as a processor's rejection message or a whole log line that
+    quotes a name: its controls are still escaped, but its escapes are not escaped
+    again, so a second pass changes nothing.
     """
-    if text.isprintable() and "\\" not in text and not any(char in _BIDI_CONTROLS for char in text):
+    if text.isprintable() and (not escape_backslashes or "\\" not in text) and _BIDI_CONTROLS.isdisjoint(text):
         return text
-    return "".join("\\\\" if char == "\\" else _escape(char) if _needs_escape(char) else char for char in text)
+    backslash = "\\\\" if escape_backslashes else "\\"
+    return "".join(backslash if char == "\\" else _escape(char) if _needs_escape(char) else char for char in text)
+
+
+def quoted(text: str, limit: int | None = None) -> str:
+    """``text`` quoted for a message, as ``repr`` quotes it, but escaped by :func:`printable`.
+
+    With ``limit``, only the first ``limit`` characters are shown, followed by
+    ``...`` outside the quotes: a message stays one readable line whatever was typed.
+    """
+    cut = limit is not None and len(text) > limit
+    shown = printable(text[:limit] if cut else text)
+    double = "'" in shown and '"' not in shown
+    result = f'"{shown}"' if double else "'" + shown.replace("'", "\\'") + "'"
+    return result + "..." if cut else result
+
+
+def counted(number: int, singular: str, plural: str | None = None) -> str:
+    """``1 batch``, ``2 batches``: a count with the noun in the right number."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
 
 
 def display_width(text: str) -> int:
     """Columns ``text`` takes in a terminal: 2 for wide (CJK, most emoji), 0 for combining marks."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    from wcwidth import wcswidth, wcwidth  # noqa: PLC0415 - see the module's docstring
+
     width = wcswidth(text)
     if width >= 0:
         return width
@@ -67,6 +96,10 @@ def clip(text: str, width: int) -> str:
     shown = printable(text)
     if display_width(shown) <= width:
         return shown
+    if shown.isascii():
+        return shown[: max(width - 1, 0)] + ELLIPSIS
+    from wcwidth import wcwidth  # noqa: PLC0415 - see the module's docstring
+
     kept: list[str] = []
     used = 0
     for char in shown:

@@ -9,6 +9,8 @@ from typing import Final, NamedTuple
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
+from xo_core import text
+
 EMPTY: Final = "-"
 PLAYER_1_MARK: Final = "X"
 PLAYER_2_MARK: Final = "O"
@@ -43,6 +45,15 @@ class IllegalMove(InvalidTransaction):
     """A move the rules forbid; the message says why in a player's words."""
 
 
+class NotYourTurn(IllegalMove):
+    """A move by a key other than the one seated for this turn; says whose turn it is, for clients to word."""
+
+    def __init__(self, message: str, number: int, seat: str) -> None:
+        super().__init__(message)
+        self.number = number
+        self.seat = seat
+
+
 class Game(NamedTuple):
     """One game, field for field as the spec's state entry lists them.
 
@@ -61,11 +72,9 @@ def new_game(name: str) -> Game:
     return Game(name, EMPTY_BOARD, P1_NEXT, "", "")
 
 
-def quoted(text: str) -> str:
-    """Player-supplied text as messages show it: quoted, escaped, and cut if very long."""
-    if len(text) > SHORT_TEXT_LENGTH:
-        return repr(text[:SHORT_TEXT_LENGTH]) + "..."
-    return repr(text)
+def quoted(player_text: str) -> str:
+    """Player-supplied text as messages show it: quoted, escaped (:func:`xo_core.text.printable`), cut if very long."""
+    return text.quoted(player_text, SHORT_TEXT_LENGTH)
 
 
 def game_label(name: str) -> str:
@@ -130,7 +139,7 @@ def take(game: Game, space: int, signer: str) -> Game:
     else:
         number, seat = 2, game.player2
     if seat and seat != signer:
-        raise IllegalMove(f"{game_label(game.name)}: it is player {number}'s turn ({short_key(seat)})")
+        raise NotYourTurn(f"{game_label(game.name)}: it is player {number}'s turn ({short_key(seat)})", number, seat)
     if not 1 <= space <= BOARD_LENGTH:  # the payload parser never gives one; here 0 would wrap round to 9
         raise IllegalMove(f"{game_label(game.name)}: there is no space {space}; spaces are 1 to 9")
     index = space - 1

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xo_core.text import clip, display_width, pad, printable
+from xo_core.text import clip, counted, display_width, pad, printable, quoted
 
 
 def test_ordinary_names_are_shown_as_they_are():
@@ -56,3 +56,29 @@ def test_printable_output_never_holds_a_control_or_bidi_character(text):
 @given(st.text(), st.integers(min_value=1, max_value=60))
 def test_clip_never_exceeds_its_width(text, width):
     assert display_width(clip(text, width)) <= width
+
+
+def test_quoted_quotes_like_repr_but_escapes_through_printable():
+    assert quoted("g1") == "'g1'"
+    assert quoted("it's") == '"it\'s"'
+    assert quoted("both ' and \"") == "'both \\' and \"'"
+    assert quoted("\x1b[31m\u202e") == "'\\x1b[31m\\u202e'"
+    assert quoted("n" * 100, 64) == "'" + "n" * 64 + "'..."
+
+
+def test_without_escaping_backslashes_a_second_pass_changes_nothing():
+    once = "rejected: game " + quoted("a\\x1bb") + " and raw \x1b[2J"
+    shown = printable(once, escape_backslashes=False)
+    assert shown == "rejected: game 'a\\\\x1bb' and raw \\x1b[2J"
+    assert printable(shown, escape_backslashes=False) == shown
+
+
+def test_counted_puts_the_noun_in_the_right_number():
+    assert counted(1, "batch", "batches") == "1 batch"
+    assert counted(0, "batch", "batches") == "0 batches"
+    assert counted(2, "block") == "2 blocks"
+
+
+def test_ascii_text_needs_no_width_table():
+    assert display_width("plain name") == 10
+    assert clip("a" * 30, 10) == "a" * 9 + "…"

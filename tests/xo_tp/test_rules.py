@@ -161,7 +161,8 @@ def test_illegal_moves_are_the_sdks_invalid_transaction():
 def test_messages_quote_names_and_shorten_keys():
     assert game_label("g1") == "game 'g1'"
     assert game_label("it's") == 'game "it\'s"'
-    assert game_label("a\nb") == "game 'a\\nb'"
+    assert game_label("a\nb") == "game 'a\\x0ab'"
+    assert game_label("\x1b[31mred\u202e") == "game '\\x1b[31mred\\u202e'"
     assert game_label("n" * 100) == f"game '{'n' * 64}'..."
     assert short_key(ALICE) == "020000..."
 
