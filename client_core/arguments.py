@@ -2,31 +2,93 @@
 
 Each command builds its own parser from these parents, so ``--url``, ``--username``,
 ``--key-dir``, ``--auth-user``, ``--wait`` and ``--json`` mean the same in every one and
-read the same environment variables. Parsing only checks shape; what the values mean
-(is the URL reachable, does the key exist) is the commands' business.
+read the same environment variables. The connection and key flags are accepted before
+the subcommand too (``xo --url U --username alice create g1``). Parsing only checks
+shape; what the values mean (is the URL reachable, does the key exist) is the commands'
+business. A usage error points at the help of the subcommand it is about, and an
+unknown subcommand gets the closest one suggested.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
+
+from xo_core.text import printable, quoted
 
 DEFAULT_URL = "http://127.0.0.1:8008"
 URL_ENV = "XO_URL"
+USERNAME_ENV = "XO_USERNAME"
+KEY_DIR_ENV = "XO_KEY_DIR"
 AUTH_USER_ENV = "XO_AUTH_USER"
 AUTH_PASSWORD_ENV = "XO_AUTH_PASSWORD"
+
+GLOBAL_FLAGS = ("url", "username", "key_dir", "auth_user", "auth_password")
+"""Flags a command line may give before the subcommand as well as after it."""
+_GLOBAL_PREFIX = "before_"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Descriptions and epilogs wrapped by paragraph, except indented lines (examples, a board), kept as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.split("\n\n"):
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines[1:]):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(paragraphs)
 
 
 class CommandParser(argparse.ArgumentParser):
     """An argparse parser whose errors are the one-line ``<command>: error: ...`` every client error is."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         command = self.prog.split()[0]
-        sys.stderr.write(f"{command}: error: {message} (see '{self.prog} --help')\n")
+        shown = printable(message, escape_backslashes=False)
+        sys.stderr.write(f"{command}: error: {shown} (see '{self.prog} --help')\n")
         raise SystemExit(2)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        """An unknown subcommand is named, with the closest known one, instead of argparse's list of choices."""
+        if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            known = list(action.choices)
+            closest = difflib.get_close_matches(value, known, n=1)
+            hint = f"; did you mean '{closest[0]}'?" if closest else f" (commands: {', '.join(known)})"
+            raise argparse.ArgumentError(None, f"unknown command {quoted(value, 40)}{hint}")
+        super()._check_value(action, value)
+
+
+def parse_command_line(parser: CommandParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; an unknown flag is reported by the subcommand it was given to, pointing at its help.
+
+    The connection and key flags given before the subcommand fill those not given after it, and ``-v``
+    counts on both sides.
+    """
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        subparsers = next(
+            action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+        )
+        subparsers.choices[args.command].error(f"unrecognized arguments: {' '.join(extras)}")
+    args.verbose = args.before_verbose + getattr(args, "verbose", 0)
+    for flag in GLOBAL_FLAGS:
+        before = getattr(args, _GLOBAL_PREFIX + flag)
+        if getattr(args, flag, None) is None:
+            setattr(args, flag, before)
+        delattr(args, _GLOBAL_PREFIX + flag)
+    del args.before_verbose
+    return args
 
 
 def wait_seconds(text: str) -> float:
@@ -48,24 +110,56 @@ def add_verbosity(parser: argparse.ArgumentParser, version: str, dest: str = "ve
     parser.add_argument("-V", "--version", action="version", version=version, help="print the version and exit")
 
 
+def add_global_flags(parser: argparse.ArgumentParser, version: str) -> None:
+    """The connection and key flags, and -v/-V, before the subcommand: ``xo --url U --username alice create g1``."""
+    add_verbosity(parser, version, dest=_GLOBAL_PREFIX + "verbose")
+    _add_connection_flags(parser, _GLOBAL_PREFIX)
+
+
 def rest_flags(version: str) -> argparse.ArgumentParser:
     """The reference client's connection and key flags, shared by every command that talks to the REST API."""
     flags = argparse.ArgumentParser(add_help=False)
     add_verbosity(flags, version)
-    flags.add_argument("--url", help=f"URL of the Sawtooth REST API (default: ${URL_ENV} or {DEFAULT_URL})")
-    flags.add_argument("--username", help="name of your key: KEY_DIR/USERNAME.priv (default: your OS user name)")
-    flags.add_argument("--key-dir", help="directory of your key files (default: ~/.sawtooth/keys)")
-    flags.add_argument("--auth-user", help=f"user for HTTP Basic authentication (or ${AUTH_USER_ENV})")
-    flags.add_argument(
-        "--auth-password",
-        help=f"password for HTTP Basic authentication (or ${AUTH_PASSWORD_ENV}; "
-        "asked for on the terminal when only the user is given)",
-    )
+    _add_connection_flags(flags, "")
     return flags
 
 
-def move_flags() -> argparse.ArgumentParser:
-    """Flags of the commands that submit a batch."""
+def _add_connection_flags(parser: argparse.ArgumentParser, prefix: str) -> None:
+    parser.add_argument(
+        "--url",
+        dest=prefix + "url",
+        metavar="URL",
+        help=f"URL of the Sawtooth REST API (default: ${URL_ENV} or {DEFAULT_URL})",
+    )
+    parser.add_argument(
+        "--username",
+        dest=prefix + "username",
+        metavar="NAME",
+        help=f"name of your key: KEY_DIR/USERNAME.priv (default: ${USERNAME_ENV} or your OS user name)",
+    )
+    parser.add_argument(
+        "--key-dir",
+        dest=prefix + "key_dir",
+        metavar="DIR",
+        help=f"directory of your key files (default: ${KEY_DIR_ENV} or ~/.sawtooth/keys)",
+    )
+    parser.add_argument(
+        "--auth-user",
+        dest=prefix + "auth_user",
+        metavar="USER",
+        help=f"user for HTTP Basic authentication (or ${AUTH_USER_ENV})",
+    )
+    parser.add_argument(
+        "--auth-password",
+        dest=prefix + "auth_password",
+        metavar="PASSWORD",
+        help=f"password for HTTP Basic authentication (or ${AUTH_PASSWORD_ENV}; "
+        "asked for on the terminal when only the user is given)",
+    )
+
+
+def wait_flags() -> argparse.ArgumentParser:
+    """``--wait [SECONDS]``, for the commands that follow a batch to its outcome."""
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument(
         "--wait",
@@ -75,6 +169,12 @@ def move_flags() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="wait for the batch to commit and report the outcome; without SECONDS, wait as long as it takes",
     )
+    return flags
+
+
+def move_flags() -> argparse.ArgumentParser:
+    """Flags of the commands that submit a batch."""
+    flags = argparse.ArgumentParser(add_help=False, parents=[wait_flags()])
     flags.add_argument(
         "--no-validate",
         "--disable-client-validation",
@@ -102,10 +202,30 @@ def keygen_parser(subcommands: argparse._SubParsersAction, version: str) -> argp
         "like 'sawtooth keygen'.",
     )
     add_verbosity(keygen, version)
-    keygen.add_argument("key_name", nargs="?", metavar="NAME", help="key name (default: your OS user name)")
-    keygen.add_argument("--key-dir", help="directory of the key files (default: ~/.sawtooth/keys)")
+    keygen.add_argument(
+        "key_name",
+        nargs="?",
+        metavar="NAME",
+        help=f"key name (default: --username, ${USERNAME_ENV}, your OS user name)",
+    )
+    keygen.add_argument("--key-dir", help=f"directory of the key files (default: ${KEY_DIR_ENV} or ~/.sawtooth/keys)")
     keygen.add_argument("--force", action="store_true", help="overwrite existing key files")
     return keygen
+
+
+def status_parser(
+    subcommands: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]
+) -> argparse.ArgumentParser:
+    """``status BATCH_ID [--wait [SECONDS]] [--json]``: a batch submitted earlier, looked up later."""
+    status = subcommands.add_parser(
+        "status",
+        parents=parents,
+        help="show the status of a batch submitted earlier",
+        description="Look up the batch BATCH_ID (as printed when it was submitted): COMMITTED, INVALID (with the "
+        "validator's reason), PENDING or UNKNOWN. Exit status: 0 COMMITTED, 1 INVALID, 4 PENDING or UNKNOWN.",
+    )
+    status.add_argument("batch_id", metavar="BATCH_ID", help="the batch id, 128 hex characters")
+    return status
 
 
 def environment_default(value: str | None, variable: str) -> str | None:

@@ -11,6 +11,7 @@ UNAVAILABLE = 3
 TIMED_OUT = 4
 INTERNAL = 70
 INTERRUPTED = 130
+TERMINATED = 143
 
 
 class CommandError(Exception):
@@ -53,3 +54,20 @@ class Interrupted(CommandError):
     """Ctrl-C at a moment when the user must learn more than "interrupted", such as a batch id."""
 
     exit_code = INTERRUPTED
+
+
+class Terminated(CommandError):
+    """SIGTERM (a supervisor, ``kill``, ``timeout``) at a moment when the user must learn more, such as a batch id."""
+
+    exit_code = TERMINATED
+
+
+class TerminateRequest(KeyboardInterrupt):
+    """Raised by the SIGTERM handler, so that SIGTERM stops a command wherever Ctrl-C would, with its own words."""
+
+
+def stopped(interrupt: KeyboardInterrupt, what: str) -> CommandError:
+    """The error for a Ctrl-C or SIGTERM that arrived while ``what`` (e.g. "waiting"), naming which of the two."""
+    if isinstance(interrupt, TerminateRequest):
+        return Terminated(f"terminated (SIGTERM) while {what}")
+    return Interrupted(f"interrupted while {what}")

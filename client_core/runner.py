@@ -2,6 +2,10 @@
 
 This is the only place that decides how failures look: one ``<command>: error: ...``
 line on stderr and an exit code a script can act on; a traceback only with ``-vv``.
+Every error and warning line goes through :func:`xo_core.text.printable` here, so
+text a server or a player chose (an error title, a rejection reason, a game name)
+can never garble the terminal, whichever message quotes it. SIGTERM stops a command
+wherever Ctrl-C would, so a command killed while waiting still names its batch.
 Command functions are imported on demand so that a quick query never loads what a
 move needs (protobuf, secp256k1).
 """
@@ -9,12 +13,15 @@ move needs (protobuf, secp256k1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
-from client_core.errors import INTERNAL, INTERRUPTED, CommandError
+from client_core.errors import INTERNAL, INTERRUPTED, TERMINATED, CommandError, TerminateRequest
+from xo_core.text import printable
 
 Commands = Mapping[str, tuple[str, str]]
 """Subcommand -> (module, function); the function takes the parsed arguments and returns an exit code."""
@@ -31,10 +38,14 @@ def run(
     module_name, function_name = commands[args.command]
     command = getattr(importlib.import_module(module_name), function_name)
     try:
-        return command(args)
+        with sigterm_interrupts():
+            return command(args)
     except CommandError as error:
         report(prog, error.message, args.verbose)
         return error.exit_code
+    except TerminateRequest:
+        report(prog, "terminated (SIGTERM)", args.verbose)
+        return TERMINATED
     except KeyboardInterrupt:  # commands that submit say more themselves, since only they know a batch id
         report(prog, "interrupted", args.verbose)
         return INTERRUPTED
@@ -44,6 +55,30 @@ def run(
     except Exception as error:  # a bug: one line, and an exit code no server failure can be mistaken for
         report(prog, f"internal error: {type(error).__name__}: {error} (run with -vv for the traceback)", args.verbose)
         return INTERNAL
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While the command runs, SIGTERM raises :class:`TerminateRequest` where Ctrl-C raises KeyboardInterrupt.
+
+    Python's default for SIGTERM is to die on the spot, which would lose the batch
+    id a waiting command must report. The previous handler is put back afterwards
+    (tests run commands in-process); off the main thread signals cannot be handled
+    and the default stays.
+    """
+
+    def terminate(_signum: int, _frame: object) -> None:
+        raise TerminateRequest
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminate)
+    except ValueError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def silence_stdout() -> None:
@@ -58,4 +93,9 @@ def report(prog: str, message: str, verbose: int) -> None:
         import traceback  # noqa: PLC0415 - only needed when asked for
 
         traceback.print_exc()
-    sys.stderr.write(f"{prog}: error: {message}\n")
+    sys.stderr.write(f"{prog}: error: {printable(message, escape_backslashes=False)}\n")
+
+
+def warn(prog: str, message: str) -> None:
+    """One ``<command>: warning: ...`` line on stderr: something is off, but the command goes on."""
+    sys.stderr.write(f"{prog}: warning: {printable(message, escape_backslashes=False)}\n")

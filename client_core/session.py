@@ -12,9 +12,10 @@ import sys
 import warnings
 from pathlib import Path
 
-from client_core.arguments import AUTH_PASSWORD_ENV, AUTH_USER_ENV, DEFAULT_URL, URL_ENV
+from client_core.arguments import AUTH_PASSWORD_ENV, AUTH_USER_ENV, DEFAULT_URL, KEY_DIR_ENV, URL_ENV, USERNAME_ENV
 from client_core.arguments import environment_default as from_env
 from client_core.errors import InvalidInput, UsageError
+from client_core.keys import KeyNames
 from client_core.rest import RestClient, normalize_url
 from xo_core.keyfiles import DEFAULT_KEY_DIR, key_paths
 
@@ -67,20 +68,22 @@ def ask_password(user: str, url: str) -> str:
 
 
 def key_dir(args: argparse.Namespace) -> Path:
-    """``--key-dir``, else where ``sawtooth keygen`` puts keys, so both tools share one set."""
-    return Path(args.key_dir).expanduser() if args.key_dir else DEFAULT_KEY_DIR.expanduser()
+    """``--key-dir`` (or ``$XO_KEY_DIR``), else where ``sawtooth keygen`` puts keys, so both tools share one set."""
+    given = from_env(args.key_dir, KEY_DIR_ENV)
+    return Path(given).expanduser() if given else DEFAULT_KEY_DIR.expanduser()
 
 
 def username(args: argparse.Namespace) -> str:
-    """The key name: ``--username``, else the operating-system user, as the reference client does."""
+    """The key name: ``--username`` (or ``$XO_USERNAME``), else the operating-system user, as the reference client."""
     return key_name(args.username)
 
 
 def key_name(given: str | None) -> str:
-    """``given`` if it can name key files, else the operating-system user's name."""
+    """``given`` (else ``$XO_USERNAME``) if it can name key files, else the operating-system user's name."""
+    given = from_env(given, USERNAME_ENV)
     name = given if given is not None else os_user()
     if name is None:
-        raise InvalidInput("cannot tell who you are: give --username")
+        raise InvalidInput(f"cannot tell who you are: give --username or set {USERNAME_ENV}")
     if not name or "/" in name or name in (".", ".."):
         raise InvalidInput(f"{name!r} cannot be a key name")
     return name
@@ -108,6 +111,11 @@ def own_public_key(args: argparse.Namespace) -> str | None:
         return key_paths(key_dir(args), name)[1].read_text(encoding="ascii").strip() or None
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def key_names(args: argparse.Namespace) -> KeyNames:
+    """Names for the public keys in the key directory, to show ``alice (0208fb...)`` instead of a bare key."""
+    return KeyNames.of_dir(key_dir(args))
 
 
 def trace_to_stderr(line: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from client_core.errors import CommandError, Interrupted, Rejected, TimedOut
+from client_core.errors import CommandError, Rejected, TimedOut, stopped
 from client_core.rest import BatchStatus, RestClient
 from client_core.waiting import Progress, wait_for_batch
 from xo_core.batches import make_batch, make_batch_list
@@ -21,8 +21,8 @@ def submit(client: RestClient, signer: Signer, transactions: Sequence[Transactio
     batch = make_batch(signer, transactions)
     try:
         client.submit_batches(make_batch_list([batch]))
-    except KeyboardInterrupt:
-        raise Interrupted(f"interrupted while submitting batch {batch.header_signature}: it may still commit") from None
+    except KeyboardInterrupt as interrupt:
+        raise stopped(interrupt, f"submitting batch {batch.header_signature}: it may still commit") from None
     return batch.header_signature
 
 
@@ -30,8 +30,8 @@ def await_outcome(client: RestClient, batch_id: str, seconds: float) -> BatchSta
     """Wait for the batch; if waiting fails, the error still names the batch, which may commit regardless."""
     try:
         return wait_for_batch(client, batch_id, seconds, Progress(batch_id, seconds))
-    except KeyboardInterrupt:
-        raise Interrupted(f"interrupted while waiting: batch {batch_id} was submitted and may still commit") from None
+    except KeyboardInterrupt as interrupt:
+        raise stopped(interrupt, f"waiting: batch {batch_id} was submitted and may still commit") from None
     except CommandError as error:
         raise type(error)(f"{error.message}; batch {batch_id} was submitted and may still commit") from error
 

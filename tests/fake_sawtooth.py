@@ -3,7 +3,8 @@
 ``FakeSawtooth`` answers the routes xo uses the way Sawtooth 1.2's REST API
 does (the shapes and error bodies of /work/shared/reference/sawtooth-1.0.5-rest):
 202 + link on POST /batches, /batch_statuses with ``wait``, /state with paging
-and ``next``. It checks signatures with the ``sawtooth_signing`` that ``sawtooth-sdk`` ships, as a validator would
+and ``next``, /receipts with the state changes of applied moves. It checks
+signatures with the ``sawtooth_signing`` that ``sawtooth-sdk`` ships, as a validator would
 and plays XO with a small model of the rules, so a batch that xo signs wrongly or
 a move it builds wrongly shows up as a failed test. Switches make it misbehave
 in each way xo must explain: auth, busy, failing, not Sawtooth at all.
@@ -51,6 +52,7 @@ class FakeSawtooth:
     def __init__(self) -> None:
         self.state: dict[str, bytes] = {}
         self.statuses: dict[str, tuple[str, list[dict[str, str]]]] = {}
+        self.receipts: dict[str, list[dict[str, str]]] = {}
         self.submitted: list[Submitted] = []
         self.requests: list[tuple[str, str]] = []
         self.client_ports: list[int] = []
@@ -149,6 +151,8 @@ class FakeSawtooth:
                 status, envelope = self.state_list(query, host)
             elif method == "GET" and parts.path.startswith("/state/"):
                 status, envelope = self.state_get(parts.path.removeprefix("/state/"), host)
+            elif method == "GET" and parts.path == "/receipts":
+                status, envelope = self.receipts_of(query, host)
             else:
                 return 404, "text/plain", b"404: Not Found", {}
         except ApiError as error:
@@ -199,9 +203,18 @@ class FakeSawtooth:
                         reason = self.apply(move)
                         failed = [{"id": transaction.header_signature, "message": reason}] if reason else []
                         self.statuses[batch.header_signature] = ("INVALID" if reason else "COMMITTED", failed)
+                        if not reason:
+                            self.receipts[transaction.header_signature] = [self.state_change(move)]
                     elif self.settle == "pending":
                         self.statuses[batch.header_signature] = ("PENDING", [])
         return 202, {"link": f"http://{host}/batch_statuses?id={','.join(ids)}"}
+
+    def state_change(self, move: Submitted) -> dict[str, str]:
+        """The receipt's state change of an applied move: the value it left at the game's address."""
+        address = game_address(move.payload.split(",")[0])
+        if address not in self.state:
+            return {"address": address, "type": "DELETE"}
+        return {"address": address, "type": "SET", "value": base64.b64encode(self.state[address]).decode()}
 
     def check_signed(self, batch: Batch) -> None:
         """What a validator checks before accepting a batch: signatures, hashes, batcher, ids."""
@@ -271,6 +284,18 @@ class FakeSawtooth:
             status, invalid = self.statuses.get(batch_id, ("UNKNOWN", []))
             data.append({"id": batch_id, "invalid_transactions": invalid, "status": status})
         return 200, {"data": data, "link": f"http://{host}/batch_statuses?id={','.join(ids)}"}
+
+
+    def receipts_of(self, query: dict[str, str], host: str) -> tuple[int, dict[str, object]]:
+        ids = [txn_id for txn_id in query.get("id", "").split(",") if txn_id]
+        if not ids:
+            raise ApiError(400, 83, "Id Query Invalid or Missing", "Requests for receipts need an 'id'.")
+        data = []
+        for txn_id in ids:
+            if txn_id not in self.receipts:
+                raise ApiError(404, 80, "Transaction Receipt Not Found", f"There is no receipt for {txn_id}.")
+            data.append({"id": txn_id, "state_changes": self.receipts[txn_id], "events": [], "data": []})
+        return 200, {"data": data, "link": f"http://{host}/receipts?id={','.join(ids)}"}
 
 
 class ApiError(Exception):

@@ -10,32 +10,68 @@ from __future__ import annotations
 
 import argparse
 
-from client_core.arguments import CommandParser, add_verbosity, keygen_parser, move_flags, output_flags, rest_flags
+from client_core.arguments import (
+    CommandParser,
+    add_global_flags,
+    keygen_parser,
+    move_flags,
+    output_flags,
+    parse_command_line,
+    rest_flags,
+    status_parser,
+    wait_flags,
+)
 from xo_core import __version__
 
 VERSION = f"xo (xo-sawtooth) {__version__}"
+
+EXAMPLE = """\
+example (alice is X; bob joins as O by taking a space):
+  xo create game1 --username alice --wait
+  xo take game1 5 --username alice --wait"""
+
+EXIT_CODES = """\
+exit codes:
+  0    done: committed (or, without --wait, submitted); a query answered
+  1    rejected, or invalid input
+  2    usage error
+  3    connection or server error
+  4    stopped waiting before the batch was decided
+  70   internal error (a bug in xo)
+  130  interrupted (Ctrl-C); 143 terminated (SIGTERM)"""
+
+BOARD = """\
+spaces, by number or by column and row:
+   1 | 2 | 3         A1 | B1 | C1
+  ---+---+---       ----+----+----
+   4 | 5 | 6    =    A2 | B2 | C2
+  ---+---+---       ----+----+----
+   7 | 8 | 9         A3 | B3 | C3"""
 
 
 def build_parser() -> CommandParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
     parser = CommandParser(
         prog="xo",
-        description="Play tic-tac-toe on a Hyperledger Sawtooth network by sending XO transactions.",
-        epilog="Exit codes: 0 done (committed, or submitted when not waiting), 1 rejected or invalid input, "
-        "2 usage error, 3 connection or server error, 4 stopped waiting before the batch was decided, "
-        "70 internal error (a bug in xo), 130 interrupted.",
+        description="Play tic-tac-toe on a Hyperledger Sawtooth network by sending XO transactions. "
+        "'xo COMMAND --help' tells more about each command.",
+        epilog=f"{EXAMPLE}\n\n{EXIT_CODES}",
     )
-    add_verbosity(parser, VERSION, dest="verbose_before")
+    add_global_flags(parser, VERSION)
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     subcommands.required = True
 
     rest = rest_flags(VERSION)
     move = move_flags()
     output = output_flags()
+    json_output = argparse.ArgumentParser(add_help=False)
+    json_output.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="print the outcome as JSON"
+    )
 
     create = subcommands.add_parser(
         "create",
-        parents=[rest, move],
+        parents=[rest, move, json_output],
         help="create a new game",
         description="Send a transaction creating the game NAME; it fails if NAME already exists.",
     )
@@ -43,18 +79,26 @@ def build_parser() -> CommandParser:
 
     take = subcommands.add_parser(
         "take",
-        parents=[rest, move],
+        parents=[rest, move, json_output],
         help="take a space in a game",
-        description="Send a transaction placing your mark on SPACE of game NAME.",
+        description="Send a transaction placing your mark on SPACE of game NAME. The first to take a space "
+        "is player 1 (X), the next player 2 (O).",
+        epilog=BOARD,
     )
     take.add_argument("name", metavar="NAME", help="name of the game")
     take.add_argument(
         "space", metavar="SPACE", help="1-9 (row by row from the top left) or A1-C3 (column letter, row number)"
     )
+    take.add_argument(
+        "--both-seats",
+        action="store_true",
+        help="allow taking player 2's seat with the key that holds player 1's (you play both sides; "
+        "without this flag xo refuses, as nobody else could ever join)",
+    )
 
     delete = subcommands.add_parser(
         "delete",
-        parents=[rest, move],
+        parents=[rest, move, json_output],
         help="delete a game",
         description="Send a transaction deleting the game NAME.",
     )
@@ -75,13 +119,11 @@ def build_parser() -> CommandParser:
     )
     show.add_argument("name", metavar="NAME", help="name of the game")
 
+    status_parser(subcommands, [rest, wait_flags(), output])
     keygen_parser(subcommands, VERSION)
     return parser
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``; usage errors exit with status 2 after one ``xo: error:`` line."""
-    args = build_parser().parse_args(argv)
-    args.verbose = args.verbose_before + getattr(args, "verbose", 0)
-    del args.verbose_before
-    return args
+    return parse_command_line(build_parser(), argv)

@@ -10,8 +10,11 @@ reported and skipped instead of stopping ``xo list`` from showing every other ga
 
 from __future__ import annotations
 
+import shlex
 from typing import NamedTuple
 
+from client_core.keys import KeyNames
+from xo_core.text import printable, quoted
 from xo_tp import rules
 from xo_tp.family import encode_payload
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
@@ -93,23 +96,54 @@ def name_problem(name: str) -> str | None:
 def refuse_create(name: str, game: Game | None) -> str | None:
     """Why ``name`` cannot be created, or None: the processor refuses a name already in use."""
     if game is not None:
-        return f"game {name!r} already exists ({game.state})"
+        return f"game {quoted(name)} already exists ({game.state})"
     return None
 
 
 def refuse_delete(name: str, game: Game | None) -> str | None:
     """Why ``name`` cannot be deleted, or None: the processor refuses to delete what does not exist."""
     if game is None:
-        return f"there is no game named {name!r}"
+        return f"there is no game named {quoted(name)}"
     return None
 
 
-def refuse_take(name: str, game: Game | None, player_key: str, space: int) -> str | None:
-    """Why ``player_key`` cannot take ``space`` in ``game`` now, or None if the move is legal."""
+def refuse_take(
+    name: str,
+    game: Game | None,
+    player_key: str,
+    space: int,
+    *,
+    names: KeyNames | None = None,
+    both_seats: bool = False,
+) -> str | None:
+    """Why ``player_key`` cannot (or, without ``both_seats``, should not) take ``space`` in ``game``; None if it may.
+
+    The rules' own refusal comes first, worded with the key's name when the key
+    directory knows it ("it is bob's turn"). A legal move can still be a slip: the
+    key that holds player 1's seat taking player 2's locks the game to that one key
+    for good, since a seat is never given up. That is refused unless ``both_seats``.
+    """
     if game is None:
-        return f"there is no game named {name!r} (create it with 'xo create {name}')"
+        return f"there is no game named {quoted(name)} (create it with 'xo create {shell_word(name)}')"
     try:
         rules.take(rules.Game(game.name, game.board, game.state, game.player1, game.player2), space, player_key)
+    except rules.NotYourTurn as refusal:
+        seated = names.name(refusal.seat) if names is not None else None
+        if seated is None:
+            return str(refusal)
+        return f"{rules.game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number}, " \
+            f"{printable(rules.short_key(refusal.seat))})"
     except rules.IllegalMove as refusal:
         return str(refusal)
+    if not both_seats and game.state == rules.P2_NEXT and not game.player2 and game.player1 == player_key:
+        return (
+            f"{rules.game_label(name)}: your key already holds player 1's seat (X), and this move would give it "
+            "player 2's seat (O) too, so that nobody else could ever join; to play both sides on purpose, "
+            "add --both-seats"
+        )
     return None
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word to type in a shell, quoted only when it needs to be, and escaped for the terminal."""
+    return printable(shlex.quote(text), escape_backslashes=False)

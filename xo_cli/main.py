@@ -17,6 +17,7 @@ COMMANDS = {
     "delete": ("xo_cli.moves", "delete"),
     "list": ("xo_cli.queries", "list_games"),
     "show": ("xo_cli.queries", "show"),
+    "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
 }
 

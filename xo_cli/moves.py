@@ -2,23 +2,30 @@
 
 A move goes through the same steps whatever it is: refuse what cannot succeed
 (unless ``--no-validate``), sign one transaction in one batch with the player's
-key, POST it, and with ``--wait`` report how it ended (:mod:`client_core.submission`).
-Nothing is submitted when a check refuses the move. Only these commands import
-protobuf and secp256k1: ``main`` loads this module for them alone.
+key, POST it, and with ``--wait`` report how it ended (:mod:`client_core.submission`)
+and what the game became: a move that ends the game says who won on its
+committing line. The resulting game is read from the transaction's receipt, the
+state this very transaction wrote, so a move made right after by someone else
+cannot be mistaken for this one's outcome. Nothing is submitted when a check
+refuses the move. Only these commands import protobuf and secp256k1: ``main``
+loads this module for them alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 
 from client_core import session
-from client_core.errors import InvalidInput
+from client_core.errors import CommandError, InvalidInput
+from client_core.keys import load_signer
 from client_core.rest import RestClient
+from client_core.runner import warn
 from client_core.submission import await_outcome, require_committed, submit
-from xo_cli import games
+from xo_cli import games, render
 from xo_cli.notation import BadSpace, grid_name, parse_space
-from xo_core.keyfiles import KeyFileError, load_signer
 from xo_tp.family import game_address
+from xo_tp.rules import game_label
 from xo_tp.transactions import make_xo_transaction
 
 
@@ -52,31 +59,35 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
         raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {name!r}")
     if not args.no_validate and (problem := games.name_problem(name)):
         raise InvalidInput(problem)
-    key_name = session.username(args)
-    try:
-        signer = load_signer(session.key_dir(args), key_name)
-    except KeyFileError as error:
-        raise InvalidInput(str(error)) from None
+    signer = load_signer(session.key_dir(args), session.username(args), "xo")
     what = describe(action, name, space)
+    transaction = make_xo_transaction(signer, name, action, space)
     with session.rest_client(args) as client:
         if not args.no_validate:
-            check_move(client, action, name, space, signer.public_key)
-        batch_id = submit(client, signer, [make_xo_transaction(signer, name, action, space)])
+            check_move(client, args, action, space, signer.public_key)
+        batch_id = submit(client, signer, [transaction])
         if args.wait is None:
-            print(f"Submitted {what}: batch {batch_id}")
+            submitted = move_json(action, name, space, batch_id, status="SUBMITTED")
+            print(submitted if args.format == "json" else f"Submitted {what}: batch {batch_id}")
             return 0
         outcome = await_outcome(client, batch_id, args.wait)
-    require_committed(outcome, what, batch_id, args.wait)
-    print(f"Committed {what}: batch {batch_id}")
+        require_committed(outcome, what, batch_id, args.wait)
+        found, game = resulting_game(client, transaction.header_signature, name)
+    if args.format == "json":
+        print(move_json(action, name, space, batch_id, status="COMMITTED", game=game.as_json() if game else None))
+        return 0
+    ending = render.outcome_text(game, session.key_names(args)) if found and game is not None else None
+    print(f"Committed {what}{', ' + ending if ending else ''}: batch {batch_id}")
     return 0
 
 
-def check_move(client: RestClient, action: str, name: str, space: int | None, player_key: str) -> None:
+def check_move(client: RestClient, args: argparse.Namespace, action: str, space: int | None, player_key: str) -> None:
     """Read the game and refuse, before anything is signed or sent, a move the validator would reject.
 
     Data at the game's address that does not decode stops every move there: the
     processor decodes the whole address too, and fails on it.
     """
+    name: str = args.name
     address = game_address(name)
     data = client.get_state(address)
     found, problems = games.decode_games(address, data) if data is not None else ([], [])
@@ -92,13 +103,50 @@ def check_move(client: RestClient, action: str, name: str, space: int | None, pl
         refusal = games.refuse_delete(name, game)
     else:
         assert space is not None
-        refusal = games.refuse_take(name, game, player_key, space)
+        names = session.key_names(args)
+        refusal = games.refuse_take(name, game, player_key, space, names=names, both_seats=args.both_seats)
     if refusal is not None:
         raise InvalidInput(f"{refusal}; nothing was submitted")
+
+
+def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, games.Game | None]:
+    """``(True, game)`` as the committed transaction left it (``game`` None once deleted); ``(False, None)`` if unknown.
+
+    The move has committed whatever happens here, so a failure to read its receipt
+    is a warning, never the command's failure.
+    """
+    address = game_address(name)
+    try:
+        changes = client.state_changes(transaction_id)
+    except CommandError as error:
+        warn("xo", f"the move committed, but its receipt cannot be read: {error.message}")
+        return False, None
+    for change in changes:
+        if change.address == address:
+            if change.type == "DELETE":
+                return True, None
+            found, problems = games.decode_games(address, change.value)
+            if problems:
+                warn("xo", "; ".join(problems))
+            game = games.find_game(found, name)
+            return True, game
+    warn("xo", f"the move committed, but its receipt shows no change to {game_label(name)}")
+    return False, None
+
+
+def move_json(
+    action: str, name: str, space: int | None, batch_id: str, *, status: str, game: dict[str, str] | None = None
+) -> str:
+    """``--json`` of a move: what was sent, the batch, and (once committed) the game it left, null after a delete."""
+    document: dict[str, object] = {"action": action, "name": name, "space": space, "batch_id": batch_id}
+    document["status"] = status
+    if status == "COMMITTED":
+        document["game"] = game
+    return json.dumps(document, indent=2)
 
 
 def describe(action: str, name: str, space: int | None) -> str:
     """The move as the output names it, with the space in both notations so either reading is confirmed."""
     if action == "take" and space is not None:
-        return f"take {space} ({grid_name(space)}) in game {name!r}"
-    return f"{action} game {name!r}"
+        return f"take {space} ({grid_name(space)}) in {game_label(name)}"
+    return f"{action} {game_label(name)}"

@@ -7,13 +7,14 @@ interpreter each time and must stay fast.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from client_core import session
 from client_core.errors import InvalidInput
+from client_core.runner import warn
 from xo_cli import render
 from xo_cli.games import Game, decode_games, find_game
 from xo_tp.family import NAMESPACE, game_address
+from xo_tp.rules import game_label
 
 
 def list_games(args: argparse.Namespace) -> int:
@@ -22,10 +23,13 @@ def list_games(args: argparse.Namespace) -> int:
     with session.rest_client(args) as client:
         for address, data in client.list_state(NAMESPACE):
             games, problems = decode_games(address, data)
-            warn(problems)
+            warn_all(problems)
             found.extend(games)
     found.sort(key=lambda game: (game.name, game.address))
-    print(render.games_json(found) if args.format == "json" else render.games_table(found))
+    if args.format == "json":
+        print(render.games_json(found))
+    else:
+        print(render.games_table(found, session.key_names(args)))
     return 0
 
 
@@ -38,18 +42,18 @@ def show(args: argparse.Namespace) -> int:
     games, problems = decode_games(address, data) if data is not None else ([], [])
     game = find_game(games, name)
     if game is None and problems:
-        raise InvalidInput(f"game {name!r} cannot be read: {'; '.join(problems)}")
+        raise InvalidInput(f"{game_label(name)} cannot be read: {'; '.join(problems)}")
     if game is None:
-        raise InvalidInput(f"there is no game named {name!r}")
-    warn(problems)
+        raise InvalidInput(f"there is no game named {game_label(name).removeprefix('game ')}")
+    warn_all(problems)
     if args.format == "json":
         print(render.game_json(game))
     else:
-        print(render.game_card(game, session.own_public_key(args)))
+        print(render.game_card(game, session.own_public_key(args), session.key_names(args)))
     return 0
 
 
-def warn(problems: list[str]) -> None:
+def warn_all(problems: list[str]) -> None:
     """Report data that is not a game on stderr, so stdout stays the games alone."""
     for problem in problems:
-        sys.stderr.write(f"xo: warning: {problem}\n")
+        warn("xo", problem)

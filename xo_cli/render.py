@@ -1,10 +1,12 @@
 """How games look: a table and a drawn board for people, JSON for scripts.
 
-Pure text in, text out. For people, keys are shortened and empty spaces show
-the number (and, through the row and column labels, the grid name) that
-``xo take`` accepts. Keys are shortened by the processor's own ``short_key``, so
-the key in a refusal ("it is player 2's turn (03b1c2...)") reads exactly as in
-``xo show``. JSON always carries full keys and the raw board.
+Pure text in, text out. For people, every name a player chose goes through
+:mod:`xo_core.text` (escaped; in the table also cut and padded by display width,
+so a hostile or a CJK name cannot break a row), keys are shortened, and a key
+whose ``*.pub`` is in the key directory is shown with its name:
+``alice (0208fb...)``. Keys are shortened by the processor's own ``short_key``, so
+a key in a refusal reads exactly as in ``xo show``. JSON always carries the exact
+names, full keys and the raw board.
 """
 
 from __future__ import annotations
@@ -12,12 +14,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from client_core.keys import KeyNames
 from xo_cli.games import EMPTY, Game
 from xo_cli.notation import COLUMNS, ROWS
+from xo_core.text import clip, display_width, pad, printable
+from xo_tp import rules
 from xo_tp.rules import short_key
 
 TABLE_HEADINGS = ("GAME", "PLAYER 1", "PLAYER 2", "BOARD", "STATE")
-OUTCOMES = {"P1-WIN": "X (player 1) won", "P2-WIN": "O (player 2) won", "TIE": "a tie: nobody won"}
+GAME_WIDTH = 24
+"""Columns a game name may take in ``xo list``; longer names are cut there (``xo show`` shows them whole)."""
+KEY_NAME_WIDTH = 12
+"""Columns a key's name may take in ``xo list``."""
+NO_NAMES = KeyNames({})
+OUTCOMES = {rules.P1_WIN: "X (player 1) won", rules.P2_WIN: "O (player 2) won", rules.TIE: "a tie: nobody won"}
 
 
 def games_json(games: Sequence[Game]) -> str:
@@ -30,57 +40,85 @@ def game_json(game: Game) -> str:
     return json.dumps(game.as_json(), indent=2)
 
 
-def games_table(games: Sequence[Game]) -> str:
-    """The ``xo list`` table: one row per game, columns as wide as their widest cell."""
+def key_label(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
+    """``alice (0208fb...)`` for a key named in the key directory, else ``0208fb...``."""
+    short = printable(short_key(key))  # keys come from state, which any processor may have written
+    name = names.name(key)
+    if name is None:
+        return short
+    shown = printable(name) if name_width is None else clip(name, name_width)
+    return f"{shown} ({short})"
+
+
+def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
+    """The ``xo list`` table: one row per game, columns as wide as their widest cell (display width)."""
     if not games:
         return "No XO games yet."
     rows = [TABLE_HEADINGS] + [
-        (game.name, seat_cell(game.player1), seat_cell(game.player2), game.board, game.state) for game in games
+        (
+            clip(game.name, GAME_WIDTH),
+            seat_cell(game.player1, names),
+            seat_cell(game.player2, names),
+            game.board,
+            game.state,
+        )
+        for game in games
     ]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(TABLE_HEADINGS))]
-    lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows)
+    widths = [max(display_width(row[column]) for row in rows) for column in range(len(TABLE_HEADINGS))]
+    lines = ("  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)) for row in rows)
     return "\n".join(line.rstrip() for line in lines)
 
 
-def seat_cell(key: str) -> str:
-    """A player's table cell: the shortened key, blank while the seat is open."""
-    return short_key(key) if key else ""
+def seat_cell(key: str, names: KeyNames = NO_NAMES) -> str:
+    """A player's table cell: the key's label, blank while the seat is open."""
+    return key_label(key, names, KEY_NAME_WIDTH) if key else ""
 
 
-def game_card(game: Game, you: str | None = None) -> str:
+def game_card(game: Game, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
     """The ``xo show`` view: who plays, whose turn it is, and the board."""
     lines = [
-        f"GAME     : {game.name}",
-        f"STATE    : {game.state} ({turn_text(game, you)})",
-        f"PLAYER 1 : {player_text(game.player1, 'X', you)}",
-        f"PLAYER 2 : {player_text(game.player2, 'O', you)}",
-        f"ADDRESS  : {game.address}",
+        f"GAME     : {printable(game.name)}",
+        f"STATE    : {game.state} ({turn_text(game, you, names)})",
+        f"PLAYER 1 : {player_text(game.player1, rules.PLAYER_1_MARK, you, names)}",
+        f"PLAYER 2 : {player_text(game.player2, rules.PLAYER_2_MARK, you, names)}",
+        f"ADDRESS  : {printable(game.address)}",
         "",
         *board_lines(game.board),
     ]
     return "\n".join(lines)
 
 
-def turn_text(game: Game, you: str | None) -> str:
+def turn_text(game: Game, you: str | None, names: KeyNames = NO_NAMES) -> str:
     """Who moves next, said to the reader: "your turn", an open seat anyone may take, or another key."""
     if game.next_player is None:
         return OUTCOMES.get(game.state, "game over")
     number = game.next_player
-    mark = "X" if number == 1 else "O"
+    mark = rules.PLAYER_1_MARK if number == 1 else rules.PLAYER_2_MARK
     key = game.player_key(number)
     if not key:
         return f"{mark} to play: player {number}'s seat is open, the next to take a space joins as player {number}"
     if you is not None and key == you:
         return f"{mark} to play: your turn"
-    return f"{mark} to play: player {number}, {short_key(key)}"
+    return f"{mark} to play: player {number}, {key_label(key, names)}"
 
 
-def player_text(key: str, mark: str, you: str | None) -> str:
+def player_text(key: str, mark: str, you: str | None, names: KeyNames = NO_NAMES) -> str:
     """One seat of the PLAYER lines: its key and mark, or an open seat, with "(you)" on the reader's own."""
     if not key:
         return f"(open seat, plays {mark})"
     suffix = " (you)" if you is not None and key == you else ""
-    return f"{short_key(key)} plays {mark}{suffix}"
+    return f"{key_label(key, names)} plays {mark}{suffix}"
+
+
+def outcome_text(game: Game, names: KeyNames = NO_NAMES) -> str | None:
+    """How a finished game ended, naming the winner: ``X won (player 1: alice (026c32...))``; None while it goes on."""
+    if game.state == rules.P1_WIN:
+        return f"{rules.PLAYER_1_MARK} won (player 1: {key_label(game.player1, names)})"
+    if game.state == rules.P2_WIN:
+        return f"{rules.PLAYER_2_MARK} won (player 2: {key_label(game.player2, names)})"
+    if game.state == rules.TIE:
+        return "a tie (the board is full, nobody won)"
+    return None
 
 
 def board_lines(board: str) -> list[str]:

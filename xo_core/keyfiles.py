@@ -7,8 +7,9 @@ made by ``xo keygen`` work with every other Sawtooth tool.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from xo_core.signing import Signer
@@ -16,10 +17,23 @@ if TYPE_CHECKING:
 DEFAULT_KEY_DIR = Path("~/.sawtooth/keys")
 PRIVATE_MODE = 0o600
 PUBLIC_MODE = 0o666  # narrowed by the umask, as for any file the user creates
+MAX_KEY_FILE_BYTES = 4096  # a key is 64 hex characters: anything far longer is not one
 
 
 class KeyFileError(Exception):
     """A key file that is missing, unreadable or not a key."""
+
+
+class MissingKey(KeyFileError):
+    """No private key file of that name."""
+
+
+class PrivateKeyFile(NamedTuple):
+    """A private key file as read: its text, and its permission bits (to judge who else can read it)."""
+
+    path: Path
+    text: str
+    mode: int
 
 
 def key_paths(key_dir: Path, name: str) -> tuple[Path, Path]:
@@ -28,21 +42,33 @@ def key_paths(key_dir: Path, name: str) -> tuple[Path, Path]:
     return key_dir / f"{name}.priv", key_dir / f"{name}.pub"
 
 
-def load_signer(key_dir: Path, name: str) -> Signer:
-    """Read ``name``'s private key; the error says which file and what is wrong."""
+def read_private_key(key_dir: Path, name: str) -> PrivateKeyFile:
+    """Read ``name``'s private key file; its mode comes from the open file, so it is the mode of what was read."""
     private_path, _ = key_paths(key_dir, name)
     try:
-        text = private_path.read_text(encoding="ascii")
+        with private_path.open("rb") as handle:
+            mode = stat.S_IMODE(os.fstat(handle.fileno()).st_mode)
+            text = handle.read(MAX_KEY_FILE_BYTES).decode("ascii")
     except FileNotFoundError:
-        raise KeyFileError(f"no private key at {private_path} (create one with 'xo keygen {name}')") from None
+        raise MissingKey(f"no private key at {private_path} (create one with 'xo keygen {name}')") from None
     except (OSError, UnicodeDecodeError) as error:
         raise KeyFileError(f"cannot read private key {private_path}: {error}") from None
+    return PrivateKeyFile(private_path, text, mode)
+
+
+def signer_from(key: PrivateKeyFile) -> Signer:
+    """The signer of a private key file's text; the error names the file."""
     from xo_core.signing import Signer  # noqa: PLC0415 - the crypto library loads only when a key is read
 
     try:
-        return Signer.from_hex(text)
+        return Signer.from_hex(key.text)
     except ValueError as error:
-        raise KeyFileError(f"{private_path} does not hold a private key: {error}") from None
+        raise KeyFileError(f"{key.path} does not hold a private key: {error}") from None
+
+
+def load_signer(key_dir: Path, name: str) -> Signer:
+    """Read ``name``'s private key; the error says which file and what is wrong."""
+    return signer_from(read_private_key(key_dir, name))
 
 
 def write_key_pair(key_dir: Path, name: str, signer: Signer, *, overwrite: bool = False) -> tuple[Path, Path]:

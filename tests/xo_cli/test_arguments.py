@@ -80,3 +80,70 @@ def test_version_and_help_exit_0(capsys):
     help_text = capsys.readouterr().out
     for flag in ("--url", "--username", "--key-dir", "--auth-user", "--auth-password", "--wait", "--no-validate"):
         assert flag in help_text
+
+
+def test_connection_and_key_flags_may_come_before_the_command():
+    args = parse(["--url", "http://h:1", "--username", "alice", "--key-dir", "/k", "--auth-user", "u", "create", "g1"])
+    given = (args.url, args.username, args.key_dir, args.auth_user, args.name)
+    assert given == ("http://h:1", "alice", "/k", "u", "g1")
+
+
+def test_a_flag_after_the_command_wins_over_the_same_flag_before_it():
+    args = parse(["--username", "alice", "take", "g1", "5", "--username", "bob"])
+    assert args.username == "bob"
+
+
+def test_flags_before_the_command_play_a_move(fake, make_player, run):
+    alice = make_player("alice")
+    code, out, _ = run("--url", fake.url, "--username", "alice", "--key-dir", alice.key_dir, "create", "g1")
+    assert code == 0
+    assert out.startswith("Submitted create game 'g1'")
+    assert fake.submitted[0].signer == alice.public_key
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [("craete", "create"), ("lsit", "list"), ("shwo", "show")])
+def test_an_unknown_command_suggests_the_closest_one(capsys, typed, suggested):
+    assert main([typed, "g1"]) == 2
+    assert capsys.readouterr().err == (
+        f"xo: error: unknown command '{typed}'; did you mean '{suggested}'? (see 'xo --help')\n"
+    )
+
+
+def test_an_unknown_command_like_none_lists_the_commands(capsys):
+    assert main(["frobnicate"]) == 2
+    assert capsys.readouterr().err == (
+        "xo: error: unknown command 'frobnicate' (commands: create, take, delete, list, show, status, keygen) "
+        "(see 'xo --help')\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [(["take", "g1"], "take"), (["take", "g1", "5", "--bogus"], "take"), (["show"], "show"),
+     (["list", "--json", "extra"], "list"), (["status"], "status"), (["keygen", "a", "b"], "keygen")],
+)
+def test_a_usage_error_points_at_the_help_of_its_subcommand(capsys, argv, command):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.endswith(f" (see 'xo {command} --help')\n")
+
+
+def test_help_shows_a_two_line_example(capsys):
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert "  xo create game1 --username alice --wait\n  xo take game1 5 --username alice --wait\n" in text
+    assert "143 terminated (SIGTERM)" in text
+
+
+def test_take_help_shows_how_the_board_is_numbered(capsys):
+    assert main(["take", "--help"]) == 0
+    text = capsys.readouterr().out
+    assert "   1 | 2 | 3         A1 | B1 | C1\n" in text
+    assert "   7 | 8 | 9         A3 | B3 | C3\n" in text
+    assert "--both-seats" in text
+
+
+def test_moves_take_json_and_status_takes_wait_and_json():
+    assert parse(["take", "g1", "5", "--json"]).format == "json"
+    assert parse(["create", "g1"]).format is None
+    args = parse(["status", "a" * 128, "--wait", "5", "--json"])
+    assert (args.batch_id, args.wait, args.format) == ("a" * 128, 5, "json")

@@ -2,6 +2,7 @@
 
 import pytest
 
+from client_core.keys import KeyNames
 from xo_cli.games import Game, decode_games, find_game, name_problem, refuse_create, refuse_delete, refuse_take
 
 ADDRESS = "5b7349" + "0" * 64
@@ -107,10 +108,37 @@ def test_take_of_an_occupied_space_is_refused():
     assert reason == "game 'g1': space 5 is already taken"
 
 
-def test_open_seats_are_open_to_anyone_including_the_other_player():
+def test_open_seats_are_open_to_anyone_including_the_other_player_who_asks_for_both_seats():
     assert refuse_take("g1", game(), ALICE, 5) is None
     assert refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), BOB, 1) is None
-    assert refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), ALICE, 1) is None
+    assert refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), ALICE, 1, both_seats=True) is None
+
+
+def test_taking_the_second_seat_with_the_first_seats_key_is_refused_as_a_slip_naming_the_flag():
+    reason = refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), ALICE, 1)
+    assert reason.startswith("game 'g1': your key already holds player 1's seat (X)")
+    assert "nobody else could ever join" in reason
+    assert reason.endswith("add --both-seats")
+
+
+def test_a_rule_breaking_move_is_refused_for_its_own_reason_before_the_both_seats_slip():
+    reason = refuse_take("g1", game(board="----X----", state="P2-NEXT", p1=ALICE), ALICE, 5)
+    assert reason == "game 'g1': space 5 is already taken"
+
+
+def test_out_of_turn_names_the_key_whose_turn_it_is_when_the_key_directory_knows_it():
+    names = KeyNames({BOB: "bob"})
+    reason = refuse_take("g1", game(board="X--------", state="P2-NEXT", p1=ALICE, p2=BOB), ALICE, 5, names=names)
+    assert reason == "game 'g1': it is bob's turn (player 2, 03bbbb...)"
+    unnamed = refuse_take("g1", game(board="XO-------", state="P1-NEXT", p1=ALICE, p2=BOB), BOB, 5, names=names)
+    assert unnamed == "game 'g1': it is player 1's turn (02aaaa...)"
+
+
+def test_a_key_name_in_a_refusal_is_escaped():
+    names = KeyNames({BOB: "b\x1b[2Jb"})
+    reason = refuse_take("g1", game(board="X--------", state="P2-NEXT", p1=ALICE, p2=BOB), ALICE, 5, names=names)
+    assert "\x1b" not in reason
+    assert "it is b\\x1b[2Jb's turn" in reason
 
 
 def test_the_seated_player_may_move_on_their_turn():

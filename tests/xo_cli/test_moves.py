@@ -1,6 +1,10 @@
 """xo create / take / delete against a REST API that answers like Sawtooth's: what is sent, what is reported."""
 
+import json
+import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -150,6 +154,7 @@ def test_a_missing_key_is_reported_with_how_to_make_one(fake, tmp_path, run):
 
 def test_a_corrupt_key_file_is_reported(fake, tmp_path, run):
     (tmp_path / "carol.priv").write_text("not a key\n")
+    (tmp_path / "carol.priv").chmod(0o600)
     code, _, err = run("create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "carol")
     assert code == 1
     assert "does not hold a private key" in err
@@ -253,3 +258,117 @@ def test_invalid_status_without_a_message_still_says_rejected(fake, alice, run):
         timer.cancel()
     assert code == 1
     assert err == "xo: error: the validator rejected create game 'g1': no reason given\n"
+
+
+def test_sigterm_while_waiting_names_the_submitted_batch_and_exits_143(fake, alice, monkeypatch, run):
+    def terminated(*_args):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this ends
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(submission, "wait_for_batch", terminated)
+    code, out, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
+    [move] = fake.submitted
+    assert (code, out) == (143, "")
+    assert err == (
+        f"xo: error: terminated (SIGTERM) while waiting: batch {move.batch_id} was submitted and may still commit\n"
+    )
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_winning_move_says_who_won_on_its_committing_line(fake, alice, bob, run):
+    fake.put_game("g1", board="XX-OO----", state="P1-NEXT", p1=alice.public_key, p2=bob.public_key)
+    code, out, err = run("take", "g1", "3", "--wait", "10", *alice.flags(fake.url))
+    assert (code, err) == (0, "")
+    [move] = fake.submitted
+    assert out == (
+        f"Committed take 3 (C1) in game 'g1', X won (player 1: alice ({alice.public_key[:6]}...)): "
+        f"batch {move.batch_id}\n"
+    )
+
+
+def test_a_move_that_fills_the_board_says_it_is_a_tie(fake, alice, bob, run):
+    fake.put_game("g1", board="XOXXOOOX-", state="P1-NEXT", p1=alice.public_key, p2=bob.public_key)
+    code, out, _ = run("take", "g1", "9", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert out.startswith("Committed take 9 (C3) in game 'g1', a tie (the board is full, nobody won): batch ")
+
+
+def test_a_move_that_does_not_end_the_game_says_nothing_more(fake, alice, run):
+    fake.put_game("g1")
+    code, out, _ = run("take", "g1", "5", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert out == f"Committed take 5 (B2) in game 'g1': batch {fake.submitted[0].batch_id}\n"
+
+
+def test_json_of_a_committed_move_carries_the_game_it_left(fake, alice, bob, run):
+    fake.put_game("g1", board="XX-OO----", state="P1-NEXT", p1=alice.public_key, p2=bob.public_key)
+    code, out, _ = run("take", "g1", "C1", "--wait", "10", "--json", *alice.flags(fake.url))
+    assert code == 0
+    [move] = fake.submitted
+    assert json.loads(out) == {
+        "action": "take",
+        "name": "g1",
+        "space": 3,
+        "batch_id": move.batch_id,
+        "status": "COMMITTED",
+        "game": {
+            "name": "g1",
+            "board": "XXXOO----",
+            "state": "P1-WIN",
+            "player1": alice.public_key,
+            "player2": bob.public_key,
+            "address": game_address("g1"),
+        },
+    }
+
+
+def test_json_of_a_delete_has_no_game_left_and_without_wait_no_game_at_all(fake, alice, run):
+    fake.put_game("g1")
+    code, out, _ = run("delete", "g1", "--wait", "10", "--json", *alice.flags(fake.url))
+    assert code == 0
+    assert json.loads(out)["game"] is None
+    code, out, _ = run("create", "g2", "--json", *alice.flags(fake.url))
+    assert code == 0
+    assert json.loads(out) == {
+        "action": "create",
+        "name": "g2",
+        "space": None,
+        "batch_id": fake.submitted[-1].batch_id,
+        "status": "SUBMITTED",
+    }
+
+
+def test_a_receipt_that_cannot_be_read_is_a_warning_the_move_still_committed(fake, alice, bob, run):
+    fake.put_game("g1", board="XX-OO----", state="P1-NEXT", p1=alice.public_key, p2=bob.public_key)
+    fake.answer_route("/receipts", 404, b"<html>Not Found</html>", "text/html")
+    code, out, err = run("take", "g1", "3", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert out.startswith("Committed take 3 (C1) in game 'g1': batch ")
+    assert err.startswith("xo: warning: the move committed, but its receipt cannot be read: ")
+
+
+def test_taking_the_second_seat_with_the_first_seats_key_is_refused_before_submitting(fake, alice, run):
+    fake.put_game("g1", board="----X----", state="P2-NEXT", p1=alice.public_key)
+    code, out, err = run("take", "g1", "1", "--wait", "10", *alice.flags(fake.url))
+    assert (code, out) == (1, "")
+    assert err.startswith("xo: error: game 'g1': your key already holds player 1's seat (X)")
+    assert "--both-seats" in err
+    assert fake.submitted == []
+
+
+@pytest.mark.parametrize("flag", ["--both-seats", "--no-validate"])
+def test_both_seats_or_no_validate_lets_one_key_take_both_seats(fake, alice, run, flag):
+    fake.put_game("g1", board="----X----", state="P2-NEXT", p1=alice.public_key)
+    code, _, err = run("take", "g1", "1", "--wait", "10", flag, *alice.flags(fake.url))
+    assert (code, err) == (0, "")
+    assert fake.state[game_address("g1")].decode().endswith(f",{alice.public_key},{alice.public_key}")
+
+
+def test_out_of_turn_names_the_player_whose_turn_it_is(fake, alice, bob, run):
+    fake.put_game("g1", board="X--------", state="P2-NEXT", p1=alice.public_key, p2=bob.public_key)
+    code, _, err = run("take", "g1", "5", *alice.flags(fake.url))
+    assert code == 1
+    assert err == (
+        f"xo: error: game 'g1': it is bob's turn (player 2, {bob.public_key[:6]}...); nothing was submitted\n"
+    )

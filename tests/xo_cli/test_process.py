@@ -1,11 +1,15 @@
 """The installed ``xo`` command as a separate process: exit codes, streams, and what it loads."""
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from xo_devnet.spawn import DevnetProcess
 
 XO = Path(sys.executable).parent / "xo"
 TIMEOUT = 60
@@ -78,3 +82,58 @@ def test_reading_commands_never_load_protobuf_or_crypto(fake, command):
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert done.stderr.strip() == "0 []"
+
+
+@pytest.fixture(scope="module")
+def devnet():
+    """A real xo-devnet (ephemeral, free ports, its own keys: alice and bob) for the whole module."""
+    with DevnetProcess(["--ephemeral"]) as running:
+        yield running
+
+
+def test_a_hostile_name_on_a_real_ledger_reaches_no_terminal_unescaped(devnet):
+    flags = ["--url", devnet.rest_url, "--key-dir", devnet.key_dir, "--username", "alice"]
+    hostile = "\x1b[31mred\nrow\t\u202e" + "L" * 300
+    created = xo("create", hostile, "--wait", "60", *flags)
+    assert created.returncode == 0, created.stderr
+    listed = xo("list", "--url", devnet.rest_url, "--key-dir", devnet.key_dir)
+    assert listed.returncode == 0
+    assert not set(listed.stdout) & {"\x1b", "\t", "\u202e"}
+    rows = [row for row in listed.stdout.splitlines() if row.startswith("\\x1b[31mred\\x0arow")]
+    assert len(rows) == 1
+    assert len(rows[0]) < 80
+    exact = xo("list", "--json", "--url", devnet.rest_url)
+    assert hostile in [game["name"] for game in json.loads(exact.stdout)]
+    assert xo("delete", hostile, "--wait", "60", *flags).returncode == 0
+
+
+def test_the_component_endpoint_given_as_the_rest_api_is_named_at_once(devnet):
+    endpoint = devnet.component_endpoint.removeprefix("tcp://")
+    started = time.monotonic()
+    done = xo("list", "--url", endpoint)
+    assert time.monotonic() - started < 10
+    assert done.returncode == 3
+    assert done.stderr == (
+        f"xo: error: http://{endpoint} is a validator's component endpoint (ZeroMQ, for transaction processors), "
+        "not a REST API; the REST API is usually on port 8008: try --url http://127.0.0.1:8008\n"
+    )
+
+
+def test_sigterm_to_a_waiting_xo_reports_the_batch_and_exits_143(fake, make_player):
+    alice = make_player("alice")
+    fake.settle = "pending"
+    waiting = subprocess.Popen(
+        [str(XO), "create", "g1", "--wait", *alice.flags(fake.url)], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        first = waiting.stderr.readline()
+        assert first.startswith("waiting for batch ")
+        waiting.send_signal(signal.SIGTERM)
+        rest = waiting.stderr.read()
+        assert waiting.wait(TIMEOUT) == 143
+    finally:
+        waiting.kill()
+    [move] = fake.submitted
+    assert rest == (
+        f"xo: error: terminated (SIGTERM) while waiting: batch {move.batch_id} was submitted and may still commit\n"
+    )

@@ -1,0 +1,63 @@
+"""``status BATCH_ID [--wait [SECONDS]]``: a batch submitted earlier, looked up later, in any client command.
+
+A move submitted without ``--wait``, or whose wait was cut short, is a batch id
+and a promise: "it may still commit". This is how the player finds out. The
+status is printed (on stdout, for people or as JSON) and also said by the exit
+status, so that a script can branch on it: 0 COMMITTED, 1 INVALID, 4 PENDING or
+UNKNOWN (not decided, or not known to the REST API).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+
+from client_core import session
+from client_core.errors import REJECTED, TIMED_OUT, InvalidInput, stopped
+from client_core.rest import BatchStatus
+from client_core.waiting import Progress, wait_for_batch
+from xo_core.text import printable, quoted
+
+BATCH_ID = re.compile(r"[0-9a-fA-F]{128}")
+EXIT_CODES = {"COMMITTED": 0, "INVALID": REJECTED, "PENDING": TIMED_OUT, "UNKNOWN": TIMED_OUT}
+
+
+def status(args: argparse.Namespace) -> int:
+    """Print the batch's status; with ``--wait``, once it is decided or the wait ends (as for a move)."""
+    if BATCH_ID.fullmatch(args.batch_id) is None:
+        raise InvalidInput(
+            f"{quoted(args.batch_id, 40)} is not a batch id: a batch id is 128 hex characters, "
+            "as printed by the command that submitted it"
+        )
+    batch_id = args.batch_id.lower()
+    with session.rest_client(args) as client:
+        if args.wait is None:
+            outcome = client.batch_status(batch_id)
+        else:
+            try:
+                outcome = wait_for_batch(client, batch_id, args.wait, Progress(batch_id, args.wait))
+            except KeyboardInterrupt as interrupt:
+                raise stopped(interrupt, f"waiting for batch {batch_id}") from None
+    print(as_json(batch_id, outcome) if args.format == "json" else describe(batch_id, outcome, args.wait))
+    return EXIT_CODES[outcome.status]
+
+
+def describe(batch_id: str, outcome: BatchStatus, waited: float | None) -> str:
+    """One line for people: the status and what it means."""
+    line = f"batch {batch_id}: {outcome.status}"
+    if outcome.status == "INVALID":
+        reason = "; ".join(reason for reason in outcome.reasons if reason) or "no reason given"
+        return f"{line}: {printable(reason, escape_backslashes=False)}"
+    if outcome.status == "PENDING":
+        after = "" if waited is None or math.isinf(waited) else f" after {waited:g} s"
+        return f"{line}{after}: not decided yet"
+    if outcome.status == "UNKNOWN":
+        return f"{line}: the REST API does not know it (never received, or forgotten)"
+    return line
+
+
+def as_json(batch_id: str, outcome: BatchStatus) -> str:
+    """For scripts: ``{"batch_id", "status", "reasons"}`` (reasons as the validator gave them, INVALID only)."""
+    return json.dumps({"batch_id": batch_id, "status": outcome.status, "reasons": outcome.reasons}, indent=2)
