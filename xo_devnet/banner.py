@@ -29,6 +29,8 @@ class ReadyInfo:
     """The transaction families whose batches the ledger accepts."""
     key_dir: Path
     keys: tuple[PlayerKey, ...]
+    example_game: str = "game1"
+    """A name no game on the chain has yet, for the example commands."""
 
 
 def banner(info: ReadyInfo) -> str:
@@ -48,12 +50,13 @@ def banner(info: ReadyInfo) -> str:
         else:
             lines.append(f"    {key.name:<6} {key.public_key}{' (new)' if key.created else ''}")
     flags = _xo_flags(info)
+    game = info.example_game
     lines += [
         "Play in another terminal:",
-        f"  xo create game1 --username alice --wait{flags}",
-        f"  xo take game1 5 --username alice --wait{flags}",
-        f"  xo take game1 1 --username bob --wait{flags}",
-        f"  xo show game1{flags}",
+        f"  xo create {game} --username alice --wait{flags}",
+        f"  xo take {game} 5 --username alice --wait{flags}",
+        f"  xo take {game} 1 --username bob --wait{flags}",
+        f"  xo show {game}{flags}",
         "Stop with Ctrl-C.",
     ]
     return "\n".join(lines)

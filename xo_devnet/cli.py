@@ -1,7 +1,7 @@
 """The ``xo-devnet`` command: a one-node Sawtooth-compatible ledger, its REST API and an xo-tp, in one go.
 
 Exit codes: 0 after Ctrl-C or SIGTERM, 1 when the devnet cannot start (a port in
-use, an unusable data directory), 2 for bad flags.
+use, an unusable data directory, a declined ``--reset``), 2 for bad flags.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from xo_core import __version__
+from xo_core import __version__, logs
 from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.families import Family, parse_families
 
@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     storage.add_argument("--ephemeral", action="store_true", help="keep everything in memory; nothing survives a stop")
     parser.add_argument(
+        "--reset",
+        action="store_true",
+        help="start afresh: delete the chain in the data dir first (asks first on a terminal; player keys are kept)",
+    )
+    parser.add_argument(
         "--rest-api",
         type=rest_address,
         default=os.environ.get(REST_API_ENV) or DEFAULT_REST_API,
@@ -158,23 +163,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure_logging(verbosity: int) -> None:
     """Warnings by default, -v info, -vv debug; written like xo-tp's lines, which share the terminal."""
-    logging.basicConfig(
-        stream=sys.stderr,
-        format="[%(asctime)s.%(msecs)03d %(levelname)-7s %(name)s] %(message)s",
-        datefmt="%Y-%m-%d %H:%M:%S",
-        level=logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING,
-    )
+    logs.configure(sys.stderr, logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING)
     if verbosity < 2:
         logging.getLogger("aiohttp").setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.reset and args.ephemeral:
+        parser.error("--reset deletes the chain in a data dir; --ephemeral has none")
     configure_logging(args.verbose)
+    data_dir = None if args.ephemeral else (args.data_dir or default_data_dir()).expanduser()
+    if args.reset and data_dir is not None:
+        from xo_devnet.reset import ResetRefused, ask_on_terminal, reset_chain  # noqa: PLC0415
+
+        try:
+            print(reset_chain(data_dir, ask_on_terminal if sys.stdin.isatty() else None), flush=True)
+        except ResetRefused as error:
+            print(f"xo-devnet: {error}", file=sys.stderr)
+            return 1
     from xo_devnet.launcher import DevnetOptions, StartupError, run_devnet  # noqa: PLC0415 (keeps --help instant)
 
     options = DevnetOptions(
-        data_dir=None if args.ephemeral else (args.data_dir or default_data_dir()).expanduser(),
+        data_dir=data_dir,
         rest_host=args.rest_api[0],
         rest_port=args.rest_api[1],
         component_endpoint=args.component_endpoint,

@@ -3,7 +3,9 @@
 Startup goes ledger, processor, REST API; shutdown goes the other way: the REST API
 stops taking batches, the batches it accepted are given time to be decided, then the
 processor unregisters from a ledger that is still there, and the ledger closes last.
-SIGINT and SIGTERM both mean "stop cleanly".
+SIGINT and SIGTERM both mean "stop cleanly". The user reads only what matters: the
+banner once ready, then a line when it stops (naming Ctrl-C or SIGTERM) and one when
+it has stopped; the rest is logging, shown with -v.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from xo_core.text import counted
 from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
 from xo_devnet.ledger import Ledger, LedgerConfig
@@ -25,7 +28,10 @@ from xo_devnet.player_keys import ensure_player_keys
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.server import start_rest_server
 from xo_devnet.sidecar import ProcessorSidecar, connectable, processor_command
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, game_address
+
+EXAMPLE_GAMES = 1000
+"""How many names (game1, game2, ...) the banner tries for its example before settling for a unique one."""
 
 LOGGER = logging.getLogger(__name__)
 
@@ -72,16 +78,22 @@ class DevnetOptions:
 async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
     """Run until SIGINT or SIGTERM; startup errors (a port in use, say) propagate before anything is announced."""
     stop = asyncio.Event()
+    stopped_by: list[str] = []
+
+    def request_stop(name: str) -> None:
+        stopped_by.append(name)
+        stop.set()
+
     loop = asyncio.get_running_loop()
-    for signal_number in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signal_number, stop.set)
+    for signal_number, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
+        loop.add_signal_handler(signal_number, request_stop, name)
     async with contextlib.AsyncExitStack() as running:
         ledger = await _start_ledger(options)
         running.push_async_callback(ledger.stop)
         sidecar = None
         if options.run_processor:
             endpoint = connectable(ledger.component_endpoint)
-            sidecar = ProcessorSidecar(processor_command(endpoint, max(0, options.verbosity - 1)))
+            sidecar = ProcessorSidecar(processor_command(endpoint, options.verbosity - 1))
             try:
                 await sidecar.start()
             except OSError as error:
@@ -92,7 +104,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         except OSError as error:
             where = f"{options.rest_host}:{options.rest_port}"
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
-        running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None)
+        running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
         running.push_async_callback(rest.stop)
         keys = ensure_player_keys(options.key_dir)
         registered = sidecar is not None and await _wait_for_registration(ledger, stop)
@@ -105,16 +117,34 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
             families=tuple(sorted(options.accepted_families)),
             key_dir=options.key_dir,
             keys=tuple(keys),
+            example_game=unused_game_name(ledger),
         )
         print(banner(info), file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, info)
             running.callback(remove_ready_file, options.ready_file)
         await stop.wait()
-        LOGGER.info("stopping")
+        print(f"{stopped_by[0]}: stopping xo-devnet", file=out, flush=True)
+    kept = "nothing was kept (ephemeral)" if options.data_dir is None else f"the chain is kept in {options.data_dir}"
+    print(f"xo-devnet stopped; {kept}", file=out, flush=True)
 
 
-async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool) -> None:
+def unused_game_name(ledger: Ledger) -> str:
+    """``game1``, else ``game2``, ...: the first name with no game on the chain, for the banner's example.
+
+    A restarted devnet keeps its games, and an example that fails ("game 'game1'
+    already exists") is a poor first hour.
+    """
+    head = ledger.chain_head().header_signature
+    state_root = ledger.state_root_of(head)
+    for number in range(1, EXAMPLE_GAMES + 1):
+        name = f"game{number}"
+        if state_root is None or ledger.state_get(game_address(name), state_root) is None:
+            return name
+    return f"game-{head[:8]}"
+
+
+async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool, out: TextIO) -> None:
     """Let the batches the REST API accepted be decided before the processor and the ledger stop.
 
     A data-directory ledger would decide them after its next start anyway; deciding them
@@ -125,14 +155,24 @@ async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool) ->
         return
     fate = "they run when xo-devnet starts again on this data dir" if persistent else "they are lost"
     if not ledger.processors():
-        LOGGER.warning("%d accepted batches are still pending and no processor is connected to decide them; %s",
-                       len(pending), fate)
+        LOGGER.warning(
+            "%s still pending and no processor is connected to decide them; %s",
+            _accepted(len(pending), "is", "are"),
+            fate,
+        )
         return
-    LOGGER.info("waiting up to %.0f s for %d pending batches", DRAIN_TIMEOUT_SECONDS, len(pending))
+    print(f"waiting up to {DRAIN_TIMEOUT_SECONDS:.0f} s for {_accepted(len(pending))} to be decided", file=out,
+          flush=True)
     statuses = await ledger.wait_for_batches(pending, DRAIN_TIMEOUT_SECONDS)
     undecided = sum(1 for status in statuses if status.status == "PENDING")
     if undecided:
-        LOGGER.warning("%d accepted batches were still pending when xo-devnet stopped; %s", undecided, fate)
+        LOGGER.warning("%s still pending when xo-devnet stopped; %s", _accepted(undecided, "was", "were"), fate)
+
+
+def _accepted(count: int, *verbs: str) -> str:
+    """``1 accepted batch is``, ``2 accepted batches are``: the count, noun and verb agreeing."""
+    verb = "" if not verbs else " " + (verbs[0] if count == 1 else verbs[1])
+    return counted(count, "accepted batch", "accepted batches") + verb
 
 
 async def _start_ledger(options: DevnetOptions) -> Ledger:

@@ -32,8 +32,14 @@ _PR_SET_PDEATHSIG = 1
 
 
 def processor_command(endpoint: str, verbosity: int) -> list[str]:
-    """``xo-tp`` from this very interpreter, connected to ``endpoint``."""
-    return [sys.executable, "-m", "xo_tp.cli", "-C", endpoint, *(["-" + "v" * verbosity] if verbosity else [])]
+    """``xo-tp`` from this very interpreter, connected to ``endpoint``; a negative ``verbosity`` is ``--quiet``.
+
+    Quiet is what xo-devnet runs it with by default: the devnet tells its user that
+    the processor registered (the banner) and that it stops, so xo-tp's own lifecycle
+    lines would only say it twice, before the banner and in other words.
+    """
+    loudness = ["-q"] if verbosity < 0 else ["-" + "v" * verbosity] if verbosity else []
+    return [sys.executable, "-m", "xo_tp.cli", "-C", endpoint, *loudness]
 
 
 def connectable(endpoint: str) -> str:

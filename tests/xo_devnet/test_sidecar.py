@@ -34,6 +34,7 @@ def alive(pid: int) -> bool:
 def test_the_processor_is_this_interpreters_xo_tp_pointed_at_the_endpoint():
     assert processor_command("tcp://127.0.0.1:4004", 0) == [sys.executable, "-m", "xo_tp.cli", "-C", "tcp://127.0.0.1:4004"]
     assert processor_command("tcp://127.0.0.1:4004", 2)[-1] == "-vv"
+    assert processor_command("tcp://127.0.0.1:4004", -1)[-1] == "-q"
 
 
 def test_wildcard_bind_addresses_are_connected_to_on_this_machine():

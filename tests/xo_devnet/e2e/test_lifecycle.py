@@ -49,13 +49,30 @@ def submit_create(devnet, name: str) -> str:
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_signal_ends_devnet_and_processor_with_exit_code_0(start_devnet, stop_signal):
-    devnet = start_devnet()
+    devnet = start_devnet("--ephemeral", "-v")
     processor = devnet.ready["processor_pid"]
     devnet.process.send_signal(stop_signal)
     assert devnet.process.wait(30) == 0
     assert wait_until(lambda: gone(processor), 10)
     assert not devnet.ready_file.exists()
     assert "unregistered" in devnet.log_path.read_text()
+
+
+@pytest.mark.parametrize(("stop_signal", "named"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")])
+def test_it_prints_only_the_banner_then_that_it_stops_and_has_stopped(start_devnet, tmp_path, stop_signal, named):
+    devnet = start_devnet("--data-dir", str(tmp_path / "chain"))
+    devnet.process.send_signal(stop_signal)
+    assert devnet.process.wait(30) == 0
+    lines = devnet.log_path.read_text().splitlines()
+    assert lines[0] == "xo-devnet 1.0.0 is ready"
+    assert lines[-3:] == [
+        "Stop with Ctrl-C.",
+        f"{named}: stopping xo-devnet",
+        f"xo-devnet stopped; the chain is kept in {tmp_path / 'chain'}",
+    ]
+    assert not [line for line in lines if line.startswith("[")], "no log line unless -v"
+    if named == "Ctrl-C":
+        assert "SIGTERM" not in "\n".join(lines)
 
 
 def test_a_ready_file_another_devnet_wrote_since_is_left_alone_on_stop(start_devnet):

@@ -89,3 +89,30 @@ def test_batches_answered_202_survive_a_kill_9_and_commit_once_after_a_restart(s
     with pytest.raises(urllib.error.HTTPError) as refused:
         post(second.rest_url, batches[0])
     assert (refused.value.code, json.loads(refused.value.read())["error"]["code"]) == (400, 30)
+
+
+def test_after_a_restart_the_banner_suggests_a_game_that_does_not_exist_yet(start_devnet, xo_for, tmp_path):
+    data_dir, key_dir = tmp_path / "chain", tmp_path / "keys"
+    first = start_devnet("--data-dir", str(data_dir), key_dir=key_dir)
+    assert "  xo create game1 --username alice" in first.log_path.read_text()
+    assert xo_for(first.rest_url, key_dir)("create", "game1").returncode == 0
+    assert first.stop() == 0
+
+    second = start_devnet("--data-dir", str(data_dir), key_dir=key_dir)
+    banner = second.log_path.read_text().split("xo-devnet 1.0.0 is ready")[-1]
+    assert "  xo create game2 --username alice" in banner
+    assert "game1" not in banner
+    assert xo_for(second.rest_url, key_dir)("create", "game2").returncode == 0
+
+
+def test_reset_starts_from_an_empty_chain_and_keeps_the_keys(start_devnet, xo_for, fetch_json, tmp_path):
+    data_dir, key_dir = tmp_path / "chain", tmp_path / "keys"
+    first = start_devnet("--data-dir", str(data_dir), key_dir=key_dir)
+    assert xo_for(first.rest_url, key_dir)("create", "game1").returncode == 0
+    assert first.stop() == 0
+
+    second = start_devnet("--data-dir", str(data_dir), "--reset", key_dir=key_dir)
+    assert f"deleted the chain in {data_dir} (2 blocks): starting a new one" in second.log_path.read_text()
+    assert fetch_json(f"{second.rest_url}/blocks")["data"][0]["header"]["block_num"] == "0"
+    assert xo_for(second.rest_url, key_dir).games() == []
+    assert second.ready["keys"] == first.ready["keys"]
