@@ -107,16 +107,15 @@ def test_a_hostile_name_on_a_real_ledger_reaches_no_terminal_unescaped(devnet):
     assert xo("delete", hostile, "--wait", "60", *flags).returncode == 0
 
 
-def test_the_component_endpoint_given_as_the_rest_api_is_named_at_once(devnet):
+def test_the_component_endpoint_given_as_the_rest_api_is_named_at_once_as_the_readme_shows(devnet):
     endpoint = devnet.component_endpoint.removeprefix("tcp://")
     started = time.monotonic()
     done = xo("list", "--url", endpoint)
     assert time.monotonic() - started < 10
     assert done.returncode == 3
-    assert done.stderr == (
-        f"xo: error: http://{endpoint} is a validator's component endpoint (ZeroMQ, for transaction processors), "
-        "not a REST API; the REST API is usually on port 8008: try --url http://127.0.0.1:8008\n"
-    )
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    [example] = {line for line in readme.splitlines() if line.startswith("xo: error: http://127.0.0.1:4004 is a ")}
+    assert done.stderr == example.replace("127.0.0.1:4004", endpoint, 1) + "\n"
 
 
 def test_sigterm_to_a_waiting_xo_reports_the_batch_and_exits_143(fake, make_player):
