@@ -12,7 +12,6 @@ unknown subcommand gets the closest one suggested.
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 import os
 import sys
@@ -62,6 +61,8 @@ class CommandParser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         """An unknown subcommand is named, with the closest known one, instead of argparse's list of choices."""
         if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            import difflib  # noqa: PLC0415 - only a mistyped command needs it
+
             known = list(action.choices)
             closest = difflib.get_close_matches(value, known, n=1)
             hint = f"; did you mean '{closest[0]}'?" if closest else f" (commands: {', '.join(known)})"

@@ -4,8 +4,9 @@ This is the only place that decides how failures look: one ``<command>: error: .
 line on stderr and an exit code a script can act on; a traceback only with ``-vv``.
 Every error and warning line goes through :func:`xo_core.text.printable` here, so
 text a server or a player chose (an error title, a rejection reason, a game name)
-can never garble the terminal, whichever message quotes it. SIGTERM stops a command
-wherever Ctrl-C would, so a command killed while waiting still names its batch.
+can never garble the terminal, whichever message quotes it. A command that submits
+or waits runs under :func:`sigterm_interrupts`, so that SIGTERM stops it wherever
+Ctrl-C would and it still names its batch.
 Command functions are imported on demand so that a quick query never loads what a
 move needs (protobuf, secp256k1).
 """
@@ -16,7 +17,6 @@ import argparse
 import contextlib
 import importlib
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator, Mapping
 
@@ -38,8 +38,7 @@ def run(
     module_name, function_name = commands[args.command]
     command = getattr(importlib.import_module(module_name), function_name)
     try:
-        with sigterm_interrupts():
-            return command(args)
+        return command(args)
     except CommandError as error:
         report(prog, error.message, args.verbose)
         return error.exit_code
@@ -59,13 +58,15 @@ def run(
 
 @contextlib.contextmanager
 def sigterm_interrupts() -> Iterator[None]:
-    """While the command runs, SIGTERM raises :class:`TerminateRequest` where Ctrl-C raises KeyboardInterrupt.
+    """Within, SIGTERM raises :class:`TerminateRequest` where Ctrl-C raises KeyboardInterrupt.
 
     Python's default for SIGTERM is to die on the spot, which would lose the batch
-    id a waiting command must report. The previous handler is put back afterwards
-    (tests run commands in-process); off the main thread signals cannot be handled
-    and the default stays.
+    id a waiting command must report; a query has nothing to lose and keeps the
+    default (and ``signal`` stays unimported on its quick path). The previous handler
+    is put back afterwards (tests run commands in-process); off the main thread
+    signals cannot be handled and the default stays.
     """
+    import signal  # noqa: PLC0415 - see above
 
     def terminate(_signum: int, _frame: object) -> None:
         raise TerminateRequest

@@ -17,6 +17,7 @@ import re
 from client_core import session
 from client_core.errors import REJECTED, TIMED_OUT, InvalidInput, stopped
 from client_core.rest import BatchStatus
+from client_core.runner import sigterm_interrupts
 from client_core.waiting import Progress, wait_for_batch
 from xo_core.text import printable, quoted
 
@@ -37,7 +38,8 @@ def status(args: argparse.Namespace) -> int:
             outcome = client.batch_status(batch_id)
         else:
             try:
-                outcome = wait_for_batch(client, batch_id, args.wait, Progress(batch_id, args.wait))
+                with sigterm_interrupts():
+                    outcome = wait_for_batch(client, batch_id, args.wait, Progress(batch_id, args.wait))
             except KeyboardInterrupt as interrupt:
                 raise stopped(interrupt, f"waiting for batch {batch_id}") from None
     print(as_json(batch_id, outcome) if args.format == "json" else describe(batch_id, outcome, args.wait))

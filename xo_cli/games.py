@@ -10,7 +10,6 @@ reported and skipped instead of stopping ``xo list`` from showing every other ga
 
 from __future__ import annotations
 
-import shlex
 from typing import NamedTuple
 
 from client_core.keys import KeyNames
@@ -146,4 +145,6 @@ def refuse_take(
 
 def shell_word(text: str) -> str:
     """``text`` as one word to type in a shell, quoted only when it needs to be, and escaped for the terminal."""
+    import shlex  # noqa: PLC0415 - only a refusal needs it
+
     return printable(shlex.quote(text), escape_backslashes=False)

@@ -20,7 +20,7 @@ from client_core import session
 from client_core.errors import CommandError, InvalidInput
 from client_core.keys import load_signer
 from client_core.rest import RestClient
-from client_core.runner import warn
+from client_core.runner import sigterm_interrupts, warn
 from client_core.submission import await_outcome, require_committed, submit
 from xo_cli import games, render
 from xo_cli.notation import BadSpace, grid_name, parse_space
@@ -62,7 +62,7 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
     signer = load_signer(session.key_dir(args), session.username(args), "xo")
     what = describe(action, name, space)
     transaction = make_xo_transaction(signer, name, action, space)
-    with session.rest_client(args) as client:
+    with sigterm_interrupts(), session.rest_client(args) as client:
         if not args.no_validate:
             check_move(client, args, action, space, signer.public_key)
         batch_id = submit(client, signer, [transaction])

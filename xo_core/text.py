@@ -8,13 +8,14 @@ through :func:`printable` first; tables also :func:`clip` and :func:`pad` by
 display width, so an emoji or a CJK name keeps its columns aligned. Machine
 output (JSON) keeps the exact text: it is not for terminals.
 
-``wcwidth`` is imported only for text that is not plain ASCII: ``xo list`` starts
-a fresh interpreter each time, and most names never need it.
+``wcwidth`` and ``unicodedata`` are imported only for text that needs them (not
+plain ASCII, not printable as it is): ``xo list`` starts a fresh interpreter each
+time, and most names never do.
 """
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Callable
 
 ELLIPSIS = "…"
 
@@ -24,14 +25,14 @@ _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u20
 _LINE_BREAKS = frozenset("\u2028\u2029\x85")
 
 
-def _needs_escape(char: str) -> bool:
+def _needs_escape(char: str, category: Callable[[str], str]) -> bool:
     code = ord(char)
     return (
         code < 0x20
         or 0x7F <= code <= 0x9F
         or char in _BIDI_CONTROLS
         or char in _LINE_BREAKS
-        or unicodedata.category(char) in {"Cs", "Co", "Cn"}
+        or category(char) in {"Cs", "Co", "Cn"}
     )
 
 
@@ -57,8 +58,12 @@ def printable(text: str, *, escape_backslashes: bool = True) -> str:
     """
     if text.isprintable() and (not escape_backslashes or "\\" not in text) and _BIDI_CONTROLS.isdisjoint(text):
         return text
+    from unicodedata import category  # noqa: PLC0415 - see the module's docstring
+
     backslash = "\\\\" if escape_backslashes else "\\"
-    return "".join(backslash if char == "\\" else _escape(char) if _needs_escape(char) else char for char in text)
+    return "".join(
+        backslash if char == "\\" else _escape(char) if _needs_escape(char, category) else char for char in text
+    )
 
 
 def quoted(text: str, limit: int | None = None) -> str:
