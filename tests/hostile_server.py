@@ -4,22 +4,28 @@
 HTTP server. This one works below HTTP: each behaviour gets the raw connection,
 so a test can drip an answer a byte at a time, stall after the headers, close in
 the middle of a body, or greet in ZeroMQ as a validator's component endpoint
-does. It listens on 127.0.0.1 on a free port; every loop is bounded by ``stop``
-and by ``LIMIT_SECONDS``, so a client that does not give up cannot hang a test
-for longer than that.
+does. With ``tls=True`` it speaks HTTPS with the certificate in ``tests/tls`` (for
+127.0.0.1, valid until 2126; point ``SSL_CERT_FILE`` at it so clients trust it). It
+listens on 127.0.0.1 on a free port; every loop is bounded by ``stop`` and by
+``LIMIT_SECONDS``, so a client that does not give up cannot hang a test for longer
+than that.
 """
 
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 
 LIMIT_SECONDS = 5.0
 """The longest any behaviour keeps a connection going: past it a stalled client test fails, it does not hang."""
 ZMTP_GREETING = b"\xff\x00\x00\x00\x00\x00\x00\x00\x01\x7f"
+TLS_DIR = Path(__file__).parent / "tls"
+TLS_CERTIFICATE = TLS_DIR / "localhost-cert.pem"
 
 Behaviour = Callable[[socket.socket, threading.Event], None]
 
@@ -27,13 +33,17 @@ Behaviour = Callable[[socket.socket, threading.Event], None]
 class HostileServer:
     """Runs ``behaviour(connection, stop)`` for each connection, in a thread of its own."""
 
-    def __init__(self, behaviour: Behaviour, *, read_request: bool = True) -> None:
+    def __init__(self, behaviour: Behaviour, *, read_request: bool = True, tls: bool = False) -> None:
         self._behaviour = behaviour
         self._read_request = read_request
+        self._tls: ssl.SSLContext | None = None
+        if tls:
+            self._tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self._tls.load_cert_chain(TLS_CERTIFICATE, TLS_DIR / "localhost-key.pem")
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._listener.settimeout(0.05)
         self.port = self._listener.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.connections = 0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -65,6 +75,8 @@ class HostileServer:
         with connection:
             connection.settimeout(LIMIT_SECONDS)
             try:
+                if self._tls is not None:
+                    connection = self._tls.wrap_socket(connection, server_side=True)
                 if self._read_request:
                     read_request(connection)
                 self._behaviour(connection, self._stop)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from client_core.keys import KeyNames
-from xo_core.text import printable, quoted
+from xo_core.text import printable
 from xo_tp import rules
 from xo_tp.family import encode_payload
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
+from xo_tp.rules import quoted
 from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
 
 EMPTY = rules.EMPTY

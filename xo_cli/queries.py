@@ -14,7 +14,7 @@ from client_core.runner import warn
 from xo_cli import render
 from xo_cli.games import Game, decode_games, find_game
 from xo_tp.family import NAMESPACE, game_address
-from xo_tp.rules import game_label
+from xo_tp.rules import game_label, quoted
 
 
 def list_games(args: argparse.Namespace) -> int:
@@ -44,7 +44,7 @@ def show(args: argparse.Namespace) -> int:
     if game is None and problems:
         raise InvalidInput(f"{game_label(name)} cannot be read: {'; '.join(problems)}")
     if game is None:
-        raise InvalidInput(f"there is no game named {game_label(name).removeprefix('game ')}")
+        raise InvalidInput(f"there is no game named {quoted(name)}")
     warn_all(problems)
     if args.format == "json":
         print(render.game_json(game))

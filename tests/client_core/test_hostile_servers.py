@@ -14,7 +14,15 @@ import pytest
 from client_core import rest
 from client_core.errors import UNAVAILABLE, Unavailable
 from client_core.rest import RestClient
-from tests.hostile_server import LIMIT_SECONDS, HostileServer, answer, close_after, drip, greet_like_zeromq
+from tests.hostile_server import (
+    LIMIT_SECONDS,
+    TLS_CERTIFICATE,
+    HostileServer,
+    answer,
+    close_after,
+    drip,
+    greet_like_zeromq,
+)
 from xo_tp.family import NAMESPACE, game_address
 
 DEADLINE = 0.5
@@ -95,6 +103,32 @@ def test_any_body_ends_in_does_not_answer_like_a_sawtooth_rest_api(body):
     with HostileServer(answer(body)) as server:
         error, _ = failure(server.url)
     assert error.message.startswith(f"the server at {server.url} does not answer like a Sawtooth REST API")
+
+
+@pytest.fixture
+def trusted_certificate(monkeypatch):
+    """Make the client trust the test server's certificate, as it would trust a real one from the system store."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERTIFICATE))
+
+
+def test_https_reads_an_answer_with_the_certificate_checked(trusted_certificate):
+    body = b'{"data": "Zm9v", "head": "h", "link": "l"}'
+    with HostileServer(answer(body), tls=True) as server, RestClient(server.url, timeout=LIMIT_SECONDS) as client:
+        assert client.get_state(game_address("g1")) == b"foo"
+
+
+def test_over_https_too_a_dripped_answer_ends_at_the_requests_deadline(trusted_certificate):
+    with HostileServer(drip(HEADERS), tls=True) as server:
+        error, took = failure(server.url)
+    assert took < PROMPT
+    assert error.message == f"the REST API at {server.url} did not finish its answer within {DEADLINE:g} s"
+
+
+def test_a_tls_handshake_that_never_comes_ends_at_the_requests_deadline():
+    with HostileServer(lambda _connection, stop: stop.wait(LIMIT_SECONDS), read_request=False) as server:
+        error, took = failure(server.url.replace("http://", "https://"))
+    assert took < PROMPT
+    assert error.message.startswith("no answer from the REST API at https://")
 
 
 def test_the_default_deadline_is_the_documented_30_seconds():
