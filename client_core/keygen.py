@@ -15,8 +15,12 @@ from xo_core.signing import Signer
 
 
 def keygen(args: argparse.Namespace) -> int:
-    """``xo keygen [NAME]``; prints the public key too, since that is what other players see of you."""
-    name = session.key_name(args.key_name)
+    """``xo keygen [NAME]``; prints the public key too, since that is what other players see of you.
+
+    Without NAME the key is named as the commands that sign would look for it:
+    ``--username`` (given before the command), ``$XO_USERNAME``, the OS user.
+    """
+    name = session.key_name(args.key_name if args.key_name is not None else getattr(args, "username", None))
     signer = Signer.generate()
     try:
         private_path, public_path = write_key_pair(session.key_dir(args), name, signer, overwrite=args.force)

@@ -70,3 +70,8 @@ def test_a_generated_key_plays(fake, tmp_path, run):
     code, _, _ = run("create", "g1", "--url", fake.url, "--key-dir", tmp_path, "--username", "erin")
     assert code == 0
     assert fake.submitted[0].signer == public_hex
+
+
+def test_keygen_without_a_name_takes_the_username_given_before_the_command(tmp_path, run):
+    assert run("--username", "frank", "keygen", "--key-dir", tmp_path)[0] == 0
+    assert (tmp_path / "frank.priv").exists()
