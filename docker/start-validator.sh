@@ -3,12 +3,18 @@
 #
 #   start-validator.sh devmode -- sawtooth-validator ...
 #       A one-node network: on first start, make the node's keys and a genesis block that selects
-#       Devmode consensus.
+#       Devmode consensus and BlockInfo (below).
 #   start-validator.sh pbft NAME [--genesis NAME,NAME,...] -- sawtooth-validator ...
 #       A PBFT member: publish this node's public key as $XO_PBFT_KEYS_DIR/NAME.pub. With --genesis
 #       (one node of the network), wait until every listed member has published its key, then make a
-#       genesis block that selects PBFT with exactly those members. The other nodes receive the
-#       genesis block from their peers.
+#       genesis block that selects PBFT with exactly those members, and BlockInfo. The other nodes
+#       receive the genesis block from their peers.
+#
+# BlockInfo: every block a validator publishes starts with a block_info transaction that it injects
+# itself (the previous block's number and id, and a timestamp), and a block is valid only if its first
+# transaction, and no other, is block_info, signed by the block's signer. That is what makes the
+# BlockInfo in state trustworthy enough for rps time-outs (docs/rps-family.md). It needs the
+# block_info processor (block-info-tp) beside every validator.
 #
 # Keys and chain live on volumes: a restarted node keeps its identity and its chain, and a genesis
 # block is only made by a node that has neither a chain nor a pending genesis batch. A member whose
@@ -25,6 +31,14 @@ DATA_DIR=${SAWTOOTH_HOME:+$SAWTOOTH_HOME/data}
 DATA_DIR=${DATA_DIR:-/var/lib/sawtooth}
 PBFT_KEYS_DIR=${XO_PBFT_KEYS_DIR:-/pbft-keys}
 MEMBER_WAIT_SECONDS=${XO_PBFT_MEMBER_WAIT_SECONDS:-600}
+# The on-chain settings for BlockInfo, in every genesis block. Rules are `name:arguments`, separated by `;`:
+# NofX:1,block_info at most one block_info transaction per block; XatY:block_info,0 the first transaction
+# is block_info; local:0 the first transaction is signed by the block's signer. No BlockInfo settings of its
+# own: the block_info processor keeps its defaults (256 blocks in state, 300 s clock tolerance).
+BLOCK_INFO_SETTINGS=(
+    sawtooth.validator.batch_injectors=block_info
+    "sawtooth.validator.block_validation_rules=NofX:1,block_info;XatY:block_info,0;local:0"
+)
 
 usage() {
     echo "usage: start-validator.sh devmode -- COMMAND..." >&2
@@ -58,13 +72,15 @@ has_chain_or_pending_genesis() {
     [[ -e $DATA_DIR/block-chain-id || -e $DATA_DIR/genesis.batch ]]
 }
 
-# Writes $DATA_DIR/genesis.batch: the validator key may change settings, plus the given settings.
+# Writes $DATA_DIR/genesis.batch: the validator key may change settings, BlockInfo, plus the given
+# (consensus) settings.
 make_genesis() {
     local work
     work=$(mktemp -d)
     sawset genesis -k "$KEY_DIR/validator.priv" -o "$work/settings-admin.batch"
     sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/consensus.batch" "$@"
-    sawadm genesis "$work/settings-admin.batch" "$work/consensus.batch"
+    sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/block-info.batch" "${BLOCK_INFO_SETTINGS[@]}"
+    sawadm genesis "$work/settings-admin.batch" "$work/consensus.batch" "$work/block-info.batch"
     rm -rf "$work"
 }
 

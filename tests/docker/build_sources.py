@@ -124,6 +124,12 @@ def setup_literal(name: str) -> Any:
     return ast.literal_eval(setup_keywords()[name])
 
 
+def console_scripts() -> dict[str, str]:
+    """The commands setup.py installs: {name: "module:function"}."""
+    entries = setup_literal("entry_points")["console_scripts"]
+    return {name.strip(): target.strip() for name, _, target in (entry.partition("=") for entry in entries)}
+
+
 def setup_package_roots() -> set[str]:
     """Top-level package directories from packages=find_packages(include=[...])."""
     packages = setup_keywords()["packages"]

@@ -4,6 +4,8 @@ components; images are Sawtooth 1.2 "chime" or ours; nothing is published beyond
 with its test override, merged as `docker compose -f NETWORK -f OVERRIDE` merges them, names only services
 that exist, plays through a REST API of that network, and waits for the processors it needs."""
 
+import json
+
 import pytest
 
 from tests.docker.build_sources import DOCKERFILE, SETUP_PY, dockerfile
@@ -33,6 +35,7 @@ SAWTOOTH_CHIME_IMAGES = {
     "devmode-engine-rust": "hyperledger/sawtooth-devmode-engine-rust:chime",
     "pbft-engine": "hyperledger/sawtooth-pbft-engine:chime",
     "settings-tp": "hyperledger/sawtooth-settings-tp:chime",
+    "block-info-tp": "hyperledger/sawtooth-block-info-tp:chime",
     "sawtooth-rest-api": "hyperledger/sawtooth-rest-api:chime",
 }
 # Which validator endpoint each kind of component connects to.
@@ -40,9 +43,16 @@ ENDPOINT_ROLE = {
     "devmode-engine-rust": "consensus",
     "pbft-engine": "consensus",
     "settings-tp": "component",
+    "block-info-tp": "component",
     "sawtooth-rest-api": "component",
     "xo-tp": "component",
+    "rps-tp": "component",
 }
+# The processors a move needs on every node, and what a player waits for: our processors report their
+# registration through their health checks; Sawtooth's block-info-tp has none, but every block starts with a
+# block_info transaction, so no move commits without it either.
+PLAYERS_WAIT_FOR = {"xo-tp": "service_healthy", "rps-tp": "service_healthy", "block-info-tp": "service_started"}
+NODE_COMPONENTS = ("settings-tp", "block-info-tp", "sawtooth-rest-api", "xo-tp", "rps-tp")
 
 
 def components(file_name: str, program_name: str) -> dict[str, list[str]]:
@@ -116,14 +126,14 @@ def test_the_shell_plays_through_a_rest_api_of_the_network(compose_file: str) ->
 def test_the_single_node_runs_devmode_with_one_of_each_component() -> None:
     (validator,) = validators(SINGLE_NODE).values()
     assert argv(validator)[:4] == ["bash", "/xo-docker/start-validator.sh", "devmode", "--"]
-    for program_name in ("devmode-engine-rust", "settings-tp", "sawtooth-rest-api", "xo-tp"):
+    for program_name in ("devmode-engine-rust", *NODE_COMPONENTS):
         assert [len(names) for names in components(SINGLE_NODE, program_name).values()] == [1], program_name
 
 
 def test_the_pbft_network_has_at_least_four_nodes_each_with_all_its_components() -> None:
     names = list(validators(PBFT))
     assert len(names) >= 4
-    for program_name in ("pbft-engine", "settings-tp", "sawtooth-rest-api", "xo-tp"):
+    for program_name in ("pbft-engine", *NODE_COMPONENTS):
         attached = components(PBFT, program_name)
         assert all(len(attached[name]) == 1 for name in names), (program_name, attached)
 
@@ -223,13 +233,42 @@ def test_the_test_services_of_both_networks_differ_only_in_what_names_the_networ
 
 @pytest.mark.parametrize("network", NETWORKS)
 @pytest.mark.parametrize("player", ["shell", TEST_SERVICE])
-def test_players_wait_for_every_xo_processor_of_the_network_to_be_healthy(network: str, player: str) -> None:
+def test_players_wait_for_every_processor_a_move_needs_on_every_node(network: str, player: str) -> None:
     merged = services(network, TEST_OVERRIDES[network])
     waits_for = dependencies(merged[player])
-    processors = [name for name, service in merged.items() if program(service) == "xo-tp"]
+    processors = {name: program(service) for name, service in merged.items() if program(service) in PLAYERS_WAIT_FOR}
 
-    assert processors
-    assert {name: waits_for.get(name) for name in processors} == dict.fromkeys(processors, "service_healthy")
+    assert set(processors.values()) == set(PLAYERS_WAIT_FOR)
+    assert {name: waits_for.get(name) for name in processors} == {
+        name: PLAYERS_WAIT_FOR[program_name] for name, program_name in processors.items()
+    }
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_suite_starts_when_the_shell_would(network: str) -> None:
+    """Both play through the network as soon as they start: they wait for the same services."""
+    merged = services(network, TEST_OVERRIDES[network])
+
+    assert dependencies(merged[TEST_SERVICE]) == dependencies(merged["shell"])
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_each_processor_run_from_our_image_is_checked_by_its_own_health_check(network: str) -> None:
+    """The image's HEALTHCHECK is xo-tp's: a service running another processor names it in its own check, and
+    sets nothing else, so that it keeps the image's timings (Docker inherits what a container leaves unset)."""
+    stages = {stage.name: stage for stage in dockerfile().stages}
+    checked = 0
+    for name, service in services(network).items():
+        if "build" not in service or not program(service).endswith("-tp"):
+            continue
+        image_check = json.loads(stages[service["build"]["target"]].one("HEALTHCHECK").arguments.split(" CMD ")[1])
+        compose_check = service.get("healthcheck", {})
+        assert set(compose_check) <= {"test"}, f"{name} changes the image's health check timings: {compose_check}"
+        test = compose_check.get("test", ["CMD", *image_check])
+        assert test == ["CMD", "tp-healthcheck", program(service)], name
+        checked += 1
+
+    assert checked
 
 
 @pytest.mark.parametrize("network", NETWORKS)

@@ -1,25 +1,24 @@
 """The Dockerfile installs the project as setup.py describes it, from the build context, and runs it unprivileged."""
 
+import json
 import re
 import shlex
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.docker.build_sources import (
+    console_scripts,
     dockerfile,
     dockerignore_allowlist,
     setup_literal,
     setup_package_roots,
 )
 from tests.docker.compose_files import REPO_ROOT
-
-
-def console_scripts() -> set[str]:
-    return {entry.split("=")[0].strip() for entry in setup_literal("entry_points")["console_scripts"]}
-
+from tests.docker.processors import image_processors, processor_command
 
 # The pip options that take a value among those a Dockerfile would use; other words starting with "-" are flags.
 PIP_VALUE_OPTIONS = {"--wheel-dir", "--find-links", "--index-url", "--extra-index-url", "--requirement", "--constraint"}
@@ -132,10 +131,19 @@ def test_the_default_target_runs_xo_tp_as_an_unprivileged_user_with_a_health_che
     assert command == ["xo-tp", "-C", "tcp://validator:4004", "-vv"]
     assert command[0] in console_scripts()
 
-    health_check = final.one("HEALTHCHECK").arguments
-    assert health_check.split(" CMD ")[1] == '["xo-tp-healthcheck"]'
+    health_check = json.loads(final.one("HEALTHCHECK").arguments.split(" CMD ")[1])
+    assert health_check == ["tp-healthcheck", "xo-tp"], "the image's own check is for its default command"
     copied = [copy.arguments.split()[-1] for copy in dockerfile().stage("runtime").all("COPY")]
-    assert "/usr/local/bin/xo-tp-healthcheck" in copied
+    assert f"/usr/local/bin/{health_check[0]}" in copied
+
+
+def test_the_compose_files_run_both_processors_from_the_image() -> None:
+    assert image_processors() == ["rps-tp", "xo-tp"]
+
+
+@pytest.mark.parametrize("name", image_processors())
+def test_every_processor_the_compose_files_run_from_the_image_is_a_command_it_installs(name: str) -> None:
+    assert processor_command(name).prog == name
 
 
 def test_the_integration_tests_target_runs_the_suite_as_the_same_user() -> None:

@@ -172,6 +172,60 @@ def run_validator() -> str:
     return "validator " + " ".join(VALIDATOR[1:])
 
 
+# What every genesis block turns on: the validator injects a block_info transaction at the start of each block
+# it publishes, and accepts a block only if it starts with exactly one, signed by the block's signer.
+BLOCK_INFO_SETTINGS = {
+    "sawtooth.validator.batch_injectors": "block_info",
+    "sawtooth.validator.block_validation_rules": "NofX:1,block_info;XatY:block_info,0;local:0",
+}
+# The batch injectors a Sawtooth 1.2 validator knows; it refuses to publish with any other name.
+SAWTOOTH_BATCH_INJECTORS = {"block_info"}
+
+
+def block_validation_rules(text: str) -> set[tuple[str | int, ...]]:
+    """sawtooth.validator.block_validation_rules as a Sawtooth 1.2 validator reads it, each rule as a tuple
+    (NofX: limit, family; XatY: family, position; local: position, one tuple per position).
+
+    Rules are `name:argument,...` joined by `;`, and whitespace does not count. The validator skips, with no
+    more than a warning in its log, a rule it cannot read: here that fails, since a skipped rule enforces nothing.
+    """
+    rules: set[tuple[str | int, ...]] = set()
+    for rule in text.split(";"):
+        parts = rule.split(":")
+        assert len(parts) == 2, f"the validator would skip {rule!r}: not name:arguments"
+        name, arguments = parts[0].strip(), [argument.strip() for argument in parts[1].split(",")]
+        if name == "NofX":
+            assert len(arguments) == 2 and arguments[0].isdigit(), f"the validator would skip {rule!r}"
+            rules.add((name, int(arguments[0]), arguments[1]))
+        elif name == "XatY":
+            assert len(arguments) == 2 and arguments[1].lstrip("-").isdigit(), f"the validator would skip {rule!r}"
+            rules.add((name, arguments[0], int(arguments[1])))
+        elif name == "local":
+            assert all(argument.lstrip("-").isdigit() for argument in arguments), f"the validator would skip {rule!r}"
+            rules.update((name, int(argument)) for argument in arguments)
+        else:
+            raise AssertionError(f"the validator knows no rule {name!r}")
+    return rules
+
+
+def test_the_block_info_rules_allow_exactly_one_block_info_transaction_first_in_a_block_signed_by_its_signer() -> None:
+    assert block_validation_rules(BLOCK_INFO_SETTINGS["sawtooth.validator.block_validation_rules"]) == {
+        ("NofX", 1, "block_info"),
+        ("XatY", "block_info", 0),
+        ("local", 0),
+    }
+    assert set(BLOCK_INFO_SETTINGS["sawtooth.validator.batch_injectors"].split(",")) <= SAWTOOTH_BATCH_INJECTORS
+
+
+@pytest.mark.parametrize(
+    "rules",
+    ["NofX:1,block_info;XatY:0,block_info", "NofX:block_info,1", "XatY=block_info,0", "local:zero", "NofY:1,x"],
+)
+def test_rules_the_validator_would_skip_are_caught(rules: str) -> None:
+    with pytest.raises(AssertionError):
+        block_validation_rules(rules)
+
+
 def test_a_new_devmode_node_makes_its_keys_and_a_devmode_genesis_then_runs_the_validator(make_node) -> None:
     node = make_node("validator", "02aa")
 
@@ -183,6 +237,7 @@ def test_a_new_devmode_node_makes_its_keys_and_a_devmode_genesis_then_runs_the_v
         "sawtooth.settings.vote.authorized_keys": "02aa",
         "sawtooth.consensus.algorithm.name": "Devmode",
         "sawtooth.consensus.algorithm.version": "0.1",
+        **BLOCK_INFO_SETTINGS,
     }
     assert node.log[0] == "sawadm keygen"
     assert node.log[-1] == run_validator()
@@ -227,6 +282,8 @@ def test_pbft_members_publish_their_keys_and_the_genesis_node_names_them_all(mak
     assert settings["sawtooth.consensus.algorithm.name"] == "pbft"
     assert settings["sawtooth.consensus.algorithm.version"] == "1.0"
     assert json.loads(settings["sawtooth.consensus.pbft.members"]) == [nodes[name].public_key for name in NODES]
+    assert {name: settings.get(name) for name in BLOCK_INFO_SETTINGS} == BLOCK_INFO_SETTINGS
+    assert len(settings) == 4 + len(BLOCK_INFO_SETTINGS), settings
     assert nodes[NODES[0]].log[-1] == run_validator()
 
 
