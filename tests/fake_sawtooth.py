@@ -194,20 +194,37 @@ class FakeSawtooth:
         ids = []
         for batch in batch_list.batches:
             ids.append(batch.header_signature)
-            for transaction in batch.transactions:
-                header = TransactionHeader.FromString(transaction.header)
-                move = Submitted(header.signer_public_key, transaction.payload.decode(), batch.header_signature)
-                with self.lock:
-                    self.submitted.append(move)
-                    if self.settle == "apply":
-                        reason = self.apply(move)
-                        failed = [{"id": transaction.header_signature, "message": reason}] if reason else []
-                        self.statuses[batch.header_signature] = ("INVALID" if reason else "COMMITTED", failed)
-                        if not reason:
-                            self.receipts[transaction.header_signature] = [self.state_change(move)]
-                    elif self.settle == "pending":
-                        self.statuses[batch.header_signature] = ("PENDING", [])
+            with self.lock:
+                self.settle_batch(batch)
         return 202, {"link": f"http://{host}/batch_statuses?id={','.join(ids)}"}
+
+    def settle_batch(self, batch: Batch) -> None:
+        """Record the batch's moves and settle it as ``settle`` says; applied atomically, as a validator does.
+
+        Its transactions run in order, each seeing the state the earlier ones left; the
+        first one refused makes the whole batch INVALID and undoes the others' writes.
+        """
+        moves = []
+        for transaction in batch.transactions:
+            header = TransactionHeader.FromString(transaction.header)
+            move = Submitted(header.signer_public_key, transaction.payload.decode(), batch.header_signature)
+            moves.append((transaction.header_signature, move))
+        self.submitted.extend(move for _, move in moves)
+        if self.settle == "pending":
+            self.statuses[batch.header_signature] = ("PENDING", [])
+        if self.settle != "apply":
+            return
+        before = dict(self.state)
+        receipts: dict[str, list[dict[str, str]]] = {}
+        for transaction_id, move in moves:
+            reason = self.apply(move)
+            if reason:
+                self.state = before
+                self.statuses[batch.header_signature] = ("INVALID", [{"id": transaction_id, "message": reason}])
+                return
+            receipts[transaction_id] = [self.state_change(move)]
+        self.statuses[batch.header_signature] = ("COMMITTED", [])
+        self.receipts.update(receipts)
 
     def state_change(self, move: Submitted) -> dict[str, str]:
         """The receipt's state change of an applied move: the value it left at the game's address."""

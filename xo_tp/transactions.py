@@ -9,9 +9,19 @@ from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_addre
 
 
 def make_xo_transaction(
-    signer: Signer, name: str, action: str, space: int | None = None, *, nonce: str | None = None
+    signer: Signer,
+    name: str,
+    action: str,
+    space: int | None = None,
+    *,
+    nonce: str | None = None,
+    batcher_public_key: str | None = None,
 ) -> Transaction:
-    """Sign one XO move; its only input and output is the game's address."""
+    """Sign one XO move; its only input and output is the game's address.
+
+    The batch that carries it must be signed by ``batcher_public_key`` (the signer by
+    default): a batch holding moves of two players is signed by one of them.
+    """
     address = game_address(name)
     return make_transaction(
         signer,
@@ -21,4 +31,5 @@ def make_xo_transaction(
         inputs=[address],
         outputs=[address],
         nonce=nonce,
+        batcher_public_key=batcher_public_key,
     )

@@ -19,3 +19,11 @@ def test_an_xo_transaction_header_has_the_fields_the_spec_requires():
     assert header.payload_sha512 == hashlib.sha512(b"g1,take,5").hexdigest()
     assert transaction.payload == b"g1,take,5"
     assert header.nonce
+
+
+def test_a_move_can_name_another_key_as_its_batcher_and_stays_signed_by_its_player():
+    player, batcher = Signer.generate(), Signer.generate()
+    transaction = make_xo_transaction(player, "g1", "take", 1, batcher_public_key=batcher.public_key)
+    header = TransactionHeader.FromString(transaction.header)
+    assert header.signer_public_key == player.public_key
+    assert header.batcher_public_key == batcher.public_key
