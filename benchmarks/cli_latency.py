@@ -1,8 +1,9 @@
-"""Wall time of ``xo show`` and ``xo take --wait`` as whole processes, against a running REST API.
+"""Wall time of ``xo show``, ``xo show --analyze`` and ``xo take --wait`` as whole processes, against a REST API.
 
 What a player feels is the whole command: interpreter start-up, imports, key
 loading, HTTP, and for ``take --wait`` the ledger's commit. So each sample is
-one fresh ``xo`` process. The script makes its own keys and games (unique
+one fresh ``xo`` process. ``show --analyze`` runs on an empty board, the
+largest search the analysis makes. The script makes its own keys and games (unique
 names, deleted afterwards) and prints one JSON line of timings in ms, with the
 bare interpreter start-up (``python -c pass``) measured alongside: on a busy
 machine it shows how much of a figure is the machine rather than xo.
@@ -107,6 +108,7 @@ def main() -> int:
                 run(xo, "create", game, "--wait", "60", *flags(players[0]))
 
             show_times = [run(xo, "show", games[0], "--url", args.url) for _ in range(args.runs)]
+            analyze_times = [run(xo, "show", games[0], "--analyze", "--url", args.url) for _ in range(args.runs)]
             startup_times = [run([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
 
             take_times: list[float] = []
@@ -125,6 +127,7 @@ def main() -> int:
                 "url": args.url,
                 "runs": args.runs,
                 "xo_show_ms": summary(show_times),
+                "xo_show_analyze_ms": summary(analyze_times),
                 "xo_take_wait_ms": summary(take_times),
                 "python_startup_ms": summary(startup_times),
             }

@@ -21,6 +21,7 @@ from client_core.arguments import (
     status_parser,
     wait_flags,
 )
+from xo_cli.aries_arguments import add_aries_commands, full_command
 from xo_core import __version__
 
 VERSION = f"xo (xo-sawtooth) {__version__}"
@@ -118,12 +119,19 @@ def build_parser() -> CommandParser:
         description="Show the game NAME: its board, whose turn it is and its players.",
     )
     show.add_argument("name", metavar="NAME", help="name of the game")
+    show.add_argument(
+        "--analyze",
+        action="store_true",
+        help="also say who has a line, the legal moves, and how the game ends with perfect play from here "
+        "and the best moves (in JSON: \"analysis\")",
+    )
 
     status_parser(subcommands, [rest, wait_flags(), output])
     keygen_parser(subcommands, VERSION)
+    add_aries_commands(subcommands, rest=rest, move=move, json_output=json_output)
     return parser
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``; usage errors exit with status 2 after one ``xo: error:`` line."""
-    return parse_command_line(build_parser(), argv)
+    return full_command(parse_command_line(build_parser(), argv))

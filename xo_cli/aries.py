@@ -186,6 +186,14 @@ def moves_of(messages: object) -> list[Placement]:
     return moves
 
 
+def abandoned(messages: Sequence[object]) -> bool:
+    """Whether a valid thread ends with an ``outcome`` whose ``winner`` is null: the game was given up unfinished."""
+    if not messages or not isinstance(messages[-1], dict):
+        return False
+    last = messages[-1]
+    return _message_kind(last.get("@type")) == OUTCOME and "winner" in last and last["winner"] is None
+
+
 class _Thread:
     """What the messages so far have established: the game, its moves, the thread id, who sent what."""
 

@@ -19,6 +19,8 @@ COMMANDS = {
     "show": ("xo_cli.queries", "show"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
+    "aries check": ("xo_cli.aries_check", "check"),
+    "aries replay": ("xo_cli.aries_replay", "replay"),
 }
 
 

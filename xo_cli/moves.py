@@ -55,10 +55,7 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
     game is read before signing so that a refused move is never sent.
     """
     name: str = args.name
-    if "," in name:
-        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {name!r}")
-    if not args.no_validate and (problem := games.name_problem(name)):
-        raise InvalidInput(problem)
+    check_name(name, validate=not args.no_validate)
     signer = load_signer(session.key_dir(args), session.username(args), "xo")
     what = describe(action, name, space)
     transaction = make_xo_transaction(signer, name, action, space)
@@ -79,6 +76,17 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
     ending = render.outcome_text(game, session.key_names(args)) if found and game is not None else None
     print(f"Committed {what}{', ' + ending if ending else ''}: batch {batch_id}")
     return 0
+
+
+def check_name(name: str, *, validate: bool) -> None:
+    """Refuse a name no payload can carry (a ``,``) and, when ``validate``, one the specification forbids.
+
+    Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
+    """
+    if "," in name:
+        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {name!r}")
+    if validate and (problem := games.name_problem(name)):
+        raise InvalidInput(problem)
 
 
 def check_move(client: RestClient, args: argparse.Namespace, action: str, space: int | None, player_key: str) -> None:

@@ -1,7 +1,8 @@
 """``xo list`` and ``xo show``: read games from state and print them.
 
 Kept free of protobuf and crypto imports: these commands start a fresh
-interpreter each time and must stay fast.
+interpreter each time and must stay fast. The solver behind ``xo show --analyze``
+is loaded only for that flag.
 """
 
 from __future__ import annotations
@@ -46,10 +47,25 @@ def show(args: argparse.Namespace) -> int:
     if game is None:
         raise InvalidInput(f"there is no game named {quoted(name)}")
     warn_all(problems)
+    if args.analyze:
+        return show_analyzed(args, game)
     if args.format == "json":
         print(render.game_json(game))
     else:
         print(render.game_card(game, session.own_public_key(args), session.key_names(args)))
+    return 0
+
+
+def show_analyzed(args: argparse.Namespace, game: Game) -> int:
+    """``xo show --analyze``: the game, then who has a line, the legal moves and how perfect play ends it."""
+    from xo_cli import analysis_view  # noqa: PLC0415 - it loads the solver, which only --analyze needs
+
+    analysis = analysis_view.analyze(game)
+    if args.format == "json":
+        print(analysis_view.game_with_analysis_json(game, analysis))
+        return 0
+    card = render.game_card(game, session.own_public_key(args), session.key_names(args))
+    print("\n".join([card, "", *analysis_view.analysis_lines(game, analysis)]))
     return 0
 
 
