@@ -53,6 +53,7 @@ setup(
     entry_points={
         "console_scripts": [
             "xo-tp=xo_tp.cli:main",
+            "rps-tp=rps_tp.cli:main",
             "xo=xo_cli.main:main",
             "xo-devnet=xo_devnet.cli:main",
         ],

@@ -1,4 +1,4 @@
-"""Fixtures for the processor runtime: a validator peer, the runtime in a thread, ``xo-tp`` as a subprocess."""
+"""Fixtures for the processor runtime: a validator peer, the runtime in a thread, a ``*-tp`` command as a subprocess."""
 
 import os
 import subprocess
@@ -16,7 +16,7 @@ from tp_runtime import TransactionProcessor
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "subprocess: starts xo-tp as a separate process (about a second each)")
+    config.addinivalue_line("markers", "subprocess: starts a *-tp command as a separate process (about a second each)")
 
 
 @pytest.fixture
@@ -68,9 +68,14 @@ def run_processor() -> Iterator[Callable[..., RunningProcessor]]:
         running.thread.join(DEADLINE)
 
 
+PROCESSOR_MODULES = {"xo-tp": "xo_tp.cli", "rps-tp": "rps_tp.cli"}
+"""Every processor command of the project, by name, and the module that runs it."""
+_SETTINGS_VARIABLES = ("XO_TP_CONNECT", "XO_TP_READY_FILE", "RPS_TP_CONNECT", "RPS_TP_READY_FILE")
+
+
 @dataclass
 class TpProcess:
-    """``xo-tp`` running as a subprocess, its stderr going to a log file."""
+    """A ``*-tp`` command running as a subprocess, its stderr going to a log file."""
 
     process: subprocess.Popen[bytes]
     log: Path
@@ -92,20 +97,22 @@ class TpProcess:
 
 @pytest.fixture
 def start_tp(tmp_path: Path) -> Iterator[Callable[..., TpProcess]]:
-    """Start ``xo-tp`` with the given arguments; never reads the machine's /etc/sawtooth; killed at teardown."""
+    """Start ``xo-tp`` (or ``command``) with the given arguments; never reads the machine's /etc/sawtooth.
+
+    Each is killed at teardown.
+    """
     processes: list[TpProcess] = []
     home = tmp_path / "sawtooth-home"
     (home / "etc").mkdir(parents=True)
 
-    def start(*args: str, env: dict[str, str] | None = None) -> TpProcess:
-        inherited = ("XO_TP_CONNECT", "XO_TP_READY_FILE")
-        environment = {key: value for key, value in os.environ.items() if key not in inherited}
+    def start(*args: str, env: dict[str, str] | None = None, command: str = "xo-tp") -> TpProcess:
+        environment = {key: value for key, value in os.environ.items() if key not in _SETTINGS_VARIABLES}
         environment["SAWTOOTH_HOME"] = str(home)
         environment.update(env or {})
-        log = tmp_path / f"xo-tp-{len(processes)}.log"
+        log = tmp_path / f"{command}-{len(processes)}.log"
         with log.open("wb") as stderr:
             process = subprocess.Popen(
-                [sys.executable, "-m", "xo_tp.cli", *args],
+                [sys.executable, "-m", PROCESSOR_MODULES[command], *args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,

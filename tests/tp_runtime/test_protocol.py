@@ -1,7 +1,13 @@
-"""``xo-tp`` as a validator sees it: a separate process on the other end of a ZMQ ROUTER."""
+"""``xo-tp`` as a validator sees it: a separate process on the other end of a ZMQ ROUTER.
+
+The command's plumbing (settings from the environment or the TOML file, the ready file,
+exit codes, stop signals) is the shared :mod:`tp_runtime.command`; those tests also run
+``rps-tp``, with its own names. ``rps-tp`` playing its game is in ``tests/rps_tp``.
+"""
 
 import signal
 import time
+from dataclasses import dataclass
 
 import pytest
 
@@ -20,6 +26,21 @@ pytestmark = pytest.mark.subprocess
 
 ALICE = signer_key(1)
 BOB = signer_key(2)
+
+
+@dataclass(frozen=True)
+class Plumbing:
+    """What differs between the processor commands: the name, the family it registers, its settings' names."""
+
+    command: str
+    family: str
+    env_prefix: str
+    config_name: str
+
+
+XO_TP = Plumbing("xo-tp", "xo", "XO_TP", "xo.toml")
+RPS_TP = Plumbing("rps-tp", "rps", "RPS_TP", "rps.toml")
+COMMANDS = pytest.mark.parametrize("tp", [XO_TP, RPS_TP], ids=["xo-tp", "rps-tp"])
 
 
 def attributes(event) -> dict[str, str]:
@@ -230,19 +251,23 @@ def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
     assert "connecting to the validator" in tp.log_text()
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT])
-def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, stop_signal):
-    tp = start_tp("-C", peer.url)
+@pytest.mark.parametrize(
+    ("tp", "stop_signal"),
+    [(XO_TP, signal.SIGTERM), (XO_TP, signal.SIGINT), (RPS_TP, signal.SIGTERM)],
+    ids=["xo-tp-SIGTERM", "xo-tp-SIGINT", "rps-tp-SIGTERM"],
+)
+def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, tp, stop_signal):
+    process = start_tp("-C", peer.url, command=tp.command)
     peer.expect_registration()
-    tp.wait_for_log("registered")  # the signal handlers are installed before registering
+    process.wait_for_log("registered")  # the signal handlers are installed before registering
 
     started = time.monotonic()
-    tp.process.send_signal(stop_signal)
+    process.process.send_signal(stop_signal)
     peer.expect_unregistration()
 
-    assert tp.wait() == 0
+    assert process.wait() == 0
     assert time.monotonic() - started < 5.0
-    assert "unregistered from the validator (OK)" in tp.log_text()
+    assert "unregistered from the validator (OK)" in process.log_text()
 
 
 def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unregistration(peer, start_tp):
@@ -262,30 +287,33 @@ def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unre
     assert "abandoning 1 transaction(s) in flight" in tp.log_text()
 
 
-def test_exits_one_when_the_validator_refuses_the_registration(peer, start_tp):
-    tp = start_tp("-C", peer.url)
+@COMMANDS
+def test_exits_one_when_the_validator_refuses_the_registration(peer, start_tp, tp):
+    process = start_tp("-C", peer.url, command=tp.command)
 
     peer.expect_registration(status=TpRegisterResponse.ERROR)
 
-    assert tp.wait() == 1
-    assert "refused to register family 'xo' version '1.0'" in tp.log_text()
+    assert process.wait() == 1
+    assert f"refused to register family '{tp.family}' version '1.0'" in process.log_text()
 
 
-def test_takes_the_validator_url_from_the_environment(peer, start_tp):
-    start_tp(env={"XO_TP_CONNECT": peer.url})
+@COMMANDS
+def test_takes_the_validator_url_from_the_environment(peer, start_tp, tp):
+    start_tp(env={f"{tp.env_prefix}_CONNECT": peer.url}, command=tp.command)
 
-    assert peer.expect_registration().family == "xo"
+    assert peer.expect_registration().family == tp.family
 
 
-def test_takes_the_validator_url_from_xo_toml_in_sawtooth_home(peer, start_tp, tmp_path):
+@COMMANDS
+def test_takes_the_validator_url_from_its_toml_file_in_sawtooth_home(peer, start_tp, tmp_path, tp):
     home = tmp_path / "custom-home"
     (home / "etc").mkdir(parents=True)
-    (home / "etc" / "xo.toml").write_text(f'connect = "{peer.url}"\nmax_occupancy = 3\n')
+    (home / "etc" / tp.config_name).write_text(f'connect = "{peer.url}"\nmax_occupancy = 3\n')
 
-    start_tp(env={"SAWTOOTH_HOME": str(home)})
+    start_tp(env={"SAWTOOTH_HOME": str(home)}, command=tp.command)
 
-    assert peer.expect_registration().max_occupancy == 3
-
+    registration = peer.expect_registration()
+    assert (registration.family, registration.max_occupancy) == (tp.family, 3)
 
 
 def eventually(condition, timeout: float = 10.0) -> bool:
@@ -298,14 +326,17 @@ def eventually(condition, timeout: float = 10.0) -> bool:
     return condition()
 
 
-@pytest.mark.parametrize("how", ["flag", "environment"])
-def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path, how):
-    ready = tmp_path / "xo-tp.ready"
+@pytest.mark.parametrize(
+    ("tp", "how"), [(XO_TP, "flag"), (XO_TP, "environment"), (RPS_TP, "environment")],
+    ids=["xo-tp-flag", "xo-tp-environment", "rps-tp-environment"],
+)
+def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path, tp, how):
+    ready = tmp_path / f"{tp.command}.ready"
     if how == "flag":
-        tp = start_tp("-C", peer.url, "--ready-file", str(ready))
+        process = start_tp("-C", peer.url, "--ready-file", str(ready), command=tp.command)
     else:
-        tp = start_tp("-C", peer.url, env={"XO_TP_READY_FILE": str(ready)})
-    tp.wait_for_log("connected to the validator")
+        process = start_tp("-C", peer.url, env={f"{tp.env_prefix}_READY_FILE": str(ready)}, command=tp.command)
+    process.wait_for_log("connected to the validator")
     assert not ready.exists()  # connected is not yet serving
 
     peer.expect_registration()
@@ -314,13 +345,13 @@ def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path
 
     port = peer.port
     peer.close()
-    tp.wait_for_log("lost the validator")
+    process.wait_for_log("lost the validator")
     assert eventually(lambda: not ready.exists())
 
     with ValidatorPeer(port) as reborn:
         reborn.expect_registration()
         assert eventually(ready.exists)
-        tp.process.send_signal(signal.SIGTERM)
+        process.process.send_signal(signal.SIGTERM)
         reborn.expect_unregistration()
-        assert tp.wait() == 0
+        assert process.wait() == 0
     assert not ready.exists()
