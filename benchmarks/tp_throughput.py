@@ -1,20 +1,32 @@
-"""Throughput of ``xo-tp`` over the real validator protocol, checked move by move.
+"""Throughput of a transaction processor (``xo-tp`` or ``rps-tp``) over the real validator protocol, checked op by op.
 
-Starts ``xo-tp`` as a subprocess against a ZMQ ROUTER playing the validator: it
+Starts the processor as a subprocess against a ZMQ ROUTER playing the validator: it
 registers the processor, keeps ``--window`` transactions in flight across many
-games (create, legal takes to a win or a tie, delete, next game), serves state from
-memory, and checks every state read, write, delete, event and response against its own
-model of the XO rules: an event must match exactly (type, every attribute in order,
-data), each transaction must emit exactly one, and a message for a transaction or a
-context that is not in flight counts as an error. Prints one JSON line:
+games, serves state from memory, and checks every state read, write, delete, event
+and response against a script of whole games: a read must be of an address the op
+needs, a write must leave exactly the expected bytes, an event must match exactly
+(type, every attribute in order, data), each transaction must emit exactly one, and a
+message for a transaction or a context that is not in flight counts as an error.
 
-    {"transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ..., "p99_ms": ...,
-     "cpu_ms_per_txn": ..., "errors": ...}
+- ``--family xo``: create, legal takes to a win or a tie, delete, next game; the
+  expected states come from this script's own model of the XO rules.
+- ``--family rps``: create, join, ready, ready, then rounds of commit, commit,
+  reveal, reveal with random throws until a player has the points, then delete; the
+  validator's state holds a BlockInfo (commits and reveals read the time). The
+  expected states come from the family's pure rules and codecs (``rps_tp.rules``,
+  ``rps_tp.state``), so what is measured is the processor over the wire, not a
+  second implementation of the rules.
+
+Prints one JSON line:
+
+    {"processor": ..., "transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ...,
+     "p99_ms": ..., "cpu_ms_per_txn": ..., "errors": ...}
 
 ``cpu_ms_per_txn`` is the processor process's user+system CPU time (all its threads,
 from /proc) over the measured transactions, divided by their number.
 
     python benchmarks/tp_throughput.py --window 16 --transactions 20000
+    python benchmarks/tp_throughput.py --family rps --window 16 --transactions 20000
 """
 
 import argparse
@@ -26,11 +38,23 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
 
+from rps_tp import rules as rps_rules
+from rps_tp.commitment import commitment
+from rps_tp.family import game_address as rps_address
+from rps_tp.family import transaction_inputs as rps_inputs
+from rps_tp.family import transaction_outputs as rps_outputs
+from rps_tp.game import THROWS, Settings
+from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Reveal
+from rps_tp.payload import encode_payload as rps_payload
+from rps_tp.state import encode_bucket, encode_game
+from xo_core import block_info
+from xo_core.protobuf.block_info_pb2 import BlockInfo, BlockInfoConfig
 from xo_core.protobuf.events_pb2 import Event
 from xo_core.protobuf.processor_pb2 import TpProcessRequest, TpProcessResponse, TpRegisterResponse
 from xo_core.protobuf.state_context_pb2 import (
@@ -65,8 +89,8 @@ class Move:
 
     frame_content: bytes  # the serialised TpProcessRequest
     context_id: str
-    address: str
-    expected_state: bytes | None  # None: the address must be deleted
+    reads: frozenset[str]  # every address the op may read
+    writes: dict[str, bytes | None]  # exactly what it must leave in state; None: the address must be deleted
     expected_event: "ExpectedEvent"
 
 
@@ -145,18 +169,110 @@ def script_game(name: str, players: tuple[str, str], rng: random.Random, serial:
             header=header, payload=payload, signature=hashlib.sha512(payload + context_id.encode()).hexdigest(),
             context_id=context_id,
         )
-        scripted.append(Move(request.SerializeToString(), context_id, address, expected, event))
+        scripted.append(Move(request.SerializeToString(), context_id, frozenset([address]), {address: expected}, event))
     return scripted
 
 
-def scripted_games(count_needed: int, seed: int = 7) -> list[deque[Move]]:
+RPS_NOW = 1_700_000_000
+RPS_BLOCK = 41
+
+
+def rps_state() -> dict[str, bytes]:
+    """The validator's state before any rps game: the BlockInfo of block 41, as the block_info family keeps it."""
+    config = BlockInfoConfig(latest_block=RPS_BLOCK, oldest_block=RPS_BLOCK, target_count=256, sync_tolerance=300)
+    block = BlockInfo(
+        block_num=RPS_BLOCK, previous_block_id="ab" * 64, signer_public_key="02" + "cd" * 32,
+        header_signature="ef" * 64, timestamp=RPS_NOW,
+    )  # fmt: skip
+    return {
+        block_info.CONFIG_ADDRESS: config.SerializeToString(),
+        block_info.block_address(RPS_BLOCK): block.SerializeToString(),
+    }
+
+
+def script_rps_game(name: str, players: tuple[str, str], rng: random.Random, serial: int) -> list[Move]:
+    """create, join, ready x2, rounds of commit x2 and reveal x2 until a player has the points, delete."""
+    host, guest = players
+    settings = Settings(points=rng.choice((1, 2, 3)), timeout=300)
+    ops: list[tuple[Op, str]] = [
+        (Create(name, settings=settings), host), (Join(name), guest), (Ready(name, settings), host),
+        (Ready(name, settings), guest),
+    ]  # fmt: skip
+    game = None
+    scripted: list[Move] = []
+    address = rps_address(name)
+    timed = frozenset([address, block_info.CONFIG_ADDRESS, block_info.block_address(RPS_BLOCK)])
+    round_number = 0
+    while True:
+        while ops:
+            op, signer = ops.pop(0)
+            game = rps_rules.apply_op(game, op, signer, RPS_NOW if isinstance(op, Commit | Reveal | Claim) else None)
+            attributes = [("name", name), ("game-state", "DELETED" if game is None else game.state), ("signer", signer)]
+            if isinstance(op, Commit | Reveal):
+                attributes.append(("round", str(op.round)))
+            event = ExpectedEvent(f"rps/{op.NAME}", attributes, b"" if game is None else encode_game(game))
+            written = {address: None if game is None else encode_bucket([game])}
+            reads = timed if isinstance(op, Commit | Reveal) else frozenset([address])
+            scripted.append(rps_move(op, signer, f"rps-{serial}-{len(scripted)}", reads, written, event))
+        if game is None:
+            return scripted
+        if game.state == "CONCLUDED":
+            ops.append((Delete(name), host))
+            continue
+        round_number += 1
+        throws = [rng.choice(THROWS) for _ in players]
+        salts = [rng.randbytes(32) for _ in players]
+        ops += [
+            (Commit(name, round_number, commitment(name, round_number, key, throw, salt)), key)
+            for key, throw, salt in zip(players, throws, salts, strict=True)
+        ]
+        ops += [
+            (Reveal(name, round_number, throw, salt), key)
+            for key, throw, salt in zip(players, throws, salts, strict=True)
+        ]
+
+
+def rps_move(
+    op: Op, signer: str, context_id: str, reads: frozenset[str], writes: dict[str, bytes | None], event: ExpectedEvent
+) -> Move:
+    payload = rps_payload(op)
+    header = TransactionHeader(
+        family_name="rps", family_version="1.0", inputs=rps_inputs(op.name), outputs=rps_outputs(op.name),
+        signer_public_key=signer, batcher_public_key=signer, nonce=context_id,
+        payload_sha512=hashlib.sha512(payload).hexdigest(),
+    )  # fmt: skip
+    request = TpProcessRequest(
+        header=header, payload=payload, signature=hashlib.sha512(payload + context_id.encode()).hexdigest(),
+        context_id=context_id,
+    )
+    return Move(request.SerializeToString(), context_id, reads, writes, event)
+
+
+@dataclass(frozen=True)
+class Family:
+    """What the benchmark needs to drive one family's processor."""
+
+    module: str  # the processor command's module
+    script: Callable[[str, tuple[str, str], random.Random, int], list[Move]]
+    initial_state: Callable[[], dict[str, bytes]]
+
+
+FAMILIES = {
+    "xo": Family("xo_tp.cli", script_game, dict),
+    "rps": Family("rps_tp.cli", script_rps_game, rps_state),
+}
+
+
+def scripted_games(
+    count_needed: int, script: Callable[[str, tuple[str, str], random.Random, int], list[Move]], seed: int = 7
+) -> list[deque[Move]]:
     """Enough games for ``count_needed`` transactions; each game's moves must run in order."""
     rng = random.Random(seed)
     players = ("02" + "a1" * 32, "03" + "b2" * 32)
     games: list[deque[Move]] = []
     total = 0
     while total < count_needed:
-        moves = script_game(f"bench-game-{len(games)}", players, rng, len(games))
+        moves = script(f"bench-game-{len(games)}", players, rng, len(games))
         games.append(deque(moves))
         total += len(moves)
     return games
@@ -177,7 +293,7 @@ def event_matches(event: Event, expected: ExpectedEvent) -> bool:
 class Harness:
     """The validator side: one ROUTER, state in a dict, a window of transactions in flight."""
 
-    def __init__(self, window: int) -> None:
+    def __init__(self, window: int, state: dict[str, bytes]) -> None:
         self.window = window
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.ROUTER)
@@ -185,7 +301,7 @@ class Harness:
         port = self.socket.bind_to_random_port("tcp://127.0.0.1")
         self.url = f"tcp://127.0.0.1:{port}"
         self.identity = b""
-        self.state: dict[str, bytes] = {}
+        self.state = state
         self.errors = 0
         self.error_samples: list[str] = []
 
@@ -196,7 +312,7 @@ class Harness:
 
     def register(self, timeout_s: float = 30.0) -> None:
         if not self.socket.poll(int(timeout_s * 1000)):
-            raise SystemExit("xo-tp did not register")
+            raise SystemExit("the processor did not register")
         self.identity, frame = self.socket.recv_multipart()
         message = Message.FromString(frame)
         assert message.message_type == Message.TP_REGISTER_REQUEST
@@ -240,7 +356,7 @@ class Harness:
         socket = self.socket
         while in_flight:
             if time.monotonic() > deadline or not socket.poll(10_000):
-                raise SystemExit(f"xo-tp stopped answering with {len(in_flight)} transactions in flight")
+                raise SystemExit(f"the processor stopped answering with {len(in_flight)} transactions in flight")
             while socket.getsockopt(EVENTS) & POLLIN:
                 socket.recv(NOBLOCK)  # the processor's identity: there is only one
                 frame = socket.recv(NOBLOCK)
@@ -249,8 +365,8 @@ class Harness:
                 if kind == Message.TP_STATE_GET_REQUEST:
                     get = TpStateGetRequest.FromString(message.content)
                     move = move_of(get.context_id, "state read")
-                    if move is not None and list(get.addresses) != [move.address]:
-                        self.error(f"{move.context_id}: read {list(get.addresses)}, model says {move.address}")
+                    if move is not None and not move.reads.issuperset(get.addresses):
+                        self.error(f"{move.context_id}: read {list(get.addresses)}, model says {sorted(move.reads)}")
                     entries = [TpStateEntry(address=a, data=self.state.get(a, b"")) for a in get.addresses]
                     self.reply(
                         Message.TP_STATE_GET_RESPONSE,
@@ -262,8 +378,8 @@ class Harness:
                     move = move_of(put.context_id, "state write")
                     written = {entry.address: entry.data for entry in put.entries}
                     if move is not None:
-                        if written != {move.address: move.expected_state}:
-                            self.error(f"{move.context_id}: wrote {written}, model says {move.expected_state!r}")
+                        if written != move.writes:
+                            self.error(f"{move.context_id}: wrote {written}, model says {move.writes!r}")
                         self.state.update(written)
                     self.reply(
                         Message.TP_STATE_SET_RESPONSE,
@@ -274,7 +390,7 @@ class Harness:
                     delete = TpStateDeleteRequest.FromString(message.content)
                     move = move_of(delete.context_id, "state delete")
                     if move is not None:
-                        if move.expected_state is not None or list(delete.addresses) != [move.address]:
+                        if dict.fromkeys(delete.addresses) != move.writes:
                             self.error(f"{move.context_id}: deleted {list(delete.addresses)} unexpectedly")
                         for address in delete.addresses:
                             self.state.pop(address, None)
@@ -333,14 +449,16 @@ def positive(text: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="xo", help="whose processor (default xo)")
     parser.add_argument("--window", type=positive, default=16, help="transactions in flight (default 16)")
     parser.add_argument("--transactions", type=positive, default=20000, help="measured transactions (default 20000)")
-    parser.add_argument("--max-occupancy", type=positive, help="xo-tp --max-occupancy (default: the window)")
+    parser.add_argument("--max-occupancy", type=positive, help="the processor's --max-occupancy (default: the window)")
     args = parser.parse_args()
-    games = scripted_games(WARMUP + args.transactions + 12 * args.window)
-    harness = Harness(args.window)
+    family = FAMILIES[args.family]
+    games = scripted_games(WARMUP + args.transactions + 12 * args.window, family.script)
+    harness = Harness(args.window, family.initial_state())
     command = [
-        sys.executable, "-m", "xo_tp.cli", "-C", harness.url,
+        sys.executable, "-m", family.module, "-C", harness.url,
         "--max-occupancy", str(args.max_occupancy or args.window),
     ]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"tp_throughput-{os.getpid()}.log"
@@ -364,6 +482,7 @@ def main() -> None:
         harness.close()
     latencies.sort()
     result = {
+        "processor": f"{args.family}-tp",
         "transactions": len(latencies),
         "window": args.window,
         "txns_per_s": round(len(latencies) / elapsed, 1),
