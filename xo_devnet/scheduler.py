@@ -3,9 +3,12 @@
 Pure decisions, no I/O. The chain must read as if every batch had run one after
 another in arrival order; batches may still run concurrently when they cannot observe
 each other: one waits for an earlier one only if one writes what the other reads or
-writes. Addresses are compared exactly; a batch declaring a namespace (an input or
-output shorter than a full address) is a barrier, ordered against everything, which is
-always safe.
+writes. A transaction may declare a prefix (a namespace, BlockInfo's ``00b10c00``)
+instead of a full address; a declared prefix covers every address under it, so two
+declarations meet when one is a prefix of the other (``address_index``). Reading a
+prefix therefore orders a batch only against the writers under it, and writing one
+against everything that reads or writes under it: an rps move, which reads BlockInfo's
+prefix, runs beside every other rps or XO move that shares no game with it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_devnet.address_index import AddressIndex
 from xo_devnet.merkle import ADDRESS_LENGTH
 
 
@@ -38,14 +42,20 @@ class PendingBatch:
     """The dependency it is parked on (not running, not committed), if it is parked."""
     missing_since: float | None = None
     """When it started waiting for ``missing`` to arrive (None once it is pending here)."""
+    cut_off_since: float | None = None
+    """When it was first found unfinished at a cut and deferred for it (see ``executor``), in this run of them."""
     reads: frozenset[str] = field(init=False)
     writes: frozenset[str] = field(init=False)
-    is_barrier: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.reads = frozenset(address for header in self.headers for address in header.inputs)
         self.writes = frozenset(address for header in self.headers for address in header.outputs)
-        self.is_barrier = any(len(address) != ADDRESS_LENGTH for address in self.reads | self.writes)
+
+    def touches(self, prefix: str) -> bool:
+        """Whether one of its inputs or outputs overlaps ``prefix`` (one is a prefix of the other)."""
+        return any(
+            address.startswith(prefix) or prefix.startswith(address) for address in self.reads | self.writes
+        )
 
     @classmethod
     def parse(cls, batch: Batch) -> PendingBatch:
@@ -68,26 +78,20 @@ class _Footprint:
     """What a set of batches reads and writes, to tell whether a later batch could observe one of them."""
 
     def __init__(self) -> None:
-        self._reads: set[str] = set()
-        self._writes: set[str] = set()
-        self._barrier = False
-        self._empty = True
+        self._reads: AddressIndex[None] = AddressIndex()
+        self._writes: AddressIndex[None] = AddressIndex()
 
     def add(self, pending: PendingBatch) -> None:
-        self._reads.update(pending.reads)
-        self._writes.update(pending.writes)
-        self._barrier = self._barrier or pending.is_barrier
-        self._empty = False
+        for address in pending.reads:
+            self._reads.add(address, None)
+        for address in pending.writes:
+            self._writes.add(address, None)
 
     def conflicts_with(self, pending: PendingBatch) -> bool:
-        if self._empty:
+        if not self._writes and not self._reads:
             return False
-        if self._barrier or pending.is_barrier:
-            return True
-        return not (
-            pending.writes.isdisjoint(self._writes)
-            and pending.writes.isdisjoint(self._reads)
-            and pending.reads.isdisjoint(self._writes)
+        return any(self._writes.overlaps(address) for address in pending.reads | pending.writes) or any(
+            self._reads.overlaps(address) for address in pending.writes
         )
 
 
@@ -169,17 +173,18 @@ class Planner:
     """Order constraints that keep concurrent execution equal to serial execution.
 
     Batches are added in arrival order under increasing keys of the caller's choosing.
-    Classic read/write sets per address: a writer waits for the last writer and the
-    readers since; a reader waits for the last writer. Explicit transaction
-    dependencies on a running batch add a wait and a validity requirement. Finished
-    batches are ``forget``-ten: whatever is added later has nothing to wait for there.
+    Classic read/write sets, by overlap of what they declare: a batch waits for every
+    running writer of what it reads or writes, and a writer for every running reader
+    of what it writes. A full address written anew hides its earlier writers and
+    readers (the new writer already waits for them); a written prefix keeps them,
+    which waits longer than needed at worst. Explicit transaction dependencies on a
+    running batch add a wait and a validity requirement. Finished batches are
+    ``forget``-ten: whatever is added later has nothing to wait for there.
     """
 
     def __init__(self) -> None:
-        self._last_writer: dict[str, int] = {}
-        self._readers: dict[str, list[int]] = {}
-        self._since_barrier: list[int] = []
-        self._barrier: int | None = None
+        self._writers: AddressIndex[int] = AddressIndex()
+        self._readers: AddressIndex[int] = AddressIndex()
         self._txn_owner: dict[str, int] = {}
 
     def __contains__(self, txn_id: str) -> bool:
@@ -191,23 +196,18 @@ class Planner:
             self._txn_owner[dep] for header in pending.headers for dep in header.dependencies if dep in self._txn_owner
         }
         waits: set[int] = set(needed)
-        if self._barrier is not None:
-            waits.add(self._barrier)
-        if pending.is_barrier:
-            waits.update(self._since_barrier)
-            self._last_writer, self._readers, self._since_barrier, self._barrier = {}, {}, [], key
-        else:
-            for address in pending.reads | pending.writes:
-                if address in self._last_writer:
-                    waits.add(self._last_writer[address])
-            for address in pending.writes:
-                waits.update(self._readers.get(address, ()))
-            for address in pending.reads - pending.writes:
-                self._readers.setdefault(address, []).append(key)
-            for address in pending.writes:
-                self._last_writer[address] = key
-                self._readers[address] = []
-            self._since_barrier.append(key)
+        for address in pending.reads | pending.writes:
+            waits.update(self._writers.overlapping(address))
+        for address in pending.writes:
+            waits.update(self._readers.overlapping(address))
+        for address in pending.reads - pending.writes:
+            self._readers.add(address, key)
+        for address in pending.writes:
+            if len(address) == ADDRESS_LENGTH:
+                self._writers.replace(address, key)
+                self._readers.discard(address)
+            else:
+                self._writers.add(address, key)
         for txn_id in pending.txn_ids:
             self._txn_owner[txn_id] = key
         return Constraints(waits_for=tuple(sorted(waits)), requires_valid=tuple(sorted(needed)))
@@ -216,13 +216,6 @@ class Planner:
         """Drop finished batches; a finished batch never waits for a running one, so none is left dangling."""
         if not keys:
             return
-        self._last_writer = {address: key for address, key in self._last_writer.items() if key not in keys}
-        self._readers = {
-            address: kept
-            for address, readers in self._readers.items()
-            if (kept := [key for key in readers if key not in keys])
-        }
-        self._since_barrier = [key for key in self._since_barrier if key not in keys]
-        if self._barrier in keys:
-            self._barrier = None
+        self._writers.forget(keys)
+        self._readers.forget(keys)
         self._txn_owner = {txn_id: key for txn_id, key in self._txn_owner.items() if key not in keys}

@@ -1,9 +1,16 @@
 """Choosing the next batches and the order constraints between running ones."""
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.xo_devnet.harness import address, batch_of, kv_batch, kv_txn
 from xo_devnet.scheduler import PendingBatch, Planner, Selection, select_batches
 
 A, B, C = address("a"), address("b"), address("c")
+CLOCK = "00b1" + "1" * 66
+"""An address under the prefix ``00b1``, as BlockInfo's config is under ``00b10c``."""
+OTHER = "ff" + "0" * 68
+"""An address outside the kv namespace ``00``."""
 
 
 def pending(batch) -> PendingBatch:
@@ -96,14 +103,48 @@ def test_readers_wait_for_writers_and_writers_for_readers():
     assert waits == [(), (0,), (1,), (2,), (1, 2)]
 
 
-def test_a_namespace_wide_batch_is_a_barrier():
+def test_a_namespace_wide_writer_is_ordered_against_everything_under_its_namespace():
     batches = [
         pending(kv_batch(set={A: "1"})),
         pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"}))),
         pending(kv_batch(set={C: "1"})),
+        pending(batch_of(kv_txn(inputs=[OTHER], outputs=[OTHER], set={OTHER: "1"}))),
     ]
     waits, _ = plan(batches)
-    assert waits == [(), (0,), (1,)]
+    assert waits == [(), (0,), (1,), ()]
+
+
+def test_readers_of_a_prefix_run_side_by_side_and_only_writers_under_it_order_them():
+    """rps moves in two games both read BlockInfo's prefix; only a write under it comes between them."""
+    clock = ["00b1", CLOCK]
+    game_1 = pending(batch_of(kv_txn(inputs=[A, *clock], outputs=[A], set={A: "1"})))
+    game_2 = pending(batch_of(kv_txn(inputs=[B, *clock], outputs=[B], set={B: "1"})))
+    tick = pending(batch_of(kv_txn(inputs=[CLOCK], outputs=[CLOCK], set={CLOCK: "2"})))
+    game_1_again = pending(batch_of(kv_txn(inputs=[A, *clock], outputs=[A], set={A: "2"})))
+    elsewhere = pending(kv_batch(set={C: "1"}))
+    waits, _ = plan([game_1, game_2, tick, game_1_again, elsewhere])
+    assert waits == [(), (), (0, 1), (0, 2), ()]
+
+
+def test_a_written_prefix_orders_readers_and_writers_under_it_both_ways():
+    under = address("x")[:4]
+    first_reader = pending(batch_of(kv_txn(inputs=[address("x")], outputs=[C], set={C: "1"})))
+    prefix_writer = pending(batch_of(kv_txn(inputs=[], outputs=[under], set={address("x"): "1"})))
+    later_reader = pending(batch_of(kv_txn(inputs=[under + "ab"], outputs=[B], set={B: "1"})))
+    whole_namespace = pending(batch_of(kv_txn(inputs=["00"], outputs=[OTHER], set={OTHER: "1"})))
+    waits, _ = plan([first_reader, prefix_writer, later_reader, whole_namespace])
+    # the namespace reader reads what each of them writes (C, the prefix, B), all under "00"
+    assert waits == [(), (0,), (1,), (0, 1, 2)]
+
+
+def test_a_batch_held_back_for_a_processor_holds_back_only_what_overlaps_its_writes_or_writes_what_it_reads():
+    clock = ["00b1", CLOCK]
+    waiting = pending(batch_of(kv_txn(family="other", inputs=[A, *clock], outputs=[A], set={A: "1"})))
+    reads_the_clock_too = pending(batch_of(kv_txn(inputs=[B, *clock], outputs=[B], set={B: "1"})))
+    writes_the_clock = pending(batch_of(kv_txn(inputs=[], outputs=[CLOCK], set={CLOCK: "1"})))
+    writes_under_the_prefix = pending(batch_of(kv_txn(inputs=[], outputs=["00b1" + "0" * 66], set={C: "1"})))
+    chosen = select([waiting, reads_the_clock_too, writes_the_clock, writes_under_the_prefix])
+    assert chosen == [reads_the_clock_too]
 
 
 def test_explicit_dependencies_on_a_running_batch_must_be_valid_first():
@@ -119,7 +160,7 @@ def test_forgotten_batches_are_waited_for_by_nobody_and_their_transactions_are_n
     planner = Planner()
     first = pending(kv_batch(set={A: "1"}))
     reader = pending(batch_of(kv_txn(inputs=[B], outputs=[C], set={C: "1"})))
-    barrier = pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"})))
+    namespace_wide = pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"})))
     planner.add(0, first)
     planner.add(1, reader)
     assert first.txn_ids[0] in planner
@@ -127,6 +168,45 @@ def test_forgotten_batches_are_waited_for_by_nobody_and_their_transactions_are_n
     assert first.txn_ids[0] not in planner
     assert planner.add(2, pending(kv_batch(set={A: "2"}))).waits_for == ()
     assert planner.add(3, pending(kv_batch(set={B: "2"}))).waits_for == (1,)
-    planner.add(4, barrier)
+    assert planner.add(4, namespace_wide).waits_for == (1, 2, 3)
     planner.forget({1, 2, 3, 4})
     assert planner.add(5, pending(kv_batch(set={C: "3"}))).waits_for == ()
+
+
+# Serial equivalence, for any mix of addresses and prefixes: whenever two batches conflict (one writes
+# what the other reads or writes), the later one waits for the earlier one, directly or through others;
+# and a batch waits directly only for batches it conflicts with, so batches that share nothing run at once.
+def covers(declared: str, other: str) -> bool:
+    shorter, longer = sorted((declared, other), key=len)
+    return declared == other or (len(shorter) < 70 and longer.startswith(shorter))
+
+
+def conflict(earlier: PendingBatch, later: PendingBatch) -> bool:
+    def meet(ones, others):
+        return any(covers(one, other) for one in ones for other in others)
+
+    return (
+        meet(earlier.writes, later.reads | later.writes)
+        or meet(earlier.reads, later.writes)
+    )
+
+
+declared = st.sampled_from(["", "00", "00b1", CLOCK, A, B, C, OTHER, "ff"])
+footprints = st.lists(
+    st.tuples(st.lists(declared, max_size=3), st.lists(declared, max_size=2)), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(footprints)
+def test_the_planner_orders_every_conflicting_pair_and_nothing_else(footprints):
+    batches = [pending(batch_of(kv_txn(inputs=reads, outputs=writes))) for reads, writes in footprints]
+    waits, _ = plan(batches)
+    reached: list[set[int]] = []
+    for later, direct in enumerate(waits):
+        reached.append(set(direct).union(*(reached[earlier] for earlier in direct)))
+        for earlier in direct:
+            assert conflict(batches[earlier], batches[later]), (earlier, later)
+        for earlier in range(later):
+            if conflict(batches[earlier], batches[later]):
+                assert earlier in reached[later], (earlier, later)
