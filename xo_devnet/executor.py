@@ -13,6 +13,17 @@ wait for it. A cut is always consistent: a finished batch never waits for an
 unfinished one, and the unfinished ones read committed state through
 ``read_committed``, which the caller advances past the cut batches in the same step.
 
+Every block opens with a batch the ledger makes itself (its BlockInfo), executed
+in-process by ``open_block`` before any batch added after it starts, and first in the
+block it opens. A batch that could see what that batch writes (``bound_to_block``: its
+inputs or outputs overlap the BlockInfo namespace) must observe the opener of the block
+it lands in, so it may not carry over from one block into the next: unfinished at a
+cut, it is cancelled and deferred, to run again after the next opener, with every
+batch that waits for it. The batches still running at the next opener therefore cannot
+see it, and it needs to wait for none of them. A batch cut off this way again and again
+for ``cut_off_limit`` seconds (a processor that never answers) ends INVALID, as a stuck
+transaction does after its retries.
+
 Processor failures are retried with back-off, to another processor when there is one,
 up to a bound after which the batch is INVALID with a message naming the failing
 processor family.
@@ -24,6 +35,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from xo_core.protobuf.processor_pb2 import TpProcessResponse
@@ -66,27 +78,45 @@ class _Entry:
     requires_valid: list[_Entry]
     done: asyncio.Future[_Outcome | None]
     task: asyncio.Task[None] | None = None
+    position: int = 0
+    """The transaction it is running, or waiting to run (its own batch's earlier ones done)."""
+    started: bool = False
+    """Whether it stopped waiting for earlier batches and began its own transactions."""
 
     @property
     def deferred(self) -> bool:
         return self.done.done() and self.done.result() is None
 
 
+Opener = Callable[[Transaction, TransactionHeader, TxnContext], None]
+"""Executes one transaction of a block's opening batch in-process; raises to refuse it."""
+
+
 class BlockExecutor:
     """Runs batches through the dispatcher with a bounded retry policy, and cuts blocks from them."""
 
     def __init__(
-        self, dispatcher: Dispatcher, read_committed: Reader, *, max_attempts: int, retry_delay: float
+        self,
+        dispatcher: Dispatcher,
+        read_committed: Reader,
+        *,
+        max_attempts: int,
+        retry_delay: float,
+        bound_to_block: Callable[[PendingBatch], bool] = lambda _: False,
+        cut_off_limit: float = float("inf"),
     ) -> None:
         self._dispatcher = dispatcher
         self._read_committed = read_committed
         self._max_attempts = max_attempts
         self._retry_delay = retry_delay
+        self._bound_to_block = bound_to_block
+        self._cut_off_limit = cut_off_limit
         self._planner = Planner()
         self._keys = itertools.count()
         self._entries: dict[int, _Entry] = {}
         self._overlay: dict[str, bytes | None] = {}
-        """Writes of the finished valid batches not cut yet."""
+        """Writes of the finished valid batches not cut yet (the opener's included)."""
+        self._opener: tuple[PendingBatch, list[TransactionReceipt]] | None = None
 
     @property
     def running(self) -> int:
@@ -111,25 +141,50 @@ class BlockExecutor:
             self._entries[key] = entry
             entry.task = asyncio.create_task(self._run(entry), name=f"xo-batch-{pending.batch_id[:16]}")
 
+    def open_block(self, pending: PendingBatch, execute: Opener) -> None:
+        """Execute the batch that opens the next block, at once, on the state the next block builds on.
+
+        Batches added from now on see its writes, and the next cut puts it first. It
+        must not be observable by a batch still running (``bound_to_block`` ones are
+        never left running at a cut), so it waits for nothing. Whatever ``execute``
+        raises propagates: the block cannot be opened.
+        """
+        if any(self._bound_to_block(entry.pending) for entry in self._entries.values()):
+            raise RuntimeError("a batch bound to its block is still running from an earlier block")
+        writes: dict[str, bytes | None] = {}
+        read = layered_reader((writes, self._overlay), self._read_committed)
+        receipts = []
+        for txn, header in zip(pending.batch.transactions, pending.headers, strict=True):
+            context = TxnContext(header.inputs, header.outputs, read)
+            execute(txn, header, context)
+            writes.update(context.writes)
+            receipts.append(context.receipt(txn.header_signature))
+        self._overlay.update(writes)
+        self._opener = (pending, receipts)
+
     async def settle(self, timeout: float) -> None:
         """Wait until every scheduled batch has finished, or for ``timeout`` seconds."""
         unfinished = [entry.done for entry in self._entries.values() if not entry.done.done()]
         if unfinished:
             await asyncio.wait(unfinished, timeout=max(timeout, 0.0))
 
-    def cut(self) -> BlockResult:
+    def cut(self, now: float = 0.0) -> BlockResult:
         """Take every finished batch out of the schedule, in arrival order, with the state they wrote.
 
-        A running batch that waits for a deferred one is deferred now too (it would be
-        at its next step), so both go back to the queue in their order.
+        The block's opener comes first. A running batch that waits for a deferred one is
+        deferred now too (it would be at its next step), so both go back to the queue in
+        their order; so is one bound to its block (``now`` dates that cut-off). Without
+        any other valid batch there is no block: the opener and its writes are dropped
+        (the next block opens afresh).
         """
         result = BlockResult()
         taken: set[int] = set()
         for key, entry in self._entries.items():
             if not entry.done.done():
-                if not any(earlier.deferred for earlier in entry.waits):
+                bound = self._bound_to_block(entry.pending)
+                if not (bound or any(earlier.deferred for earlier in entry.waits)):
                     continue
-                entry.done.set_result(None)
+                entry.done.set_result(self._cut_off(entry, now) if bound else None)
                 if entry.task is not None:
                     entry.task.cancel()
             taken.add(key)
@@ -143,9 +198,34 @@ class BlockExecutor:
         for key in taken:
             del self._entries[key]
         self._planner.forget(taken)
-        result.changes = dict(self._overlay)
+        if result.valid:
+            if self._opener is not None:
+                result.valid.insert(0, self._opener)
+            result.changes = dict(self._overlay)
+        self._opener = None
         self._overlay.clear()
         return result
+
+    def _cut_off(self, entry: _Entry, now: float) -> _Outcome | None:
+        """A batch bound to its block, unfinished at a cut: deferred (None), or INVALID once that went on too long."""
+        pending = entry.pending
+        if pending.cut_off_since is None:
+            pending.cut_off_since = now
+        if now - pending.cut_off_since < self._cut_off_limit:
+            LOG.info("batch %s reads what opens each block and is unfinished at a cut: it runs again in the next"
+                     " block", pending.batch_id[:16])
+            return None
+        header = pending.headers[entry.position]
+        doing = (
+            f"{header.family_name} {header.family_version} was processing its transaction {entry.position}"
+            if entry.started
+            else "it was waiting for an earlier batch it conflicts with"
+        )
+        reason = (
+            f"the batch did not finish within one block in {self._cut_off_limit:g} s of trying; it reads BlockInfo,"
+            f" so it must finish in the block it starts in (last: {doing})"
+        )
+        return _Outcome(invalid=(InvalidTransactionInfo(pending.txn_ids[entry.position], reason, b""),))
 
     async def close(self) -> None:
         """Stop every running batch (the ledger is stopping; they stay pending)."""
@@ -165,7 +245,8 @@ class BlockExecutor:
             if not any(earlier.deferred for earlier in entry.waits) and all(
                 _succeeded(required) for required in entry.requires_valid
             ):
-                outcome = await self._run_batch(entry.pending)
+                entry.started = True
+                outcome = await self._run_batch(entry)
         except _Deferred:
             outcome = None
         except Exception:
@@ -175,11 +256,13 @@ class BlockExecutor:
             if not entry.done.done():
                 entry.done.set_result(outcome)
 
-    async def _run_batch(self, pending: PendingBatch) -> _Outcome:
+    async def _run_batch(self, entry: _Entry) -> _Outcome:
+        pending = entry.pending
         batch_writes: dict[str, bytes | None] = {}
         read = layered_reader((batch_writes, self._overlay), self._read_committed)
         receipts = []
-        for txn, header in zip(pending.batch.transactions, pending.headers, strict=True):
+        for position, (txn, header) in enumerate(zip(pending.batch.transactions, pending.headers, strict=True)):
+            entry.position = position
             context = await self._run_transaction(pending, txn, header, read)
             if isinstance(context, InvalidTransactionInfo):
                 return _Outcome(invalid=(context,))

@@ -23,6 +23,11 @@ family or for its dependencies for a bounded time and then ends INVALID, and bat
 that cannot run yet hold only a share of the queue (``pending``). Re-queued batches
 are held to the same rules, so a restart never brings back a frozen queue.
 
+Every block opens with its BlockInfo (``block_info``), as a Sawtooth validator with the
+BlockInfo injector makes it: a batch signed by the node key describing the previous
+block with the time the block started, applied in-process before any other batch of
+the block starts. Nobody else may submit a ``block_info`` transaction.
+
 Each block, once durable and the head, is published to the event subscribers
 (``events``): event clients on the component endpoint and the REST API's websockets.
 Publishing only queues; no subscriber can delay a commit.
@@ -35,21 +40,25 @@ import contextlib
 import functools
 import logging
 import re
+import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
 
+from xo_core import block_info
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block
-from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
 from xo_core.protobuf.validator_pb2 import Message
 from xo_core.signing import Signer
+from xo_devnet import block_info as block_opener
 from xo_devnet.chain import ChainError, build_block, header_of, open_chain
 from xo_devnet.component import ComponentSocket
+from xo_devnet.context import TxnContext
 from xo_devnet.dispatcher import Dispatcher
 from xo_devnet.events.blocks import BlockEvents
 from xo_devnet.events.history import StoredHistory
@@ -122,7 +131,15 @@ class LedgerConfig:
     """Blocks a live subscriber may have waiting; one further behind continues from storage."""
     subscriber_stall_timeout: float = 10.0
     """A subscriber whose connection takes nothing for this long (it stopped reading) is dropped."""
+    clock: Callable[[], float] = time.time
+    """Where a block's BlockInfo timestamp comes from (Unix seconds); tests substitute their own."""
 
+
+RESERVED_FAMILY = (
+    f"transaction family {block_info.FAMILY_NAME} is written only by the ledger itself: the BlockInfo at the start"
+    " of every block"
+)
+"""Why a submitted ``block_info`` transaction is refused, whatever families are accepted."""
 
 class LedgerError(Exception):
     """The ledger cannot start: data directory locked or corrupt, endpoint not bindable."""
@@ -157,6 +174,7 @@ class Ledger:
         self._head = head
         self._head_header = header_of(head)
         self._exec_block_id = head.header_signature
+        self._exec_header = self._head_header
         self._exec_num = self._head_header.block_num
         self._exec_root = self._head_header.state_root_hash
         self._batches = PendingBatches(
@@ -191,7 +209,12 @@ class Ledger:
         )
         self._event_clients = EventClients(self._events, self._send, self._socket.send_tracked)
         self._executor = BlockExecutor(
-            self._dispatcher, self._read_executed, max_attempts=config.max_attempts, retry_delay=config.retry_delay
+            self._dispatcher,
+            self._read_executed,
+            max_attempts=config.max_attempts,
+            retry_delay=config.retry_delay,
+            bound_to_block=_reads_block_info,
+            cut_off_limit=config.max_attempts * config.process_timeout,
         )
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -272,7 +295,7 @@ class Ledger:
         self._batches.restore(restored)
         for pending in restored:
             for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
-                reason = refusal(header.family_name, header.family_version, self._config.families)
+                reason = self._refusal(header)
                 if reason is not None:
                     self._doomed.append((pending, (InvalidTransactionInfo(txn_id, reason, b""),)))
                     break
@@ -345,10 +368,16 @@ class Ledger:
     def _check_families(self, parsed: Sequence[PendingBatch]) -> None:
         for pending in parsed:
             for txn_id, header in zip(pending.txn_ids, pending.headers, strict=True):
-                reason = refusal(header.family_name, header.family_version, self._config.families)
+                reason = self._refusal(header)
                 if reason is not None:
                     where = f"batch {short_id(pending.batch_id)}, transaction {short_id(txn_id)}"
                     raise UnacceptedFamily(f"{where}: {reason}")
+
+    def _refusal(self, header: TransactionHeader) -> str | None:
+        """Why a transaction cannot be taken: its family is not accepted, or it is BlockInfo's; None if it can."""
+        if header.family_name == block_info.FAMILY_NAME:
+            return RESERVED_FAMILY
+        return refusal(header.family_name, header.family_version, self._config.families)
 
     def _unable_to_run(self, parsed: Sequence[PendingBatch]) -> list[bool]:
         """Which batches of a submission cannot run yet: no processor for a family, or a dependency not run.
@@ -497,10 +526,11 @@ class Ledger:
             if not chosen and not self._executor.running and not doomed:
                 continue
             self._last_block_at = loop.time()
+            self._open_block()
             self._batches.take(chosen)
             self._executor.add(chosen)
             await self._executor.settle(self._config.block_time_limit)
-            result = self._executor.cut()
+            result = self._executor.cut(loop.time())
             self._batches.requeue(result.deferred)
             result.invalid.extend(doomed)
             record = self._seal(result)
@@ -508,6 +538,21 @@ class Ledger:
                 await self._commit(record, result)
             if self._batches.has_queued() or self._executor.running:
                 self._wake.set()
+
+    def _open_block(self) -> None:
+        """Start the next block with its BlockInfo: the block being executed on, at the time now.
+
+        The time never goes backwards: while the clock is behind the newest BlockInfo's,
+        the block keeps that one's. A BlockInfo the processor refuses means a corrupt
+        chain or a bug: block production stops (``_produce`` logs why).
+        """
+        newest = block_opener.newest_timestamp(self._read_executed) or 0
+        timestamp = max(int(self._config.clock()), newest)
+        batch = block_opener.injected_batch(self._signer, self._exec_header, self._exec_block_id, timestamp)
+        try:
+            self._executor.open_block(PendingBatch.parse(batch), _apply_block_info)
+        except block_opener.BlockInfoRefused as error:
+            raise RuntimeError(f"the BlockInfo of block {self._exec_num + 1} cannot be applied: {error}") from None
 
     def _waits_over(self, selection: Selection, now: float) -> list[_Doomed]:
         """Note what waits and since when; the batches whose wait is over, to decide INVALID now.
@@ -594,6 +639,7 @@ class Ledger:
         ]
         self._nodes.unsaved.update(nodes)
         self._exec_root, self._exec_num, self._exec_block_id = root, self._exec_num + 1, block.header_signature
+        self._exec_header = header_of(block)
         for pending, _ in result.valid:
             self._executed_txns.update(pending.txn_ids)
         return CommitRecord(block=block, block_num=self._exec_num, receipts=receipts, nodes=nodes, invalid=invalid)
@@ -648,6 +694,17 @@ class Ledger:
         LOG.error("%s; no further blocks will be produced until a restart", failure)
         if self._tasks:
             self._tasks[0].cancel()
+
+
+def _reads_block_info(pending: PendingBatch) -> bool:
+    """Whether a batch could see a block's BlockInfo: then it must finish in the block it starts in."""
+    return pending.touches(block_info.NAMESPACE)
+
+
+def _apply_block_info(txn: Transaction, header: TransactionHeader, context: TxnContext) -> None:
+    """The built-in block_info processor: it writes only under BlockInfo's namespace, like any processor its own."""
+    context.restrict_writes((block_info.NAMESPACE,), f"{block_info.FAMILY_NAME} {block_info.FAMILY_VERSION}")
+    block_opener.apply(txn.payload, context)
 
 
 def _settle(acknowledged: asyncio.Future[None], error: Exception | None = None) -> None:

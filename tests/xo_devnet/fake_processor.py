@@ -21,6 +21,9 @@ from xo_core.protobuf import network_pb2, processor_pb2, state_context_pb2
 from xo_core.protobuf.events_pb2 import Event
 from xo_core.protobuf.validator_pb2 import Message
 
+KV_NAMESPACE = "aa"
+"""Where the kv test family keeps its state: apart from BlockInfo's ``00b10c`` and every real family's."""
+
 OK = processor_pb2.TpProcessResponse.OK
 INVALID = processor_pb2.TpProcessResponse.INVALID_TRANSACTION
 INTERNAL = processor_pb2.TpProcessResponse.INTERNAL_ERROR
@@ -40,6 +43,7 @@ class FakeProcessor:
         max_occupancy: int = 0,
         answer_pings: bool = True,
         raw_header: bool = False,
+        namespaces: Sequence[str] = (KV_NAMESPACE,),
     ) -> None:
         self.endpoint = endpoint
         self.handler = handler
@@ -48,6 +52,7 @@ class FakeProcessor:
         self.max_occupancy = max_occupancy
         self.answer_pings = answer_pings
         self.raw_header = raw_header
+        self.namespaces = list(namespaces)
         self.requests: list[processor_pb2.TpProcessRequest] = []
         self.pings = 0
         self.busy = 0
@@ -67,7 +72,7 @@ class FakeProcessor:
         request = processor_pb2.TpRegisterRequest(
             family=self.family,
             version=self.version,
-            namespaces=["00"],
+            namespaces=self.namespaces,
             max_occupancy=self.max_occupancy,
             protocol_version=1,
             request_header_style=style,

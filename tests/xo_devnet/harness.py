@@ -9,16 +9,19 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.xo_devnet.fake_processor import FakeProcessor, Handler, kv_handler, kv_payload
+from tests.xo_devnet.fake_processor import KV_NAMESPACE, FakeProcessor, Handler, kv_handler, kv_payload
+from xo_core import block_info
 from xo_core.batches import make_batch, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch
-from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.protobuf.block_info_pb2 import BlockInfoTxn
+from xo_core.protobuf.block_pb2 import Block
+from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger, LedgerConfig
 
 SIGNER = Signer.generate()
-NAMESPACE = "00"
+NAMESPACE = KV_NAMESPACE
 
 
 def address(name: object) -> str:
@@ -106,3 +109,22 @@ def run(scenario: Callable[[], Awaitable[object]], timeout: float = 60.0) -> Non
 def head_value(ledger: Ledger, address_: str) -> bytes | None:
     """The value at ``address_`` as of the durable chain head: what a client reading state would see."""
     return ledger.state_get(address_, header_of(ledger.chain_head()).state_root_hash)
+
+
+def described_by(batch: Batch) -> int | None:
+    """The number of the block a BlockInfo batch describes; None for any other batch."""
+    [txn] = batch.transactions if len(batch.transactions) == 1 else [None]
+    if txn is None or TransactionHeader.FromString(txn.header).family_name != block_info.FAMILY_NAME:
+        return None
+    return BlockInfoTxn.FromString(txn.payload).block.block_num
+
+
+def submitted_batches(block: Block) -> list[Batch]:
+    """A block's batches after its BlockInfo, checking that it opens with the BlockInfo of the block before it."""
+    number = header_of(block).block_num
+    if number == 0:
+        return list(block.batches)
+    opener, *rest = block.batches
+    assert described_by(opener) == number - 1, f"block {number} does not open with the BlockInfo of block {number - 1}"
+    assert all(described_by(batch) is None for batch in rest), f"block {number} has a second BlockInfo"
+    return rest

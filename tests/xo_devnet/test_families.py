@@ -2,7 +2,17 @@
 
 import pytest
 
-from tests.xo_devnet.harness import address, batch_of, commit, connected, kv_batch, kv_txn, run, running_ledger
+from tests.xo_devnet.harness import (
+    NAMESPACE,
+    address,
+    batch_of,
+    commit,
+    connected,
+    kv_batch,
+    kv_txn,
+    run,
+    running_ledger,
+)
 from xo_devnet.families import UnacceptedFamily, describe_families, parse_families
 
 A, B = address("a"), address("b")
@@ -25,7 +35,7 @@ def test_a_batch_of_a_family_or_version_the_ledger_does_not_accept_is_refused_at
     async def scenario():
         async with running_ledger(families=KV) as ledger, connected(ledger):
             for family, version in [("intkey", "1.0"), ("kv", "2.0")]:
-                stranger = batch_of(kv_txn(family=family, version=version, inputs=["00"], outputs=["00"]))
+                stranger = batch_of(kv_txn(family=family, version=version, inputs=[NAMESPACE], outputs=[NAMESPACE]))
                 with pytest.raises(UnacceptedFamily, match=f"{family} {version}.*accepts kv 1.0"):
                     ledger.submit([stranger])
                 assert ledger.batch_statuses([stranger.header_signature])[0].status == "UNKNOWN"
@@ -48,7 +58,7 @@ def test_without_a_family_list_a_ledger_accepts_every_family():
 
 def test_a_recorded_batch_of_a_family_no_longer_accepted_ends_invalid_on_restart_and_frees_the_rest(tmp_path):
     """The attack that froze XO: an intkey batch writing the whole namespace, accepted before families were checked."""
-    stranger = batch_of(kv_txn(family="intkey", inputs=["00"], outputs=["00"]))
+    stranger = batch_of(kv_txn(family="intkey", inputs=[NAMESPACE], outputs=[NAMESPACE]))
     behind = kv_batch(set={A: "after"})
 
     async def scenario():

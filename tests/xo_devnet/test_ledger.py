@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.xo_devnet.harness import (
+    NAMESPACE,
     address,
     batch_of,
     commit,
@@ -20,6 +21,7 @@ from tests.xo_devnet.harness import (
     kv_txn,
     run,
     running_ledger,
+    submitted_batches,
 )
 from xo_core.signing import verify
 from xo_devnet.chain import header_of
@@ -185,7 +187,8 @@ def test_blocks_chain_up_and_every_committed_item_can_be_found():
                 assert ledger.state_root_of(block.header_signature) == header.state_root_hash
                 batch = batches[number - 1]
                 txn = batch.transactions[0]
-                assert list(header.batch_ids) == [batch.header_signature]
+                assert submitted_batches(block) == [batch]
+                assert list(header.batch_ids) == [each.header_signature for each in block.batches]
                 assert ledger.batch_by_id(batch.header_signature) == batch
                 assert ledger.transaction_by_id(txn.header_signature) == txn
                 assert ledger.block_id_of_batch(batch.header_signature) == block.header_signature
@@ -208,14 +211,14 @@ def test_state_lists_by_prefix_in_pages():
             root = head_root(ledger)
             pages, start = [], None
             for _ in range(10):
-                entries, start = ledger.state_list("00", root, start, 3)
+                entries, start = ledger.state_list(NAMESPACE, root, start, 3)
                 pages.append(entries)
                 if start is None:
                     break
             assert [len(page) for page in pages] == [3, 3, 1]
             assert [entry for page in pages for entry in page] == sorted(written.items())
-            assert ledger.state_list("01", root, None, 10) == ([], None)
-            assert ledger.state_list("00", "ab" * 32, None, 10) == ([], None)
+            assert ledger.state_list("ab", root, None, 10) == ([], None)
+            assert ledger.state_list(NAMESPACE, "ab" * 32, None, 10) == ([], None)
             with pytest.raises(ValueError, match="prefix"):
                 ledger.state_list("XY", root, None, 10)
 

@@ -8,6 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.xo_devnet.harness import address as kv_address
+from tests.xo_devnet.harness import commit, connected, kv_batch, run, running_ledger
+from xo_core import block_info
+from xo_core.protobuf.block_info_pb2 import BlockInfoConfig
+from xo_devnet.chain import header_of
 from xo_devnet.merkle import (
     EMPTY_ROOT,
     CorruptState,
@@ -248,3 +253,24 @@ def test_an_unknown_root_is_a_missing_node():
     tree, _ = new_tree()
     with pytest.raises(MissingNode):
         tree.get("12" * 32, "aa" * 35)
+
+
+def test_with_blockinfo_in_state_and_pruned_the_root_is_still_the_one_of_its_entries():
+    """A chain long enough for the block_info processor to prune: the root is computed from the entries alone."""
+
+    async def scenario():
+        async with running_ledger(block_interval=0.001) as ledger, connected(ledger):
+            blocks = block_info.DEFAULT_TARGET_COUNT + 3
+            for number in range(blocks):
+                assert await commit(ledger, kv_batch(set={kv_address(number % 5): str(number)})) == ["COMMITTED"]
+            head = header_of(ledger.chain_head())
+            entries, more = ledger.state_list("", head.state_root_hash, None, 1_000)
+            assert more is None
+            state = dict(entries)
+            config = BlockInfoConfig.FromString(state[block_info.CONFIG_ADDRESS])
+            assert (config.latest_block, config.oldest_block) == (blocks - 1, blocks - 1 - config.target_count)
+            described = sorted(entry for entry in state if entry.startswith(block_info.BLOCK_NAMESPACE))
+            assert described == [block_info.block_address(n) for n in range(config.oldest_block, blocks)]
+            assert expected_root(state) == head.state_root_hash
+
+    run(scenario)

@@ -5,6 +5,7 @@ import json
 
 from tests.xo_devnet.fake_processor import OK, FakeProcessor, kv_handler
 from tests.xo_devnet.harness import (
+    NAMESPACE,
     address,
     batch_of,
     commit,
@@ -449,7 +450,7 @@ def test_a_processor_registering_again_replaces_its_registration():
 
     async def scenario():
         async with running_ledger() as ledger, connected(ledger, slow, max_occupancy=1) as processor:
-            again = processor_pb2.TpRegisterRequest(family="kv", version="1.0", namespaces=["00"], max_occupancy=3)
+            again = processor_pb2.TpRegisterRequest(family="kv", version="1.0", namespaces=[NAMESPACE], max_occupancy=3)
             reply = await processor.ask(Message.TP_REGISTER_REQUEST, again)
             registered = processor_pb2.TpRegisterResponse.FromString(reply.content)
             assert registered.status == registered.OK

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.xo_devnet.harness import address, connected, running_ledger
+from tests.xo_devnet.harness import address, connected, running_ledger, submitted_batches
 from tests.xo_devnet.ledger_process import COUNTER
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger
@@ -70,8 +70,11 @@ def run_until_killed(data_dir: Path, first: int, kill_after: tuple[str, int], *o
 
 
 def chain_batch_ids(ledger: Ledger) -> list[str]:
+    """Every submitted batch on the chain, in order (each block's BlockInfo, checked, left out)."""
     head = header_of(ledger.chain_head()).block_num
-    return [batch.header_signature for num in range(head + 1) for batch in ledger.block_by_num(num).batches]
+    return [
+        batch.header_signature for num in range(head + 1) for batch in submitted_batches(ledger.block_by_num(num))
+    ]
 
 
 async def check_after_restart(data_dir: Path, reported: Reported) -> int:

@@ -3,14 +3,14 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.xo_devnet.harness import address, batch_of, kv_batch, kv_txn
+from tests.xo_devnet.harness import NAMESPACE, address, batch_of, kv_batch, kv_txn
 from xo_devnet.scheduler import PendingBatch, Planner, Selection, select_batches
 
 A, B, C = address("a"), address("b"), address("c")
 CLOCK = "00b1" + "1" * 66
 """An address under the prefix ``00b1``, as BlockInfo's config is under ``00b10c``."""
 OTHER = "ff" + "0" * 68
-"""An address outside the kv namespace ``00``."""
+"""An address outside the kv namespace."""
 
 
 def pending(batch) -> PendingBatch:
@@ -54,7 +54,7 @@ def test_a_batch_waiting_for_a_processor_holds_back_later_batches_that_conflict_
     unrelated = pending(kv_batch(set={B: "1"}))
     chosen = selection([waiting, writes_a, reads_a, behind_held, unrelated])
     assert (chosen.chosen, chosen.unserved, chosen.missing) == ([unrelated], [waiting], [])
-    namespace_wide = pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"})))
+    namespace_wide = pending(batch_of(kv_txn(inputs=[NAMESPACE], outputs=[NAMESPACE], set={B: "1"})))
     assert select([waiting, namespace_wide, unrelated]) == []
 
 
@@ -106,7 +106,7 @@ def test_readers_wait_for_writers_and_writers_for_readers():
 def test_a_namespace_wide_writer_is_ordered_against_everything_under_its_namespace():
     batches = [
         pending(kv_batch(set={A: "1"})),
-        pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"}))),
+        pending(batch_of(kv_txn(inputs=[NAMESPACE], outputs=[NAMESPACE], set={B: "1"}))),
         pending(kv_batch(set={C: "1"})),
         pending(batch_of(kv_txn(inputs=[OTHER], outputs=[OTHER], set={OTHER: "1"}))),
     ]
@@ -131,9 +131,9 @@ def test_a_written_prefix_orders_readers_and_writers_under_it_both_ways():
     first_reader = pending(batch_of(kv_txn(inputs=[address("x")], outputs=[C], set={C: "1"})))
     prefix_writer = pending(batch_of(kv_txn(inputs=[], outputs=[under], set={address("x"): "1"})))
     later_reader = pending(batch_of(kv_txn(inputs=[under + "ab"], outputs=[B], set={B: "1"})))
-    whole_namespace = pending(batch_of(kv_txn(inputs=["00"], outputs=[OTHER], set={OTHER: "1"})))
+    whole_namespace = pending(batch_of(kv_txn(inputs=[NAMESPACE], outputs=[OTHER], set={OTHER: "1"})))
     waits, _ = plan([first_reader, prefix_writer, later_reader, whole_namespace])
-    # the namespace reader reads what each of them writes (C, the prefix, B), all under "00"
+    # the namespace reader reads what each of them writes (C, the prefix, B), all under the kv namespace
     assert waits == [(), (0,), (1,), (0, 1, 2)]
 
 
@@ -160,7 +160,7 @@ def test_forgotten_batches_are_waited_for_by_nobody_and_their_transactions_are_n
     planner = Planner()
     first = pending(kv_batch(set={A: "1"}))
     reader = pending(batch_of(kv_txn(inputs=[B], outputs=[C], set={C: "1"})))
-    namespace_wide = pending(batch_of(kv_txn(inputs=["00"], outputs=["00"], set={B: "1"})))
+    namespace_wide = pending(batch_of(kv_txn(inputs=[NAMESPACE], outputs=[NAMESPACE], set={B: "1"})))
     planner.add(0, first)
     planner.add(1, reader)
     assert first.txn_ids[0] in planner

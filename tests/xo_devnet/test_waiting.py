@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from tests.xo_devnet.harness import (
+    NAMESPACE,
     address,
     batch_of,
     commit,
@@ -29,7 +30,7 @@ SHORT = 0.3
 
 
 def test_a_batch_with_no_processor_ends_invalid_after_the_processor_wait_and_what_waited_behind_it_proceeds():
-    orphan = batch_of(kv_txn(family="intkey", inputs=["00"], outputs=["00"]))
+    orphan = batch_of(kv_txn(family="intkey", inputs=[NAMESPACE], outputs=[NAMESPACE]))
     behind = kv_batch(set={A: "after the orphan"})
 
     async def scenario():

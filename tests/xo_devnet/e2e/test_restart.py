@@ -84,7 +84,11 @@ def test_batches_answered_202_survive_a_kill_9_and_commit_once_after_a_restart(s
     statuses = fetch_json(f"{second.rest_url}/batch_statuses?id={','.join(ids)}&wait=60")["data"]
     assert [status["status"] for status in statuses] == ["COMMITTED"] * len(batches)
     blocks = fetch_json(f"{second.rest_url}/blocks")["data"]
-    on_chain = [batch_id for block in blocks for batch_id in block["header"]["batch_ids"]]
+    families = [
+        [batch["transactions"][0]["header"]["family_name"] for batch in block["batches"]] for block in blocks[:-1]
+    ]
+    assert all(block[0] == "block_info" and "block_info" not in block[1:] for block in families)
+    on_chain = [batch["header_signature"] for block in blocks[:-1] for batch in block["batches"][1:]]
     assert sorted(on_chain) == sorted(ids)
     with pytest.raises(urllib.error.HTTPError) as refused:
         post(second.rest_url, batches[0])

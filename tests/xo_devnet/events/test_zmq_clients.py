@@ -12,6 +12,7 @@ from tests.xo_devnet.events.event_client import (
     subscription,
 )
 from tests.xo_devnet.harness import address, commit, connected, eventually, kv_batch, run, running_ledger
+from xo_core import block_info
 from xo_core.protobuf.client_event_pb2 import (
     ClientEventsGetResponse,
     ClientEventsSubscribeResponse,
@@ -66,14 +67,41 @@ def test_a_subscription_from_before_genesis_gets_every_block_then_the_new_ones()
                 ("name", "g1"),
                 ("n", "2"),
             ]
-            [change] = StateChangeList.FromString(caught_up[2].events[2].data).state_changes
-            assert (change.address, change.value) == (address(2), b"v")
+            changes = StateChangeList.FromString(caught_up[2].events[2].data).state_changes
+            # newest first: the kv write, then the block's BlockInfo (the description of block 1, the config)
+            assert [change.address for change in changes] == [
+                address(2), block_info.block_address(1), block_info.CONFIG_ADDRESS,
+            ]  # fmt: skip
+            assert changes[0].value == b"v"
 
             await play(ledger, 3)
             live = await client.next_events()
             assert block_num(live) == 3
             assert attribute(live.events[0], "previous_block_id") == attribute(caught_up[2].events[0], "block_id")
             assert attribute(live.events[0], "block_id") == block_id(ledger, 3)
+
+    run(scenario)
+
+
+def test_a_state_delta_filtered_on_a_namespace_comes_only_with_blocks_that_change_it_not_with_every_blockinfo():
+    under_xo = subscription(STATE_DELTA.event_type, ("address", "^5b7349", EventFilter.REGEX_ANY))
+    under_block_info = subscription(
+        STATE_DELTA.event_type, ("address", f"^{block_info.NAMESPACE}", EventFilter.REGEX_ANY)
+    )
+
+    async def scenario():
+        async with (
+            running_ledger() as ledger,
+            connected(ledger),
+            event_client(ledger.component_endpoint) as xo_watcher,
+            event_client(ledger.component_endpoint) as clock_watcher,
+        ):
+            assert (await xo_watcher.subscribe([under_xo])).status == OK
+            assert (await clock_watcher.subscribe([under_block_info])).status == OK
+            await play(ledger, 1)
+            assert [event.event_type for event in (await xo_watcher.next_events()).events] == []
+            [delta] = (await clock_watcher.next_events()).events
+            assert block_info.CONFIG_ADDRESS in [item.value for item in delta.attributes]
 
     run(scenario)
 

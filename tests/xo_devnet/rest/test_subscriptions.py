@@ -11,7 +11,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from tests.xo_devnet.harness import address, commit, connected, eventually, kv_batch, run, running_ledger
+from tests.xo_devnet.harness import NAMESPACE, address, commit, connected, eventually, kv_batch, run, running_ledger
+from xo_core import block_info
 from xo_devnet.chain import NULL_BLOCK_ID
 from xo_devnet.ledger import Ledger
 from xo_devnet.rest.openapi import openapi_document
@@ -90,14 +91,15 @@ def test_a_subscriber_gets_the_head_first_then_every_block_with_its_changes_unde
     run(scenario)
 
 
-def test_without_prefixes_every_change_is_sent():
+def test_without_prefixes_every_change_is_sent_the_blocks_blockinfo_included():
     async def scenario():
         async with served() as (ledger, rest), websocket(rest) as ws:
             await ws.send_json({"action": "subscribe"})
             await receive(ws)
             await play(ledger, 1)
             changes = (await receive(ws))["state_changes"]
-            assert sorted(change["address"] for change in changes) == sorted([MINE, OTHER])
+            block_info_changes = [block_info.CONFIG_ADDRESS, block_info.block_address(0)]
+            assert sorted(change["address"] for change in changes) == sorted([MINE, OTHER, *block_info_changes])
 
     run(scenario)
 
@@ -107,7 +109,7 @@ def test_get_block_deltas_answers_one_block_and_its_errors_are_sawtooths():
         async with served() as (ledger, rest), websocket(rest) as ws:
             await play(ledger, 1, 2)
             await ws.send_json(
-                {"action": "get_block_deltas", "block_id": block_id(ledger, 1), "address_prefixes": ["00"]}
+                {"action": "get_block_deltas", "block_id": block_id(ledger, 1), "address_prefixes": [NAMESPACE]}
             )
             answer = await receive(ws)
             assert answer["block_num"] == "1"
