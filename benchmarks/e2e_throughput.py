@@ -176,7 +176,8 @@ def main() -> int:
             storage = ["--data-dir", data_dir] if args.persistent else ["--ephemeral"]
             interval = ["--block-interval", str(args.block_interval)] if args.block_interval else []
             with DevnetProcess([*storage, *interval]) as devnet:
-                pids = {"devnet": devnet.ready["pid"], "xo_tp": devnet.ready["processor_pid"]}
+                sidecars = {processor["command"]: processor["pid"] for processor in devnet.ready["processors"]}
+                pids = {"devnet": devnet.ready["pid"], "xo_tp": sidecars["xo-tp"]}
                 with attached_watchers(devnet.rest_url, args.watchers, watched):
                     report = run_with_cpu(devnet.rest_url, bodies, args.clients, pids)
         report["target"] = "xo-devnet " + ("--data-dir (temporary)" if args.persistent else "--ephemeral")

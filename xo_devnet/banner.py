@@ -17,14 +17,25 @@ DEFAULT_REST_URL = "http://127.0.0.1:8008"
 
 
 @dataclass(frozen=True)
+class ProcessorStatus:
+    """One processor sidecar, as xo-devnet announces it."""
+
+    name: str
+    pid: int | None
+    families: tuple[Family, ...]
+    registered: bool
+    """Whether every family it serves had registered with the ledger when xo-devnet became ready."""
+
+
+@dataclass(frozen=True)
 class ReadyInfo:
-    """Where everything is, once the ledger, the REST API and the processor are up."""
+    """Where everything is, once the ledger, the REST API and the processors are up."""
 
     rest_url: str
     component_endpoint: str
     data_dir: Path | None
-    processor_pid: int | None
-    processor_registered: bool
+    processors: tuple[ProcessorStatus, ...]
+    """The sidecars xo-devnet runs; none with --no-tp."""
     families: tuple[Family, ...]
     """The transaction families whose batches the ledger accepts."""
     key_dir: Path
@@ -40,7 +51,8 @@ def banner(info: ReadyInfo) -> str:
         f"  REST API               {info.rest_url}",
         f"  component endpoint     {info.component_endpoint}",
         f"  data dir               {data_dir}",
-        f"  transaction processor  {_processor_line(info)}",
+        *_processor_lines(info),
+        "  BlockInfo              built into the ledger: it opens every block",
         f"  families accepted      {describe_families(info.families)}",
         f"  player keys in {info.key_dir}:",
     ]
@@ -82,8 +94,15 @@ def ready_document(info: ReadyInfo) -> dict[str, object]:
         "component_endpoint": info.component_endpoint,
         "data_dir": str(info.data_dir) if info.data_dir is not None else None,
         "pid": os.getpid(),
-        "processor_pid": info.processor_pid,
-        "processor_registered": info.processor_registered,
+        "processors": [
+            {
+                "command": processor.name,
+                "pid": processor.pid,
+                "families": [f"{family}:{version}" for family, version in processor.families],
+                "registered": processor.registered,
+            }
+            for processor in info.processors
+        ],
         "families": [f"{family}:{version}" for family, version in info.families],
         "key_dir": str(info.key_dir),
         "keys": {key.name: key.public_key for key in info.keys},
@@ -112,8 +131,14 @@ def remove_ready_file(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def _processor_line(info: ReadyInfo) -> str:
-    if info.processor_pid is None:
-        return "none (--no-tp): connect your own, e.g. xo-tp -C " + info.component_endpoint
-    state = "registered" if info.processor_registered else "not registered yet: batches wait for it"
-    return f"xo-tp, pid {info.processor_pid}, {state}"
+def _processor_lines(info: ReadyInfo) -> list[str]:
+    label = "  transaction processors "
+    if not info.processors:
+        endpoint = info.component_endpoint
+        return [f"{label}none (--no-tp): connect your own, e.g. xo-tp -C {endpoint} and rps-tp -C {endpoint}"]
+    lines = []
+    for processor in info.processors:
+        state = "registered" if processor.registered else "not registered yet: batches wait for it"
+        lines.append(f"{label}{processor.name} ({describe_families(processor.families)}), pid {processor.pid}, {state}")
+        label = " " * len(label)
+    return lines

@@ -1,4 +1,4 @@
-"""The ``xo-devnet`` command: a one-node Sawtooth-compatible ledger, its REST API and an xo-tp, in one go.
+"""The ``xo-devnet`` command: a one-node Sawtooth-compatible ledger, its REST API and its processors, in one go.
 
 Exit codes: 0 after Ctrl-C or SIGTERM, 1 when the devnet cannot start (a port in
 use, an unusable data directory, a declined ``--reset``), 2 for bad flags.
@@ -90,8 +90,8 @@ def max_subscribers(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
-        description="Run a one-node, Sawtooth-compatible ledger with its REST API and an xo-tp transaction processor,"
-        " and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
+        description="Run a one-node, Sawtooth-compatible ledger with its REST API and the xo-tp and rps-tp transaction"
+        " processors, and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
         f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV} and {FAMILIES_ENV} stand for the flags of the"
@@ -137,14 +137,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="event subscribers served at once: ZMQ event subscriptions on the component endpoint and"
         f" /subscriptions websockets together; more are refused (default: {DEFAULT_MAX_SUBSCRIBERS})",
     )
-    parser.add_argument("--no-tp", action="store_true", help="do not start xo-tp; connect processors yourself")
+    parser.add_argument(
+        "--no-tp", action="store_true", help="start no transaction processor (xo-tp, rps-tp); connect them yourself"
+    )
     parser.add_argument(
         "--families",
         type=family_list,
         default=os.environ.get(FAMILIES_ENV) or "",
         metavar="FAMILY:VERSION,...",
         help="also accept batches of these transaction families, for processors you connect yourself"
-        f" (default: ${FAMILIES_ENV}, else none; xo 1.0 is always accepted, other families are refused)",
+        f" (default: ${FAMILIES_ENV}, else none; xo 1.0 and rps 1.0 are always accepted, other families are refused)",
     )
     parser.add_argument("--key-dir", type=Path, help=f"where the player keys are made (default: {DEFAULT_KEY_DIR})")
     parser.add_argument(
@@ -155,14 +157,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"write the bound addresses as JSON once ready (default: ${READY_FILE_ENV}, else none)",
     )
     parser.add_argument(
-        "-v", "--verbose", action="count", default=0, help="more logging: -v info, -vv debug (xo-tp too)"
+        "-v", "--verbose", action="count", default=0, help="more logging: -v info, -vv debug (the processors too)"
     )
     parser.add_argument("-V", "--version", action="version", version=f"xo-devnet {__version__}")
     return parser
 
 
 def configure_logging(verbosity: int) -> None:
-    """Warnings by default, -v info, -vv debug; written like xo-tp's lines, which share the terminal."""
+    """Warnings by default, -v info, -vv debug; written like the processors' lines, which share the terminal."""
     logs.configure(sys.stderr, logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING)
     if verbosity < 2:
         logging.getLogger("aiohttp").setLevel(logging.WARNING)

@@ -1,11 +1,13 @@
-"""Running a whole devnet: the ledger, the REST API in front of it and the xo-tp sidecar beside it.
+"""Running a whole devnet: the ledger, the REST API in front of it and a processor sidecar per family beside it.
 
-Startup goes ledger, processor, REST API; shutdown goes the other way: the REST API
+Startup goes ledger, processors, REST API; shutdown goes the other way: the REST API
 stops taking batches, the batches it accepted are given time to be decided, then the
-processor unregisters from a ledger that is still there, and the ledger closes last.
-SIGINT and SIGTERM both mean "stop cleanly". The user reads only what matters: the
-banner once ready, then a line when it stops (naming Ctrl-C or SIGTERM) and one when
-it has stopped; the rest is logging, shown with -v.
+processors unregister from a ledger that is still there, and the ledger closes last.
+The processors (``xo-tp``, ``rps-tp``) are all spawned before anything waits for one,
+so their start-ups overlap each other's and the REST API's. SIGINT and SIGTERM both
+mean "stop cleanly". The user reads only what matters: the banner once ready, then a
+line when it stops (naming Ctrl-C or SIGTERM) and one when it has stopped; the rest is
+logging, shown with -v.
 """
 
 from __future__ import annotations
@@ -18,29 +20,37 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from rps_tp import family as rps_family
 from xo_core.text import counted
-from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
+from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import ensure_player_keys
-from xo_devnet.rest.accepted import AcceptedBatches
-from xo_devnet.rest.server import start_rest_server
-from xo_devnet.sidecar import ProcessorSidecar, connectable, processor_command
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, game_address
+from xo_devnet.rest.listeners import bind_listeners
+from xo_devnet.sidecar import Processor, ProcessorSidecar, connectable
+from xo_tp import family as xo_family
+
+if TYPE_CHECKING:
+    from xo_devnet.rest.accepted import AcceptedBatches
 
 EXAMPLE_GAMES = 1000
 """How many names (game1, game2, ...) the banner tries for its example before settling for a unique one."""
 
 LOGGER = logging.getLogger(__name__)
 
-PROCESSOR_FAMILIES: tuple[Family, ...] = ((FAMILY_NAME, FAMILY_VERSION),)
-"""The families of the processors xo-devnet runs beside the ledger: accepted always (with --no-tp too,
-for a processor of the same family that the user connects)."""
+XO_TP = Processor("xo-tp", "xo_tp.cli", ((xo_family.FAMILY_NAME, xo_family.FAMILY_VERSION),))
+RPS_TP = Processor("rps-tp", "rps_tp.cli", ((rps_family.FAMILY_NAME, rps_family.FAMILY_VERSION),))
+PROCESSORS: tuple[Processor, ...] = (XO_TP, RPS_TP)
+"""The processors xo-devnet runs beside the ledger, one sidecar each (BlockInfo is built into the ledger)."""
+
+PROCESSOR_FAMILIES: tuple[Family, ...] = tuple(family for processor in PROCESSORS for family in processor.families)
+"""The families of the processors xo-devnet runs: accepted always (with --no-tp too, for processors of the
+same families that the user connects)."""
 
 REGISTRATION_TIMEOUT_SECONDS = 30.0
-"""How long startup waits for the sidecar to register before announcing readiness anyway."""
+"""How long startup waits for the sidecars to register before announcing readiness anyway."""
 
 DRAIN_TIMEOUT_SECONDS = 10.0
 """How long a stop waits for accepted batches to be decided before stopping the processor and the ledger."""
@@ -90,30 +100,38 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
     async with contextlib.AsyncExitStack() as running:
         ledger = await _start_ledger(options)
         running.push_async_callback(ledger.stop)
-        sidecar = None
-        if options.run_processor:
-            endpoint = connectable(ledger.component_endpoint)
-            sidecar = ProcessorSidecar(processor_command(endpoint, options.verbosity - 1))
-            try:
-                await sidecar.start()
-            except OSError as error:
-                raise StartupError(f"cannot start xo-tp: {error}") from error
-            running.push_async_callback(sidecar.stop)
+        where = f"{options.rest_host}:{options.rest_port}"
         try:
-            rest = await start_rest_server(ledger, options.rest_host, options.rest_port)
+            listeners = bind_listeners(options.rest_host, options.rest_port)
         except OSError as error:
-            where = f"{options.rest_host}:{options.rest_port}"
+            raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
+        for listener in listeners:
+            running.callback(listener.close)
+        sidecars: list[tuple[Processor, ProcessorSidecar]] = []
+        running.push_async_callback(_stop_sidecars, sidecars)
+        if options.run_processor:
+            await _start_sidecars(connectable(ledger.component_endpoint), options.verbosity - 1, sidecars)
+        # The REST API's imports (aiohttp) take longer than a processor takes to start: made only now, they
+        # overlap the processors' start-up instead of delaying it. Its address is bound already (above), so
+        # a port in use was reported before any processor started.
+        from xo_devnet.rest.server import start_rest_server  # noqa: PLC0415
+
+        try:
+            rest = await start_rest_server(ledger, options.rest_host, options.rest_port, listeners=listeners)
+        except OSError as error:
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
         running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
         running.push_async_callback(rest.stop)
         keys = ensure_player_keys(options.key_dir)
-        registered = sidecar is not None and await _wait_for_registration(ledger, stop)
+        registered = await _wait_for_registration(ledger, [processor for processor, _ in sidecars], stop)
         info = ReadyInfo(
             rest_url=rest.url,
             component_endpoint=ledger.component_endpoint,
             data_dir=options.data_dir,
-            processor_pid=sidecar.pid if sidecar is not None else None,
-            processor_registered=registered,
+            processors=tuple(
+                ProcessorStatus(processor.name, sidecar.pid, processor.families, processor in registered)
+                for processor, sidecar in sidecars
+            ),
             families=tuple(sorted(options.accepted_families)),
             key_dir=options.key_dir,
             keys=tuple(keys),
@@ -139,9 +157,29 @@ def unused_game_name(ledger: Ledger) -> str:
     state_root = ledger.state_root_of(head)
     for number in range(1, EXAMPLE_GAMES + 1):
         name = f"game{number}"
-        if state_root is None or ledger.state_get(game_address(name), state_root) is None:
+        if state_root is None or ledger.state_get(xo_family.game_address(name), state_root) is None:
             return name
     return f"game-{head[:8]}"
+
+
+
+
+async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:
+    """Spawn every processor (without waiting for any to register), adding each to ``sidecars`` once it runs."""
+    for processor in PROCESSORS:
+        sidecar = ProcessorSidecar(processor.command(endpoint, verbosity), processor.name)
+        try:
+            await sidecar.start()
+        except OSError as error:
+            raise StartupError(f"cannot start {processor.name}: {error}") from error
+        sidecars.append((processor, sidecar))
+
+
+async def _stop_sidecars(sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:
+    """Stop every sidecar at once: each unregisters and exits on its own time, not after the others."""
+    await asyncio.gather(*(sidecar.stop() for _, sidecar in sidecars))
+
+
 
 
 async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool, out: TextIO) -> None:
@@ -197,15 +235,18 @@ async def _start_ledger(options: DevnetOptions) -> Ledger:
         ) from error
 
 
-async def _wait_for_registration(ledger: Ledger, stop: asyncio.Event) -> bool:
-    """Whether the XO processor registered before the timeout (or before a stop request)."""
+async def _wait_for_registration(ledger: Ledger, processors: list[Processor], stop: asyncio.Event) -> set[Processor]:
+    """The processors whose every family registered before the timeout (or before a stop request)."""
     deadline = time.monotonic() + REGISTRATION_TIMEOUT_SECONDS
-    while time.monotonic() < deadline and not stop.is_set():
-        if (FAMILY_NAME, FAMILY_VERSION) in ledger.processors():
-            return True
+    registered: set[Processor] = set()
+    while True:
+        served = set(ledger.processors())
+        registered = {processor for processor in processors if served.issuperset(processor.families)}
+        if len(registered) == len(processors) or stop.is_set() or time.monotonic() >= deadline:
+            break
         await asyncio.sleep(_REGISTRATION_POLL_SECONDS)
-    if stop.is_set():
-        return False
-    LOGGER.warning("xo-tp has not registered within %.0f s; batches stay PENDING until it does",
-                   REGISTRATION_TIMEOUT_SECONDS)
-    return False
+    late = [processor.name for processor in processors if processor not in registered]
+    if late and not stop.is_set():
+        LOGGER.warning("not registered within %.0f s: %s; batches of their families stay PENDING until they are",
+                       REGISTRATION_TIMEOUT_SECONDS, ", ".join(late))
+    return registered

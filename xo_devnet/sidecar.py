@@ -1,9 +1,11 @@
-"""The ``xo-tp`` sidecar: the XO transaction processor as a child process, restarted if it dies.
+"""Processor sidecars: a transaction processor (``xo-tp``, ``rps-tp``) as a child process, restarted if it dies.
 
-It runs as a separate process connected over the component endpoint, as it would
-beside a real validator, so the devnet exercises the real protocol. It gets its own
-session, so a Ctrl-C in the terminal reaches only xo-devnet, which then stops it in
-order; and on Linux it is told to exit should xo-devnet itself be killed outright.
+Each runs as a separate process connected over the component endpoint, as it would
+beside a real validator, so the devnet exercises the real protocol. Each is supervised
+on its own: one that dies is restarted with its own back-off while the others go on.
+A sidecar gets its own session, so a Ctrl-C in the terminal reaches only xo-devnet,
+which then stops it in order; and on Linux it is told to exit should xo-devnet itself
+be killed outright.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 LOGGER = logging.getLogger(__name__)
 
@@ -31,15 +34,26 @@ STOP_GRACE_SECONDS = 5.0
 _PR_SET_PDEATHSIG = 1
 
 
-def processor_command(endpoint: str, verbosity: int) -> list[str]:
-    """``xo-tp`` from this very interpreter, connected to ``endpoint``; a negative ``verbosity`` is ``--quiet``.
+@dataclass(frozen=True)
+class Processor:
+    """A processor command xo-devnet can run beside the ledger, and the transaction families it serves."""
 
-    Quiet is what xo-devnet runs it with by default: the devnet tells its user that
-    the processor registered (the banner) and that it stops, so xo-tp's own lifecycle
-    lines would only say it twice, before the banner and in other words.
-    """
-    loudness = ["-q"] if verbosity < 0 else ["-" + "v" * verbosity] if verbosity else []
-    return [sys.executable, "-m", "xo_tp.cli", "-C", endpoint, *loudness]
+    name: str
+    """The command, e.g. ``xo-tp``."""
+    module: str
+    """The module that runs it, e.g. ``xo_tp.cli``: started from this very interpreter."""
+    families: tuple[tuple[str, str], ...]
+    """(family, version) pairs it registers."""
+
+    def command(self, endpoint: str, verbosity: int) -> list[str]:
+        """The command line connecting it to ``endpoint``; a negative ``verbosity`` is ``--quiet``.
+
+        Quiet is what xo-devnet runs it with by default: the devnet tells its user that
+        the processor registered (the banner) and that it stops, so the processor's own
+        lifecycle lines would only say it twice, before the banner and in other words.
+        """
+        loudness = ["-q"] if verbosity < 0 else ["-" + "v" * verbosity] if verbosity else []
+        return [sys.executable, "-m", self.module, "-C", endpoint, *loudness]
 
 
 def connectable(endpoint: str) -> str:
@@ -50,10 +64,11 @@ def connectable(endpoint: str) -> str:
 
 
 class ProcessorSidecar:
-    """Keeps one processor process running until ``stop``."""
+    """Keeps one processor process running until ``stop``; ``name`` is what the log calls it."""
 
-    def __init__(self, command: Sequence[str]) -> None:
+    def __init__(self, command: Sequence[str], name: str = "the processor") -> None:
         self._command = list(command)
+        self.name = name
         self._process: asyncio.subprocess.Process | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
@@ -66,7 +81,7 @@ class ProcessorSidecar:
     async def start(self) -> None:
         """Spawn the processor and begin watching it; raises OSError if it cannot be spawned at all."""
         await self._spawn()
-        self._supervisor = asyncio.create_task(self._supervise(), name="xo-tp supervisor")
+        self._supervisor = asyncio.create_task(self._supervise(), name=f"{self.name} supervisor")
 
     async def stop(self) -> None:
         """Stop watching, then SIGTERM the processor (so it unregisters) and SIGKILL it if it lingers."""
@@ -83,7 +98,7 @@ class ProcessorSidecar:
         try:
             await asyncio.wait_for(process.wait(), STOP_GRACE_SECONDS)
         except TimeoutError:
-            LOGGER.warning("xo-tp (pid %d) did not exit within %.0f s of SIGTERM; killing it", process.pid,
+            LOGGER.warning("%s (pid %d) did not exit within %.0f s of SIGTERM; killing it", self.name, process.pid,
                            STOP_GRACE_SECONDS)
             with contextlib.suppress(ProcessLookupError):
                 process.kill()
@@ -93,7 +108,7 @@ class ProcessorSidecar:
         self._process = await asyncio.create_subprocess_exec(
             *self._command, start_new_session=True, preexec_fn=_exit_with_parent if sys.platform == "linux" else None
         )
-        LOGGER.info("started xo-tp (pid %d): %s", self._process.pid, " ".join(self._command))
+        LOGGER.info("started %s (pid %d): %s", self.name, self._process.pid, " ".join(self._command))
 
     async def _supervise(self) -> None:
         failures = 0
@@ -105,7 +120,9 @@ class ProcessorSidecar:
                 return
             failures = 0 if time.monotonic() - started >= STABLE_AFTER_SECONDS else failures + 1
             delay = 0.0 if failures == 0 else RESTART_DELAYS[min(failures, len(RESTART_DELAYS)) - 1]
-            LOGGER.warning("xo-tp (pid %d) exited with code %s; restarting in %.1f s", self._process.pid, code, delay)
+            LOGGER.warning(
+                "%s (pid %d) exited with code %s; restarting in %.1f s", self.name, self._process.pid, code, delay
+            )
             await self._respawn_after(delay)
 
     async def _respawn_after(self, delay: float) -> None:
@@ -115,7 +132,7 @@ class ProcessorSidecar:
                 await self._spawn()
             except OSError as error:
                 delay = RESTART_DELAYS[-1]
-                LOGGER.error("cannot restart xo-tp: %s; trying again in %.0f s", error, delay)
+                LOGGER.error("cannot restart %s: %s; trying again in %.0f s", self.name, error, delay)
                 continue
             self.restarts += 1
             return

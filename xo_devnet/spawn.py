@@ -1,7 +1,7 @@
 """Starting ``xo-devnet`` as a child process and waiting until it is ready: for tests, benchmarks and scripts.
 
 Readiness is the ready file xo-devnet writes (atomically) once its REST API and
-component endpoint are bound and its processor has registered; it carries the real
+component endpoint are bound and its processors have registered; it carries the real
 ports, so callers can ask for port 0 and never race another program for a port.
 """
 
@@ -31,7 +31,7 @@ class DevnetProcess:
 
     ``extra_args`` go to xo-devnet as they are; by default it runs ephemeral on free
     ports with its keys in a private directory (see ``key_dir``). Its output (the
-    banner and the logs of xo-devnet and xo-tp) goes to ``log_path`` if given, else
+    banner and the logs of xo-devnet and its processors) goes to ``log_path`` if given, else
     to ``output`` (discarded by default).
     """
 

@@ -5,10 +5,14 @@ import os
 from pathlib import Path
 
 from xo_core.keyfiles import DEFAULT_KEY_DIR
-from xo_devnet.banner import ReadyInfo, banner, remove_ready_file, write_ready_file
+from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.player_keys import PlayerKey
 
 KEYS = (PlayerKey("alice", "02" + "a" * 64, created=True), PlayerKey("bob", None, created=False, problem="unreadable"))
+PROCESSORS = (
+    ProcessorStatus("xo-tp", 42, (("xo", "1.0"),), registered=True),
+    ProcessorStatus("rps-tp", 43, (("rps", "1.0"),), registered=False),
+)
 
 
 def info(**changes) -> ReadyInfo:
@@ -16,9 +20,8 @@ def info(**changes) -> ReadyInfo:
         "rest_url": "http://127.0.0.1:8008",
         "component_endpoint": "tcp://127.0.0.1:4004",
         "data_dir": Path("/data/xo"),
-        "processor_pid": 42,
-        "processor_registered": True,
-        "families": (("intkey", "1.0"), ("xo", "1.0")),
+        "processors": PROCESSORS,
+        "families": (("intkey", "1.0"), ("rps", "1.0"), ("xo", "1.0")),
         "key_dir": DEFAULT_KEY_DIR.expanduser(),
         "keys": KEYS,
     }
@@ -31,8 +34,10 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
         "REST API               http://127.0.0.1:8008",
         "component endpoint     tcp://127.0.0.1:4004",
         "data dir               /data/xo",
-        "xo-tp, pid 42, registered",
-        "families accepted      intkey 1.0, xo 1.0",
+        "  transaction processors xo-tp (xo 1.0), pid 42, registered\n"
+        "                         rps-tp (rps 1.0), pid 43, not registered yet: batches wait for it\n"
+        "  BlockInfo              built into the ledger: it opens every block\n",
+        "families accepted      intkey 1.0, rps 1.0, xo 1.0",
         "alice  02" + "a" * 64 + " (new)",
         "bob    unusable: unreadable",
         "xo create game1 --username alice --wait\n",
@@ -41,10 +46,13 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
 
 
 def test_a_non_default_url_is_passed_to_the_example_commands():
-    text = banner(info(rest_url="http://127.0.0.1:9999", data_dir=None, processor_pid=None))
+    text = banner(info(rest_url="http://127.0.0.1:9999", data_dir=None, processors=()))
     assert "xo show game1 --url http://127.0.0.1:9999" in text
     assert "(ephemeral" in text
-    assert "none (--no-tp)" in text
+    assert (
+        "transaction processors none (--no-tp): connect your own, e.g. xo-tp -C tcp://127.0.0.1:4004 and rps-tp -C"
+        in text
+    )
 
 
 def test_a_non_default_key_dir_is_passed_to_every_example_command_shell_quoted():
@@ -73,7 +81,11 @@ def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     assert document["data_dir"] is None
     assert document["pid"] == os.getpid()
     assert document["keys"] == {"alice": "02" + "a" * 64, "bob": None}
-    assert document["families"] == ["intkey:1.0", "xo:1.0"]
+    assert document["families"] == ["intkey:1.0", "rps:1.0", "xo:1.0"]
+    assert document["processors"] == [
+        {"command": "xo-tp", "pid": 42, "families": ["xo:1.0"], "registered": True},
+        {"command": "rps-tp", "pid": 43, "families": ["rps:1.0"], "registered": False},
+    ]
     assert list(path.parent.iterdir()) == [path]
 
 

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from xo_devnet import sidecar
-from xo_devnet.sidecar import ProcessorSidecar, connectable, processor_command
+from xo_devnet.launcher import PROCESSORS, RPS_TP, XO_TP
+from xo_devnet.sidecar import ProcessorSidecar, connectable
 
 
 def python(code: str) -> list[str]:
@@ -31,10 +32,15 @@ def alive(pid: int) -> bool:
         return True
 
 
-def test_the_processor_is_this_interpreters_xo_tp_pointed_at_the_endpoint():
-    assert processor_command("tcp://127.0.0.1:4004", 0) == [sys.executable, "-m", "xo_tp.cli", "-C", "tcp://127.0.0.1:4004"]
-    assert processor_command("tcp://127.0.0.1:4004", 2)[-1] == "-vv"
-    assert processor_command("tcp://127.0.0.1:4004", -1)[-1] == "-q"
+def test_the_processors_are_this_interpreters_xo_tp_and_rps_tp_pointed_at_the_endpoint():
+    xo, rps = PROCESSORS
+    assert (xo, rps) == (XO_TP, RPS_TP)
+    assert (xo.name, xo.families, rps.name, rps.families) == ("xo-tp", (("xo", "1.0"),), "rps-tp", (("rps", "1.0"),))
+    assert xo.command("tcp://127.0.0.1:4004", 0) == [sys.executable, "-m", "xo_tp.cli", "-C", "tcp://127.0.0.1:4004"]
+    assert rps.command("tcp://127.0.0.1:4004", 2) == [
+        sys.executable, "-m", "rps_tp.cli", "-C", "tcp://127.0.0.1:4004", "-vv",
+    ]  # fmt: skip
+    assert xo.command("tcp://127.0.0.1:4004", -1)[-1] == "-q"
 
 
 def test_wildcard_bind_addresses_are_connected_to_on_this_machine():
@@ -48,7 +54,7 @@ def test_a_processor_that_keeps_dying_is_restarted_with_back_off(monkeypatch, ca
     monkeypatch.setattr(sidecar, "RESTART_DELAYS", (0.05, 0.1, 0.2))
 
     async def scenario() -> int:
-        runner = ProcessorSidecar(python("import sys; sys.exit(3)"))
+        runner = ProcessorSidecar(python("import sys; sys.exit(3)"), "dying-tp")
         await runner.start()
         deadline = time.monotonic() + 20
         while runner.restarts < 3 and time.monotonic() < deadline:
@@ -57,6 +63,7 @@ def test_a_processor_that_keeps_dying_is_restarted_with_back_off(monkeypatch, ca
         return runner.restarts
 
     assert asyncio.run(scenario()) >= 3
+    assert "dying-tp (pid" in caplog.text
     assert "exited with code 3; restarting in 0.1 s" in caplog.text
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -59,8 +60,13 @@ class RestServer:
         self.restore_exception_handler()
 
 
-async def start_rest_server(ledger: Ledger, host: str, port: int) -> RestServer:
+async def start_rest_server(
+    ledger: Ledger, host: str, port: int, *, listeners: Sequence[socket.socket] = ()
+) -> RestServer:
     """Bind and start serving; raises OSError if the address cannot be bound.
+
+    ``listeners`` are sockets already bound to ``host`` and ``port`` (see
+    ``listeners.bind_listeners``), served as they are instead of binding anew.
 
     What clients can make the HTTP layer log (malformed requests, failed accepts when
     descriptors run out) goes through the app's ``LogLimiter`` (see ``server_logs``);
@@ -75,9 +81,10 @@ async def start_rest_server(ledger: Ledger, host: str, port: int) -> RestServer:
         logger=RequestLogger(logging.getLogger("aiohttp.server"), app[LOG_LIMITER]),
     )
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    sites = [web.SockSite(runner, listener) for listener in listeners] or [web.TCPSite(runner, host, port)]
     try:
-        await site.start()
+        for site in sites:
+            await site.start()
     except BaseException:
         await runner.cleanup()
         raise

@@ -1,5 +1,5 @@
-"""xo-devnet as a process: clean stops, a sidecar that comes back, --no-tp, one-line startup errors, and a banner
-whose commands work as printed."""
+"""xo-devnet as a process: clean stops, sidecars that come back on their own, --no-tp, one-line startup errors,
+and a banner whose commands work as printed."""
 
 import json
 import os
@@ -15,7 +15,7 @@ import pytest
 
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.signing import Signer
-from xo_devnet.sidecar import processor_command
+from xo_devnet.launcher import XO_TP
 from xo_tp.transactions import make_xo_transaction
 
 
@@ -48,14 +48,16 @@ def submit_create(devnet, name: str) -> str:
 
 
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_stop_signal_ends_devnet_and_processor_with_exit_code_0(start_devnet, stop_signal):
+def test_a_stop_signal_ends_devnet_and_its_processors_with_exit_code_0(start_devnet, stop_signal):
     devnet = start_devnet("--ephemeral", "-v")
-    processor = devnet.ready["processor_pid"]
+    processors = {processor["command"]: processor["pid"] for processor in devnet.ready["processors"]}
+    assert sorted(processors) == ["rps-tp", "xo-tp"]
+    assert all(processor["registered"] for processor in devnet.ready["processors"])
     devnet.process.send_signal(stop_signal)
     assert devnet.process.wait(30) == 0
-    assert wait_until(lambda: gone(processor), 10)
+    assert wait_until(lambda: all(gone(pid) for pid in processors.values()), 10)
     assert not devnet.ready_file.exists()
-    assert "unregistered" in devnet.log_path.read_text()
+    assert devnet.log_path.read_text().count("unregistered from the validator") == 2
 
 
 @pytest.mark.parametrize(("stop_signal", "named"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")])
@@ -99,23 +101,26 @@ def test_the_commands_the_banner_prints_play_on_this_devnet_with_its_keys(start_
     assert "game1" in result.stdout
 
 
-def test_a_killed_processor_is_restarted_and_batches_still_commit(start_devnet, fetch_json):
+def test_a_killed_processor_is_restarted_on_its_own_and_batches_still_commit(start_devnet, fetch_json):
     devnet = start_devnet()
-    os.kill(devnet.ready["processor_pid"], signal.SIGKILL)
-    assert wait_until(lambda: "restarting" in devnet.log_path.read_text())
+    pids = {processor["command"]: processor["pid"] for processor in devnet.ready["processors"]}
+    os.kill(pids["xo-tp"], signal.SIGKILL)
+    assert wait_until(lambda: f"xo-tp (pid {pids['xo-tp']}) exited" in devnet.log_path.read_text())
     batch_id = submit_create(devnet, "after-restart")
     (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=60")["data"]
     assert status["status"] == "COMMITTED"
+    assert not gone(pids["rps-tp"]), "the other sidecar runs on"
+    assert "rps-tp (pid" not in devnet.log_path.read_text()
 
 
 def test_without_the_sidecar_batches_wait_for_a_processor(start_devnet, fetch_json):
     devnet = start_devnet("--ephemeral", "--no-tp")
-    assert devnet.ready["processor_pid"] is None
+    assert devnet.ready["processors"] == []
     assert fetch_json(f"{devnet.rest_url}/status")["data"]["processors"] == []
     batch_id = submit_create(devnet, "waits")
     (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=1")["data"]
     assert status["status"] == "PENDING"
-    command = processor_command(devnet.component_endpoint, 0)
+    command = XO_TP.command(devnet.component_endpoint, 0)
     processor = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         (status,) = fetch_json(f"{devnet.rest_url}/batch_statuses?id={batch_id}&wait=60")["data"]

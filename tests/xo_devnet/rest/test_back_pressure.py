@@ -15,8 +15,8 @@ import pytest
 
 from tests.xo_devnet.rest.threaded_devnet import ThreadedDevnet
 from xo_core.batches import make_batch, make_transaction
+from xo_devnet.launcher import XO_TP
 from xo_devnet.ledger import LedgerConfig
-from xo_devnet.sidecar import processor_command
 from xo_devnet.storage import Storage, StorageError
 from xo_tp.family import game_address
 
@@ -39,7 +39,7 @@ def test_a_full_queue_answers_429_and_keeps_what_it_accepted(tiny_queue, api_for
     statuses = api.get(f"/batch_statuses?id={ids}").json["data"]
     assert [status["status"] for status in statuses] == ["PENDING", "PENDING", "UNKNOWN"]
 
-    command = processor_command(tiny_queue.ledger.component_endpoint, 0)
+    command = XO_TP.command(tiny_queue.ledger.component_endpoint, 0)
     processor = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         statuses = api.get(f"/batch_statuses?id={ids}&wait=60").json["data"]
@@ -60,7 +60,7 @@ def test_batches_that_cannot_run_yet_get_429_once_they_hold_their_share_while_ru
     )  # fmt: skip
     devnet = ThreadedDevnet(config).start()
     processor = subprocess.Popen(
-        processor_command(devnet.ledger.component_endpoint, 0), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        XO_TP.command(devnet.ledger.component_endpoint, 0), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         api = api_for(devnet.server.url)
