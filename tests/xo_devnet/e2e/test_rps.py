@@ -1,0 +1,188 @@
+"""rps through the REST API against ``xo-devnet`` running the real ``rps-tp``, with BlockInfo opening every block.
+
+Alice and Bob play with the keys xo-devnet made for them; every op is a signed batch
+POSTed to the REST API and waited for, as a player's command would do it. The clock the
+games read is the BlockInfo of the block each op lands in. One devnet serves the
+module's games (each has a name of its own).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from rps_tp.commitment import commitment, new_salt
+from rps_tp.family import game_address
+from rps_tp.game import Settings
+from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Reveal
+from rps_tp.state import decode_bucket
+from rps_tp.transactions import make_rps_transaction
+from tests.xo_devnet.e2e.conftest import fetch
+from xo_core.batches import make_batch, make_batch_list, make_transaction
+from xo_core.keyfiles import load_signer
+from xo_core.protobuf.block_info_pb2 import BlockInfoTxn
+from xo_core.signing import Signer
+from xo_devnet.spawn import DevnetProcess
+
+
+class Players:
+    """Alice and Bob at one devnet: each op is a signed batch, submitted and waited for."""
+
+    def __init__(self, devnet, fetch_json) -> None:
+        self.url = devnet.rest_url
+        self.fetch = fetch_json
+        self.keys = {name: load_signer(devnet.key_dir, name) for name in ("alice", "bob")}
+
+    def key(self, name: str) -> str:
+        return self.keys[name].public_key
+
+    def play(self, name: str, op: Op) -> dict:
+        """Submit ``op`` signed by ``name`` and wait until it is decided; its batch status."""
+        signer: Signer = self.keys[name]
+        transaction = make_rps_transaction(signer, op)
+        batch = make_batch(signer, [transaction])
+        request = urllib.request.Request(
+            f"{self.url}/batches",
+            data=make_batch_list([batch]),
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 202
+        [status] = self.fetch(f"{self.url}/batch_statuses?id={batch.header_signature}&wait=60")["data"]
+        status["transaction_id"] = transaction.header_signature
+        return status
+
+    def ok(self, name: str, op: Op) -> dict:
+        status = self.play(name, op)
+        assert status["status"] == "COMMITTED", status
+        return status
+
+    def refused(self, name: str, op: Op) -> str:
+        status = self.play(name, op)
+        assert status["status"] == "INVALID", status
+        return status["invalid_transactions"][0]["message"]
+
+    def game(self, game: str):
+        data = self.fetch(f"{self.url}/state/{game_address(game)}")["data"]
+        return decode_bucket(game_address(game), base64.b64decode(data))[game]
+
+    def block_time(self, transaction_id: str) -> int:
+        """The BlockInfo timestamp of the block holding ``transaction_id``: the time that op read."""
+        block_id = self.fetch(f"{self.url}/transactions/{transaction_id}")["data"]["header_signature"]
+        for block in self.fetch(f"{self.url}/blocks")["data"]:
+            ids = [txn["header_signature"] for batch in block["batches"] for txn in batch["transactions"]]
+            if block_id in ids:
+                opener = block["batches"][0]["transactions"][0]
+                assert opener["header"]["family_name"] == "block_info"
+                return BlockInfoTxn.FromString(base64.b64decode(opener["payload"])).block.timestamp
+        raise AssertionError(f"no block holds {transaction_id}")
+
+
+@pytest.fixture(scope="module")
+def players(tmp_path_factory) -> Iterator[Players]:
+    log_path = tmp_path_factory.mktemp("rps") / "devnet.log"
+    with DevnetProcess(log_path=log_path) as devnet:
+        yield Players(devnet, fetch)
+
+
+def start(players: Players, game: str, settings: Settings) -> None:
+    players.ok("alice", Create(game, settings=settings))
+    players.ok("bob", Join(game))
+    players.ok("alice", Ready(game, settings))
+    players.ok("bob", Ready(game, settings))
+
+
+def test_a_whole_game_with_both_keys_through_the_rest_api(players):
+    settings = Settings(points=2, timeout=300)
+    start(players, "duel", settings)
+    assert players.game("duel").state == "PLAYING_GAME"
+    throws = [("rock", "scissors"), ("paper", "paper"), ("scissors", "paper")]
+    for number, (alices, bobs) in enumerate(throws, start=1):
+        salts = {"alice": new_salt(), "bob": new_salt()}
+        first = players.ok("alice", Commit("duel", number, commitment("duel", number, players.key("alice"), alices,
+                                                                     salts["alice"])))
+        assert players.game("duel").waiting_since == players.block_time(first["transaction_id"])
+        players.ok("bob", Commit("duel", number, commitment("duel", number, players.key("bob"), bobs, salts["bob"])))
+        players.ok("alice", Reveal("duel", number, alices, salts["alice"]))
+        last = players.ok("bob", Reveal("duel", number, bobs, salts["bob"]))
+
+    game = players.game("duel")
+    assert (game.state, game.conclusion_type, game.history) == ("CONCLUDED", "normal", tuple(throws))
+    assert [(result.outcome, result.final_score) for result in game.results] == [("won", 2), ("lost", 0)]
+    receipt = fetch(f"{players.url}/receipts?id={last['transaction_id']}")["data"][0]
+    [event] = receipt["events"]
+    assert event["event_type"] == "rps/reveal"
+    assert {item["key"]: item["value"] for item in event["attributes"]}["game-state"] == "CONCLUDED"
+    players.ok("alice", Delete("duel"))
+    assert fetch(f"{players.url}/state?address={game_address('duel')}")["data"] == []
+
+
+def test_refusals_come_back_with_the_processors_reason(players):
+    start(players, "strict", Settings(points=1, timeout=300))
+    salt = new_salt()
+    assert players.refused("bob", Reveal("strict", 1, "rock", salt)) == (
+        "you have not committed in round 1 of game 'strict'; commit before you reveal"
+    )
+    players.ok("alice", Commit("strict", 1, commitment("strict", 1, players.key("alice"), "rock", salt)))
+    assert players.refused("alice", Reveal("strict", 1, "rock", salt)) == (
+        "your opponent has not committed in round 1 of game 'strict' yet; reveal once both players have committed"
+    )
+    players.ok("bob", Commit("strict", 1, commitment("strict", 1, players.key("bob"), "paper", new_salt())))
+    assert players.refused("alice", Reveal("strict", 1, "paper", salt)) == (
+        "paper with that salt does not match your commitment in round 1 of game 'strict'"
+    )
+    assert players.refused("alice", Claim("strict")) == (
+        "you cannot claim game 'strict': you have not revealed in round 1 yourself, so your opponent is not holding"
+        " the game up"
+    )
+
+
+def test_a_player_kept_waiting_claims_the_game_once_the_blockinfo_time_says_the_time_out_is_over(players):
+    quick = Settings(points=1, timeout=2)
+    start(players, "stall", quick)
+    players.ok("alice", Commit("stall", 1, commitment("stall", 1, players.key("alice"), "rock", new_salt())))
+    waiting_since = players.game("stall").waiting_since
+    early = players.refused("alice", Claim("stall"))
+    assert early.startswith("your opponent still has ")
+    assert early.endswith(" to commit in round 1 of game 'stall'")
+
+    time.sleep(max(0.0, waiting_since + quick.timeout - time.time()) + 0.05)
+    claimed = players.ok("alice", Claim("stall"))
+
+    assert players.block_time(claimed["transaction_id"]) >= waiting_since + quick.timeout
+    game = players.game("stall")
+    assert (game.state, game.conclusion_type) == ("CONCLUDED", "by-timeout")
+    assert [result.outcome for result in game.results] == ["won", "timed-out"]
+
+
+def test_every_block_of_the_devnet_opens_with_its_blockinfo_and_nobody_else_may_write_one(players):
+    players.ok("alice", Create("opening"))
+    players.ok("bob", Join("opening"))
+    blocks = fetch(f"{players.url}/blocks?limit=1000")["data"]
+    assert [block["header"]["block_num"] for block in blocks][-1] == "0"
+    for block in blocks[:-1]:
+        number = int(block["header"]["block_num"])
+        opener = block["batches"][0]["transactions"][0]
+        assert opener["header"]["family_name"] == "block_info"
+        assert BlockInfoTxn.FromString(base64.b64decode(opener["payload"])).block.block_num == number - 1
+    alice = players.keys["alice"]
+    forged = make_transaction(
+        alice, b"any time I like", family_name="block_info", family_version="1.0",
+        inputs=["00b10c"], outputs=["00b10c"],
+    )  # fmt: skip
+    request = urllib.request.Request(
+        f"{players.url}/batches",
+        data=make_batch_list([make_batch(alice, [forged])]),
+        headers={"Content-Type": "application/octet-stream"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    error = json.loads(refused.value.read())["error"]
+    assert (refused.value.code, error["code"]) == (400, 30)
+    assert "transaction family block_info is written only by the ledger itself" in error["message"]
