@@ -1,11 +1,21 @@
-"""Engine throughput: signed XO batches through the ledger and a real `xo-tp`, without REST.
+"""Engine throughput: signed batches through the ledger and a real processor, without REST.
 
-Starts an in-memory (or --data-dir) ledger and an `xo-tp` subprocess, submits
---batches single-transaction XO `create` batches in chunks of --chunk (as a stream of
-REST posts would), and waits until all are committed. Prints one JSON line:
-batches_per_s, p50/p99 submit-to-commit latency in ms, blocks, and the ledger
-process's CPU milliseconds per batch, in all and on the event-loop thread (the REST API
-shares that thread; storage commits of a data-directory ledger run on a writer thread).
+Starts an in-memory (or --data-dir) ledger and the family's processor as a subprocess,
+submits --batches single-transaction batches in chunks of --chunk (as a stream of REST
+posts would), and waits until all are committed. Prints one JSON line: batches_per_s,
+p50/p99 submit-to-commit latency in ms, blocks, and the ledger process's CPU
+milliseconds per batch, in all and on the event-loop thread (the REST API shares that
+thread; storage commits of a data-directory ledger run on a writer thread).
+
+- ``--family xo`` (default): XO ``create`` batches, each a new game, on ``xo-tp``.
+- ``--family rps``: whole rps games interleaved on ``rps-tp``: every game's create,
+  join, ready, ready, commit, commit, reveal, reveal, round-robin across the games, so
+  that each chunk holds one op of many games. Ops of one game run in arrival order;
+  the scheduler may run different games' ops side by side, although every rps
+  transaction reads BlockInfo's prefix (each block opens with a BlockInfo).
+
+    python benchmarks/engine_throughput.py --batches 4000
+    python benchmarks/engine_throughput.py --family rps --batches 4000
 """
 
 from __future__ import annotations
@@ -20,11 +30,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from rps_tp.commitment import commitment
+from rps_tp.game import Settings
+from rps_tp.ops import Commit, Create, Join, Ready, Reveal
+from rps_tp.transactions import make_rps_transaction
 from xo_core.batches import make_batch
+from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_tp.transactions import make_xo_transaction
+
+PROCESSORS = {"xo": ("xo_tp.cli", ("xo", "1.0")), "rps": ("rps_tp.cli", ("rps", "1.0"))}
+RPS_OPS_PER_GAME = 8
 
 
 def cpu_seconds() -> float:
@@ -32,27 +50,52 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def wait_registered(ledger: Ledger, process: asyncio.subprocess.Process) -> None:
+async def wait_registered(ledger: Ledger, process: asyncio.subprocess.Process, family: tuple[str, str]) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + 30
-    while ("xo", "1.0") not in ledger.processors():
+    while family not in ledger.processors():
         if loop.time() > deadline or process.returncode is not None:
-            raise SystemExit("xo-tp did not register")
+            raise SystemExit(f"the {family[0]} processor did not register")
         await asyncio.sleep(0.05)
 
 
-async def run(args: argparse.Namespace, data_dir: Path | None) -> dict[str, object]:
+def xo_batches(count: int) -> list[Batch]:
     signer = Signer.generate()
-    batches = [make_batch(signer, [make_xo_transaction(signer, f"bench-{n}", "create")]) for n in range(args.batches)]
+    return [make_batch(signer, [make_xo_transaction(signer, f"bench-{n}", "create")]) for n in range(count)]
+
+
+def rps_batches(count: int) -> list[Batch]:
+    """Whole games (alice throws rock, bob scissors: one round), their ops interleaved round-robin."""
+    alice, bob = Signer.generate(), Signer.generate()
+    settings = Settings(points=1, timeout=300)
+    games = []
+    for number in range(max(1, count // RPS_OPS_PER_GAME)):
+        name = f"bench-{number}"
+        salts = {alice: bytes([number % 256]) * 32, bob: bytes([(number + 1) % 256]) * 32}
+        throws = {alice: "rock", bob: "scissors"}
+        commits = [
+            (player, Commit(name, 1, commitment(name, 1, player.public_key, throws[player], salts[player])))
+            for player in (alice, bob)
+        ]
+        reveals = [(player, Reveal(name, 1, throws[player], salts[player])) for player in (alice, bob)]
+        ops = [(alice, Create(name, settings=settings)), (bob, Join(name)), (alice, Ready(name, settings)),
+               (bob, Ready(name, settings)), *commits, *reveals]  # fmt: skip
+        games.append([make_batch(player, [make_rps_transaction(player, op)]) for player, op in ops])
+    return [game[step] for step in range(RPS_OPS_PER_GAME) for game in games][:count]
+
+
+async def run(args: argparse.Namespace, data_dir: Path | None) -> dict[str, object]:
+    batches = rps_batches(args.batches) if args.family == "rps" else xo_batches(args.batches)
+    module, family = PROCESSORS[args.family]
     config = LedgerConfig(data_dir=data_dir, component_endpoint="tcp://127.0.0.1:0",
                           max_pending_batches=max(10_000, args.batches))
     ledger = await Ledger.start(config)
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "xo_tp.cli", "-C", ledger.component_endpoint, "--max-occupancy", str(args.occupancy),
+        sys.executable, "-m", module, "-C", ledger.component_endpoint, "--max-occupancy", str(args.occupancy),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )
     try:
-        await wait_registered(ledger, process)
+        await wait_registered(ledger, process, family)
         loop = asyncio.get_running_loop()
         first_block = header_of(ledger.chain_head()).block_num
         latencies: list[float] = []
@@ -78,7 +121,8 @@ async def run(args: argparse.Namespace, data_dir: Path | None) -> dict[str, obje
         latencies.sort()
         return {
             "benchmark": "engine_throughput",
-            "batches": args.batches,
+            "family": args.family,
+            "batches": len(batches),
             "committed": committed,
             "storage": "data-dir" if data_dir else "memory",
             "batches_per_s": round(committed / elapsed, 1),
@@ -97,10 +141,11 @@ async def run(args: argparse.Namespace, data_dir: Path | None) -> dict[str, obje
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--family", choices=sorted(PROCESSORS), default="xo", help="whose batches (default xo)")
     parser.add_argument("--batches", type=int, default=5000)
     parser.add_argument("--chunk", type=int, default=50, help="batches per submit call")
     parser.add_argument("--rate", type=float, default=0, help="offered batches/s (default: all at once)")
-    parser.add_argument("--occupancy", type=int, default=10, help="xo-tp --max-occupancy")
+    parser.add_argument("--occupancy", type=int, default=10, help="the processor's --max-occupancy")
     parser.add_argument("--data-dir", action="store_true", help="persist to a temporary data directory")
     args = parser.parse_args()
     if args.data_dir:
