@@ -20,7 +20,7 @@ import pytest
 from rps_tp.commitment import commitment, new_salt
 from rps_tp.family import game_address
 from rps_tp.game import Settings
-from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Reveal
+from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
 from rps_tp.state import decode_bucket
 from rps_tp.transactions import make_rps_transaction
 from tests.xo_devnet.e2e.conftest import fetch
@@ -141,6 +141,27 @@ def test_refusals_come_back_with_the_processors_reason(players):
         "you cannot claim game 'strict': you have not revealed in round 1 yourself, so your opponent is not holding"
         " the game up"
     )
+
+
+def test_the_host_changes_the_settings_both_agree_again_and_a_player_resigns(players):
+    players.ok("alice", Create("terms"))
+    players.ok("bob", Join("terms"))
+    players.ok("bob", Ready("terms", Settings(points=1, timeout=300)))
+    assert players.refused("bob", Setup("terms", Settings(points=3, timeout=60))).startswith("only the host of")
+    players.ok("alice", Setup("terms", Settings(points=3, timeout=60)))
+    assert players.refused("bob", Ready("terms", Settings(points=1, timeout=300))) == (
+        "game 'terms' is now set up as first to 3 points, 60 seconds to act, not first to 1 point, 300 seconds to"
+        " act: be ready for its current settings"
+    )
+    players.ok("alice", Ready("terms", Settings(points=3, timeout=60)))
+    players.ok("bob", Ready("terms", Settings(points=3, timeout=60)))
+    assert players.game("terms").state == "PLAYING_GAME"
+    players.ok("bob", Resign("terms"))
+
+    game = players.game("terms")
+    assert (game.state, game.conclusion_type) == ("CONCLUDED", "by-resignation")
+    assert [result.outcome for result in game.results] == ["won", "resigned"]
+    assert players.refused("bob", Resign("terms")) == "game 'terms' is over"
 
 
 def test_a_player_kept_waiting_claims_the_game_once_the_blockinfo_time_says_the_time_out_is_over(players):
