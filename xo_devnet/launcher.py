@@ -53,7 +53,7 @@ REGISTRATION_TIMEOUT_SECONDS = 30.0
 """How long startup waits for the sidecars to register before announcing readiness anyway."""
 
 DRAIN_TIMEOUT_SECONDS = 10.0
-"""How long a stop waits for accepted batches to be decided before stopping the processor and the ledger."""
+"""How long a stop waits for accepted batches to be decided before stopping the processors and the ledger."""
 
 _REGISTRATION_POLL_SECONDS = 0.02
 
