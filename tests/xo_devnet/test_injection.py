@@ -48,11 +48,11 @@ def ticking(step: int = 100):
     return lambda: next(readings)
 
 
-def timed_batch(game: str, sleep: float = 0.0):
+def timed_batch(game: str, sleep: float = 0.0, family: str = "clock"):
     """A batch that reads the time from BlockInfo and writes it at ``game`` (first attempt sleeping ``sleep`` s)."""
     payload = json.dumps({"game": game, "sleep": sleep}).encode()
     txn = make_transaction(
-        SIGNER, payload, family_name="clock", family_version="1.0", inputs=[game, *CLOCK_INPUTS], outputs=[game]
+        SIGNER, payload, family_name=family, family_version="1.0", inputs=[game, *CLOCK_INPUTS], outputs=[game]
     )
     return batch_of(txn)
 
@@ -219,6 +219,31 @@ def test_readers_of_blockinfo_in_different_games_run_side_by_side_in_one_block()
             assert clock.most_busy == 3
             blocks = {ledger.block_id_of_batch(batch.header_signature) for batch in batches}
             assert len(blocks) == 1
+
+    run(scenario)
+
+
+def test_a_family_reading_blockinfo_without_a_processor_holds_up_no_one_and_ends_invalid():
+    """No processor for "clock": its batch waits, alone; other readers of BlockInfo and kv batches commit meanwhile."""
+
+    async def scenario():
+        async with (
+            running_ledger(processor_wait=1.0) as ledger,
+            connected(ledger),
+            connected(ledger, clock_reader(), family="other-clock"),
+        ):
+            orphan = timed_batch(A)
+            reader = timed_batch(B, family="other-clock")
+            plain = kv_batch(set={address("plain"): "1"})
+            await ledger.submit([orphan, reader, plain])
+            statuses = await ledger.wait_for_batches([reader.header_signature, plain.header_signature], 5)
+            assert [status.status for status in statuses] == ["COMMITTED", "COMMITTED"]
+            assert ledger.batch_statuses([orphan.header_signature])[0].status == "PENDING", "nobody waited for it"
+            [status] = await ledger.wait_for_batches([orphan.header_signature], 10)
+            assert status.status == "INVALID"
+            assert status.invalid_transactions[0].message == (
+                "no transaction processor for clock 1.0 registered within 1 s"
+            )
 
     run(scenario)
 
