@@ -1,4 +1,4 @@
-"""A small client of the Sawtooth REST API: state reads, batch submission, batch statuses, receipts.
+"""A small client of the Sawtooth REST API: state reads, batch submission, batch statuses, receipts, blocks.
 
 Built on ``http.client`` rather than a third-party library: ``xo show`` starts a
 fresh interpreter on every call and the standard library is already there. Every
@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import base64
 import http.client
+import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import quote, urlsplit
 
 from client_core.answers import Answers, BatchStatus, Response, StateChange
+from client_core.blocks import ChainAnswers, ChainBlock
 from client_core.errors import Unavailable
 from client_core.transport import Deadline, HttpConnection, HttpsConnection, ZeroMQEndpoint
 
@@ -28,6 +30,9 @@ MAX_PAGES = 100_000
 JSON_TYPE = "application/json"
 REST_API_PORT = 8008
 """Where a Sawtooth REST API usually listens (``sawtooth-rest-api --bind``'s default)."""
+BLOCKS_PER_PAGE = 100
+"""Blocks asked for per ``/blocks`` request: Sawtooth's own default page, a bounded answer even for full blocks."""
+RECEIPTS_PER_REQUEST = 100
 
 __all__ = ["BatchStatus", "RestClient", "StateChange", "normalize_url"]
 
@@ -75,9 +80,19 @@ class RestClient:
         self._timeout = REQUEST_TIMEOUT if timeout is None else timeout
         self._trace = trace
         self._answers = Answers(self.base_url, auth[0] if auth else None)
+        self._chain = ChainAnswers(self._answers)
         self._deadline = Deadline()
         self._connection: http.client.HTTPConnection | None = None
         self._requests_on_connection = 0
+
+    @property
+    def auth(self) -> tuple[str, str] | None:
+        """The HTTP Basic credentials, for another client of the same REST API (the websocket follower)."""
+        return self._auth
+
+    @property
+    def trace(self) -> Callable[[str], None] | None:
+        return self._trace
 
     def close(self) -> None:
         if self._connection is not None:
@@ -92,14 +107,14 @@ class RestClient:
 
     # --- the REST API's resources ---
 
-    def get_state(self, address: str) -> bytes | None:
-        """The bytes stored at ``address``, or None when nothing is stored there."""
-        path = f"/state/{address}"
+    def get_state(self, address: str, head: str | None = None) -> bytes | None:
+        """The bytes stored at ``address`` (as of block ``head``, else now), or None when nothing is stored there."""
+        path = f"/state/{address}" + ("" if head is None else f"?head={quote(head)}")
         return self._answers.state_value(self._request("GET", path), path)
 
-    def list_state(self, prefix: str) -> Iterator[tuple[str, bytes]]:
-        """Every ``(address, data)`` under ``prefix``, following ``paging.next`` to the last page."""
-        query = f"address={quote(prefix)}"
+    def list_state(self, prefix: str, head: str | None = None) -> Iterator[tuple[str, bytes]]:
+        """Every ``(address, data)`` under ``prefix`` (as of block ``head``), following ``paging.next`` to the end."""
+        query = f"address={quote(prefix)}" + ("" if head is None else f"&head={quote(head)}")
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
             seen.add(query)
@@ -128,6 +143,43 @@ class RestClient:
         """The state changes of a committed transaction, from its receipt."""
         path = f"/receipts?id={quote(transaction_id)}"
         return self._answers.state_changes(self._request("GET", path), transaction_id)
+
+    def receipts(self, transaction_ids: Sequence[str]) -> dict[str, list[StateChange]]:
+        """The state changes of committed transactions by id, :data:`RECEIPTS_PER_REQUEST` per ``POST /receipts``."""
+        found: dict[str, list[StateChange]] = {}
+        for start in range(0, len(transaction_ids), RECEIPTS_PER_REQUEST):
+            body = json.dumps(list(transaction_ids[start : start + RECEIPTS_PER_REQUEST])).encode()
+            response = self._request("POST", "/receipts", body=body, content_type=JSON_TYPE)
+            found.update(self._chain.receipts(response, "/receipts"))
+        return found
+
+    def head_block(self) -> ChainBlock:
+        """The newest committed block."""
+        path = "/blocks?limit=1"
+        blocks, _ = self._chain.blocks_page(self._request("GET", path), path)
+        if not blocks:
+            raise self._answers.not_sawtooth("/blocks lists no block, not even a genesis block")
+        return blocks[0]
+
+    def blocks(self, head: str | None = None) -> Iterator[ChainBlock]:
+        """Every block from ``head`` (else the newest) back to genesis, newest first, page by page.
+
+        The pages after the first carry the head the REST API answered with, so a
+        walk that takes a while still reads one chain, whatever is committed meanwhile.
+        """
+        query = f"limit={BLOCKS_PER_PAGE}" + ("" if head is None else f"&head={quote(head)}")
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            seen.add(query)
+            path = f"/blocks?{query}"
+            page, next_query = self._chain.blocks_page(self._request("GET", path), path)
+            yield from page
+            if next_query is None:
+                return
+            if next_query in seen:
+                raise self._answers.not_sawtooth(f"its paging loops back to /blocks?{next_query}")
+            query = next_query
+        raise self._answers.not_sawtooth(f"the chain spans more than {MAX_PAGES} pages of blocks")
 
     # --- HTTP ---
 

@@ -100,3 +100,9 @@ def report(prog: str, message: str, verbose: int) -> None:
 def warn(prog: str, message: str) -> None:
     """One ``<command>: warning: ...`` line on stderr: something is off, but the command goes on."""
     sys.stderr.write(f"{prog}: warning: {printable(message, escape_backslashes=False)}\n")
+
+
+def notice(prog: str, message: str) -> None:
+    """One ``<command>: ...`` line on stderr for a person: what a long-running command is doing (reconnecting, ...)."""
+    sys.stderr.write(f"{prog}: {printable(message, escape_backslashes=False)}\n")
+    sys.stderr.flush()
