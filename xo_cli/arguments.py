@@ -33,7 +33,7 @@ example (alice is X; bob joins as O by taking a space):
 
 EXIT_CODES = """\
 exit codes:
-  0    done: committed (or, without --wait, submitted); a query answered
+  0    done: committed (or, without --wait, submitted); a query answered; a watched game ended
   1    rejected, or invalid input
   2    usage error
   3    connection or server error
@@ -48,6 +48,26 @@ spaces, by number or by column and row:
    4 | 5 | 6    =    A2 | B2 | C2
   ---+---+---       ----+----+----
    7 | 8 | 9         A3 | B3 | C3"""
+
+
+WATCH_EXAMPLES = """\
+examples:
+  xo watch game1            the board, then a line per move, until the game ends
+  xo watch game1 --json     one JSON object per line: the block, the move, the game after it
+  xo watch                  every game: created, moves, deleted (Ctrl-C stops)"""
+
+HISTORY_EXAMPLES = """\
+examples:
+  xo history game1
+  xo history game1 --json
+  xo history game1 --format aries --game 2"""
+
+
+def game_number(text: str) -> int:
+    """``--game N``: which of a name's games, counted from 1."""
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a game number from 1, got {text!r}")
+    return int(text)
 
 
 def build_parser() -> CommandParser:
@@ -124,6 +144,43 @@ def build_parser() -> CommandParser:
         action="store_true",
         help="also say who has a line, the legal moves, and how the game ends with perfect play from here "
         "and the best moves (in JSON: \"analysis\")",
+    )
+
+    watch = subcommands.add_parser(
+        "watch",
+        parents=[rest, output],
+        help="follow a game (or every game) as its moves commit",
+        description="Draw the game NAME, then each move as it commits (who, which space, the new state), until "
+        "the game ends or is deleted (exit 0); Ctrl-C stops watching (exit 130). Without NAME, every XO game: a "
+        "line per game created, move made and game deleted, until Ctrl-C. Uses the REST API's /subscriptions "
+        "websocket, and polls the REST API if the websocket is refused; a dropped connection is resumed "
+        "after the last block seen, so no move is missed or shown twice.",
+        epilog=WATCH_EXAMPLES,
+    )
+    watch.add_argument("name", nargs="?", metavar="NAME", help="the game to watch (default: every game)")
+
+    history = subcommands.add_parser(
+        "history",
+        parents=[rest],
+        help="show the committed moves of a game",
+        description="List the committed moves of the game NAME in order, read from the REST API's blocks: block, "
+        "player, action, space, and the board and state after each. A name deleted and created again shows "
+        "each game separately.",
+        epilog=HISTORY_EXAMPLES,
+    )
+    history.add_argument("name", metavar="NAME", help="name of the game")
+    history.add_argument(
+        "--format",
+        choices=("table", "json", "aries"),
+        default="table",
+        help="output format (default: table); aries: the game as an Aries Tic Tac Toe 1.0 message thread",
+    )
+    history.add_argument("--json", action="store_const", const="json", dest="format", help="same as --format json")
+    history.add_argument(
+        "--game",
+        type=game_number,
+        metavar="N",
+        help="only the N-th game of that name (1 = the first created); --format aries shows the last by default",
     )
 
     status_parser(subcommands, [rest, wait_flags(), output])

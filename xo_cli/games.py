@@ -93,6 +93,13 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def impossible_name(name: str) -> str | None:
+    """Why no game can ever be called ``name`` (no move could name it), if so: nothing to watch or look up."""
+    if "," in name:
+        return f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}"
+    return name_problem(name)
+
+
 def refuse_create(name: str, game: Game | None) -> str | None:
     """Why ``name`` cannot be created, or None: the processor refuses a name already in use."""
     if game is not None:

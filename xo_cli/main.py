@@ -17,6 +17,8 @@ COMMANDS = {
     "delete": ("xo_cli.moves", "delete"),
     "list": ("xo_cli.queries", "list_games"),
     "show": ("xo_cli.queries", "show"),
+    "watch": ("xo_cli.watch", "watch"),
+    "history": ("xo_cli.history", "history"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
     "aries check": ("xo_cli.aries_check", "check"),

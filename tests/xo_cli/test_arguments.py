@@ -112,8 +112,8 @@ def test_an_unknown_command_suggests_the_closest_one(capsys, typed, suggested):
 def test_an_unknown_command_like_none_lists_the_commands(capsys):
     assert main(["frobnicate"]) == 2
     assert capsys.readouterr().err == (
-        "xo: error: unknown command 'frobnicate' (commands: create, take, delete, list, show, status, keygen, aries) "
-        "(see 'xo --help')\n"
+        "xo: error: unknown command 'frobnicate' (commands: create, take, delete, list, show, watch, history, status, "
+        "keygen, aries) (see 'xo --help')\n"
     )
 
 

@@ -1,0 +1,67 @@
+"""How ``xo watch`` shows games changing: one line per change for people, one JSON object per line for scripts.
+
+Every line starts with the block that committed the change and names the game
+through :func:`xo_tp.rules.game_label` (escaped, cut if very long); keys are shown
+as ``alice (0208fb...)`` when the key directory names them. A JSON line is a stable
+object for scripts: the block, what happened, and the game after it in the shape of
+``xo show --json`` (``null`` once deleted), with the exact name and full keys.
+"""
+
+from __future__ import annotations
+
+import json
+
+from client_core.blocks import BlockRef
+from client_core.keys import KeyNames
+from xo_cli import render
+from xo_cli.game_changes import CREATE, DELETE, TAKE, GameChange
+from xo_cli.games import Game
+from xo_cli.notation import grid_name
+from xo_tp.rules import game_label
+
+SNAPSHOT = "snapshot"
+"""The action of the lines that show a game as it stood when watching began."""
+
+
+def change_line(block: BlockRef, change: GameChange, names: KeyNames = render.NO_NAMES) -> str:
+    """``block 14: game 'g1': alice (0208fb...) took 5 (B2) as X: ----X---- P2-NEXT``, and the like."""
+    label = game_label(change.name)
+    game = change.game
+    if change.action == DELETE or game is None:
+        return f"block {block.block_num}: {label} deleted"
+    if change.action == TAKE and change.space is not None and change.player is not None:
+        mark = game.board[change.space - 1]
+        player = render.key_label(change.player, names)
+        what = f"{label}: {player} took {change.space} ({grid_name(change.space)}) as {mark}"
+    elif change.action == CREATE:
+        what = f"{label} created"
+    elif change.action == SNAPSHOT:
+        what = f"{label} as it stands"
+    else:
+        what = f"{label} rewritten"
+    ending = render.outcome_text(game, names)
+    return f"block {block.block_num}: {what}: {game.board} {game.state}" + (f"; {ending}" if ending else "")
+
+
+def waiting_line(block: BlockRef, name: str) -> str:
+    return f"block {block.block_num}: there is no {game_label(name)} yet; waiting for it to be created (Ctrl-C stops)"
+
+
+def change_json(block: BlockRef, change: GameChange) -> str:
+    """One line of ``--json``: ``{"block_num", "block_id", "action", "name", "space", "player", "game"}``."""
+    return json.dumps(
+        {
+            "block_num": block.block_num,
+            "block_id": block.block_id,
+            "action": change.action,
+            "name": change.name,
+            "space": change.space,
+            "player": change.player,
+            "game": change.game.as_json() if change.game is not None else None,
+        }
+    )
+
+
+def snapshot(name: str, game: Game | None) -> GameChange:
+    """The first line of a watch: the game as it stands (or None: not created yet)."""
+    return GameChange(SNAPSHOT, name, None, None, game)
