@@ -27,7 +27,7 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import aiohttp
 
@@ -72,6 +72,7 @@ class AsyncRest:
         if auth is not None:
             token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode("ascii")
             self._headers["Authorization"] = f"Basic {token}"
+        self._prefix = urlsplit(self.base_url).path
         self._session: aiohttp.ClientSession | None = None
 
     async def close(self) -> None:
@@ -143,7 +144,8 @@ class AsyncRest:
             raise self.failure(error) from None
         if self._trace is not None:
             elapsed = (time.monotonic() - started) * 1000
-            self._trace(f"{method} {path} -> {response.status} ({len(response.body)} bytes, {elapsed:.0f} ms)")
+            size = len(response.body)
+            self._trace(f"{method} {self._prefix}{path} -> {response.status} ({size} bytes, {elapsed:.0f} ms)")
         self.check_status(response, method, path)
         return response
 
@@ -207,7 +209,8 @@ class AsyncRest:
         except aiohttp.ClientError as error:
             raise self.failure(error) from None
         if self._trace is not None:
-            self._trace(f"GET {SUBSCRIPTIONS} -> 101 websocket ({(time.monotonic() - started) * 1000:.0f} ms)")
+            elapsed = (time.monotonic() - started) * 1000
+            self._trace(f"GET {self._prefix}{SUBSCRIPTIONS} -> 101 websocket ({elapsed:.0f} ms)")
         try:
             yield ws
         finally:

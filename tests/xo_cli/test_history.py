@@ -157,3 +157,9 @@ def test_reading_history_loads_no_websocket_stack():
     probe = "import sys, xo_cli.history, xo_cli.main; print(sorted(m for m in sys.modules if m.startswith('aiohttp')))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False)
     assert done.stdout == "[]\n", done.stderr
+
+
+def test_an_unreachable_rest_api_is_exit_3_with_the_usual_line(run, closed_port):
+    url = f"http://127.0.0.1:{closed_port}"
+    refused = f"xo: error: cannot reach the REST API at {url}: Connection refused\n"
+    assert run("history", "g1", "--url", url) == (3, "", refused)

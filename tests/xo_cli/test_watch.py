@@ -239,3 +239,22 @@ def test_a_ledger_started_afresh_is_said_and_the_watch_starts_again_from_its_new
         [seen] = map(json.loads, watch.lines(1))  # a change, or already there when the watch read the new chain
         assert (seen["name"], seen["action"] in ("create", "snapshot"), seen["block_num"]) == ("new-chain", True, 1)
         assert seen["game"]["board"] == "---------"
+
+
+def test_an_unreachable_rest_api_is_exit_3_before_watching_starts(run, closed_port):
+    url = f"http://127.0.0.1:{closed_port}"
+    refused = f"xo: error: cannot reach the REST API at {url}: Connection refused\n"
+    assert run("watch", "--url", url) == (3, "", refused)
+
+
+def test_v_traces_the_follower_s_requests_too(devnet, table, watching):
+    table.move("alice", "traced", "create")
+    table.takes("traced", 1, 4, 2, 5)
+    watch = watching("traced", "--json", "-v")
+    watch.lines(1)
+    table.takes("traced", 3)
+    watch.lines(1)
+    assert watch.wait() == 0
+    traced = watch.rest("stderr")
+    assert traced[0].startswith("xo: GET /blocks?limit=1 -> 200 (")
+    assert any(line.startswith("xo: GET /subscriptions -> 101 websocket (") for line in traced)
