@@ -77,6 +77,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 POLL_SECONDS = 1.0
 FIRST_PAUSE = 0.1
 MAX_PAUSE = 5.0
+HEALTHY_SECONDS = 10.0
+"""A connection up this long counts as healthy again: the next failure starts the pauses afresh."""
 RECENT_BLOCKS = 256
 """Blocks remembered by number, to tell a block sent again from a block of another fork."""
 
@@ -160,20 +162,30 @@ class AsyncFollower:
     # --- following ---
 
     async def _follow(self) -> AsyncGenerator[BlockChanges, None]:
+        """Blocks from one source after another: a failure that may pass is followed by a pause, then a new source.
+
+        The pauses grow with each failure and shrink back only once a connection has
+        delivered a block or stayed up for :data:`HEALTHY_SECONDS`, so a server that
+        accepts connections and drops them at once is not hammered.
+        """
         await self.start()
-        lost: str | None = None
+        lost = False
         failures = 0
+        loop = asyncio.get_running_loop()
         while True:
             source = self._subscribed() if self._websocket else self._polled()
+            connected_at: float | None = None
             try:
                 async with contextlib.aclosing(source):
                     async for item in source:
                         if isinstance(item, _Connected):
-                            if lost is not None:
+                            connected_at = loop.time()
+                            if lost:
                                 self._notice(f"reconnected to the REST API at {self.base_url}; "
                                              f"resuming after block {self._position().block_num}")
-                            lost, failures = None, 0
+                            lost = False
                             continue
+                        failures = 0
                         self._cursor = item.ref
                         self._remember(item.ref)
                         yield item
@@ -181,10 +193,12 @@ class AsyncFollower:
                 self._websocket = False
                 self._notice(f"{refused.message}: polling for new blocks every {self._poll_seconds:g} s instead")
             except Transient as error:
+                if connected_at is not None and loop.time() - connected_at >= HEALTHY_SECONDS:
+                    failures = 0
                 failures += 1
-                if lost is None:
-                    lost = error.message
-                    self._notice(f"{error.message}; reconnecting (Ctrl-C stops)")
+                if not lost:
+                    lost = True
+                    self._notice(f"{error.message}; reconnecting")
                 await asyncio.sleep(pause(failures))
 
     async def _subscribed(self) -> AsyncIterator[BlockChanges | _Connected]:

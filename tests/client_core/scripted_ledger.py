@@ -103,6 +103,7 @@ class ScriptedLedger:
         self.stale_by = stale_by
         self.deaf = False
         self.refuse_websocket: int | None = None
+        self.drop_at_once = False
         self.require_auth: str | None = None
         self.requests: list[str] = []
         self.sockets: dict[web.WebSocketResponse, list[str] | None] = {}
@@ -233,6 +234,9 @@ class ScriptedLedger:
             return error(self.refuse_websocket, 90, "Too Many Subscribers")
         ws = web.WebSocketResponse()
         await ws.prepare(request)
+        if self.drop_at_once:
+            await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"go away")
+            return ws
         self.sockets[ws] = None
         try:
             async for message in ws:

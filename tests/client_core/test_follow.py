@@ -298,6 +298,22 @@ def test_a_server_that_goes_away_and_comes_back_on_its_port_is_followed_again():
     run(scenario)
 
 
+def test_a_server_that_drops_every_connection_at_once_is_retried_ever_more_slowly():
+    async def scenario():
+        async with ledger() as server, following(server) as follower:
+            await follower.start()
+            server.drop_at_once = True
+            reader = asyncio.ensure_future(take(follower, 1))
+            await asyncio.sleep(1.6)  # pauses of about 0.1, 0.2, 0.4, 0.8 s: at most 5 attempts, not 16
+            assert 3 <= len(server.gets("/subscriptions")) <= 5
+            assert follower.notices[0].endswith("closed the websocket (code 1013: go away); reconnecting")
+            server.drop_at_once = False
+            await moves(server, 1)  # the next attempt subscribes and finds it
+            assert nums(await reader) == [1]
+
+    run(scenario)
+
+
 def test_the_websocket_keeps_the_path_prefix_and_the_credentials():
     async def scenario():
         async with ledger(prefix="/sawtooth") as server:
