@@ -19,6 +19,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from client_core import session
 from client_core.blocks import BlockChanges, BlockRef, ChainChanged
@@ -137,17 +138,15 @@ def has_ended(change: GameChange) -> bool:
     return change.action == DELETE or change.game is None or change.game.next_player is None
 
 
-class Screen:
+class Screen(Protocol):
     """Where a watch shows games: the snapshot as watching begins, then each block's changes."""
 
-    def snapshot(self, block: BlockRef, games: list[GameChange], name: str | None) -> None:
-        raise NotImplementedError
+    def snapshot(self, block: BlockRef, games: list[GameChange], name: str | None) -> None: ...
 
-    def changes(self, block: BlockRef, changes: list[GameChange]) -> None:
-        raise NotImplementedError
+    def changes(self, block: BlockRef, changes: list[GameChange]) -> None: ...
 
 
-class JsonLines(Screen):
+class JsonLines:
     """``--json``: one object per line (:func:`xo_cli.feed.change_json`), flushed at once for a reading script."""
 
     def snapshot(self, block: BlockRef, games: list[GameChange], name: str | None) -> None:
@@ -158,7 +157,7 @@ class JsonLines(Screen):
             print(feed.change_json(block, change), flush=True)
 
 
-class TextLines(Screen):
+class TextLines:
     """Without a terminal: the board drawn once (a lobby: one line per game), then one line per change."""
 
     def __init__(self, names: KeyNames, you: str | None) -> None:
