@@ -13,7 +13,10 @@ way either REST API does:
 - ``mode="devnet"``: a subscription with ``last_known_block_ids`` gets every block after
   the newest one it names, or ``{"error": "Unknown block: ..."}``.
 
-Every request is recorded (``requests``), so tests can count what a follower asked.
+It also answers ``/state`` and ``/state/{address}`` (as of ``head``), so a whole ``xo watch``
+can run against it, and serves HTTPS (``wss://``) with the test certificate of ``tests/tls``
+when ``tls=True``. Every request is recorded (``requests``), so tests can count what a
+follower asked.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import ssl
 from dataclasses import dataclass, field
 
 from aiohttp import WSCloseCode, web
+
+from tests.hostile_server import TLS_CERTIFICATE, TLS_DIR
 
 NULL_BLOCK_ID = "0" * 16
 PREFIX = "5b7349"
@@ -94,9 +100,10 @@ def change_json(addr: str, value: bytes | None) -> dict[str, str]:
 
 
 class ScriptedLedger:
-    def __init__(self, mode: str = "sawtooth", prefix: str = "", stale_by: int = 0) -> None:
+    def __init__(self, mode: str = "sawtooth", prefix: str = "", stale_by: int = 0, tls: bool = False) -> None:
         self.mode = mode
         self.prefix = prefix
+        self.tls = tls
         self.chain: list[Block] = []
         self.txn_count = 0
         self.fork_salt = 0
@@ -166,7 +173,7 @@ class ScriptedLedger:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{self.prefix}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}{self.prefix}"
 
     async def start(self, port: int = 0) -> ScriptedLedger:
         app = web.Application(middlewares=[self._record])
@@ -174,9 +181,15 @@ class ScriptedLedger:
         app.router.add_get(f"{self.prefix}/blocks/{{block_id}}", self._block)
         app.router.add_post(f"{self.prefix}/receipts", self._receipts)
         app.router.add_get(f"{self.prefix}/subscriptions", self._subscriptions)
+        app.router.add_get(f"{self.prefix}/state", self._state_list)
+        app.router.add_get(f"{self.prefix}/state/{{address}}", self._state)
         self.runner = web.AppRunner(app, shutdown_timeout=0.1)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", port)
+        context = None
+        if self.tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_CERTIFICATE, TLS_DIR / "localhost-key.pem")
+        site = web.TCPSite(self.runner, "127.0.0.1", port, ssl_context=context)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
@@ -215,6 +228,38 @@ class ScriptedLedger:
         if block is None:
             return error(404, 70, "Block Not Found")
         return web.json_response({"data": block.rest_json(), "link": "x"})
+
+    def _state_at(self, head: Block) -> dict[str, bytes]:
+        state: dict[str, bytes] = {}
+        for block in self.chain[: head.num + 1]:
+            for txn in block.txns:
+                for addr, value in txn.changes.items():
+                    if value is None:
+                        state.pop(addr, None)
+                    else:
+                        state[addr] = value
+        return state
+
+    async def _state(self, request: web.Request) -> web.Response:
+        head = self.head if "head" not in request.query else self._by_id(request.query["head"])
+        if head is None:
+            return error(404, 50, "Head Not Found")
+        value = self._state_at(head).get(request.match_info["address"])
+        if value is None:
+            return error(404, 75, "State Not Found")
+        return web.json_response({"data": base64.b64encode(value).decode(), "head": head.block_id, "link": "x"})
+
+    async def _state_list(self, request: web.Request) -> web.Response:
+        head = self.head if "head" not in request.query else self._by_id(request.query["head"])
+        if head is None:
+            return error(404, 50, "Head Not Found")
+        prefix = request.query.get("address", "")
+        data = [
+            {"address": addr, "data": base64.b64encode(value).decode()}
+            for addr, value in sorted(self._state_at(head).items())
+            if addr.startswith(prefix)
+        ]
+        return web.json_response({"data": data, "head": head.block_id, "link": "x", "paging": {"limit": None}})
 
     async def _receipts(self, request: web.Request) -> web.Response:
         wanted = await request.json()

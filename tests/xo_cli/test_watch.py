@@ -7,14 +7,18 @@ websocket refused (the devnet's subscriber limit), Ctrl-C and SIGTERM.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
+import threading
 from pathlib import Path
 
 import pytest
 
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
+from tests.client_core.scripted_ledger import ScriptedLedger
+from tests.hostile_server import TLS_CERTIFICATE
 from tests.xo_cli.devnet_play import Running, Table
 from xo_cli import feed
 from xo_cli.game_changes import TAKE, GameChange
@@ -258,3 +262,34 @@ def test_v_traces_the_follower_s_requests_too(devnet, table, watching):
     traced = watch.rest("stderr")
     assert traced[0].startswith("xo: GET /blocks?limit=1 -> 200 (")
     assert any(line.startswith("xo: GET /subscriptions -> 101 websocket (") for line in traced)
+
+
+@pytest.fixture
+def sawtooth_over_tls():
+    """The scripted imitation of Sawtooth's REST API (ignores last_known_block_ids), over HTTPS, in a thread."""
+    loop = asyncio.new_event_loop()
+    server = ScriptedLedger("sawtooth", prefix="/sawtooth", tls=True)
+    loop.run_until_complete(server.start())
+    serving = threading.Thread(target=loop.run_forever, daemon=True)
+    serving.start()
+    server.commit_now = lambda *changes: asyncio.run_coroutine_threadsafe(server.commit(*changes), loop).result(10)
+    yield server
+    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+    loop.call_soon_threadsafe(loop.stop)
+    serving.join(10)
+
+
+def test_watch_over_https_with_a_path_prefix_against_sawtooth_s_websocket(sawtooth_over_tls, monkeypatch, tmp_path):
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_CERTIFICATE))
+    server, address = sawtooth_over_tls, game_address("tls")
+    watch = Running("watch", "tls", "--json", "--url", server.url, "--key-dir", str(tmp_path))
+    try:
+        assert json.loads(watch.lines(1)[0])["game"] is None
+        server.commit_now({address: b"tls,---------,P1-NEXT,,"})
+        server.commit_now({address: b"tls,----X----,P2-NEXT,02" + b"a" * 64 + b","})
+        server.commit_now({address: None})
+        assert [json.loads(line)["action"] for line in watch.lines(3)] == ["create", "take", "delete"]
+        assert watch.wait() == 0
+    finally:
+        watch.stop()
+    assert server.gets("/subscriptions") and server.url.startswith("https://127.0.0.1:")
