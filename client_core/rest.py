@@ -15,12 +15,15 @@ import http.client
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 from client_core.answers import Answers, BatchStatus, Response, StateChange
-from client_core.blocks import ChainAnswers, ChainBlock
 from client_core.errors import Unavailable
 from client_core.transport import Deadline, HttpConnection, HttpsConnection, ZeroMQEndpoint
+
+if TYPE_CHECKING:
+    from client_core.blocks import ChainAnswers, ChainBlock
 
 REQUEST_TIMEOUT = 30.0
 """Seconds for a whole request: connecting, sending, and the whole answer (documented in the README)."""
@@ -80,7 +83,7 @@ class RestClient:
         self._timeout = REQUEST_TIMEOUT if timeout is None else timeout
         self._trace = trace
         self._answers = Answers(self.base_url, auth[0] if auth else None)
-        self._chain = ChainAnswers(self._answers)
+        self._chain_answers: ChainAnswers | None = None
         self._deadline = Deadline()
         self._connection: http.client.HTTPConnection | None = None
         self._requests_on_connection = 0
@@ -93,6 +96,15 @@ class RestClient:
     @property
     def trace(self) -> Callable[[str], None] | None:
         return self._trace
+
+    @property
+    def _chain(self) -> ChainAnswers:
+        """The readers of blocks and receipts, loaded on first use: ``xo show`` never needs them."""
+        if self._chain_answers is None:
+            from client_core.blocks import ChainAnswers  # noqa: PLC0415 - see above
+
+            self._chain_answers = ChainAnswers(self._answers)
+        return self._chain_answers
 
     def close(self) -> None:
         if self._connection is not None:
