@@ -22,6 +22,7 @@ from client_core.arguments import (
     wait_flags,
 )
 from xo_cli.aries_arguments import add_aries_commands, full_command
+from xo_cli.play_arguments import add_play_commands
 from xo_core import __version__
 
 VERSION = f"xo (xo-sawtooth) {__version__}"
@@ -186,6 +187,7 @@ def build_parser() -> CommandParser:
     status_parser(subcommands, [rest, wait_flags(), output])
     keygen_parser(subcommands, VERSION)
     add_aries_commands(subcommands, rest=rest, move=move, json_output=json_output)
+    add_play_commands(subcommands, rest=rest)
     return parser
 
 

@@ -19,6 +19,8 @@ COMMANDS = {
     "show": ("xo_cli.queries", "show"),
     "watch": ("xo_cli.watch", "watch"),
     "history": ("xo_cli.history", "history"),
+    "play": ("xo_cli.play", "play"),
+    "bot": ("xo_cli.bot", "bot"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
     "aries check": ("xo_cli.aries_check", "check"),

@@ -29,8 +29,9 @@ from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import notice, sigterm_interrupts, warn
 from xo_cli import feed, render
-from xo_cli.game_changes import DELETE, GameChange, changes_between
-from xo_cli.games import Game, decode_games, find_game, impossible_name
+from xo_cli.game_book import GameBook
+from xo_cli.game_changes import DELETE, GameChange
+from xo_cli.games import find_game, impossible_name
 from xo_tp.family import NAMESPACE, game_address
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
@@ -73,13 +74,13 @@ class GameWatch:
         self.name = name
         self.screen = screen
         self.prefix = game_address(name) if name is not None else NAMESPACE
-        self.buckets: dict[str, list[Game]] = {}
+        self.book = GameBook(lambda problem: warn("xo", problem))
 
     def run(self) -> int:
         """Show the games as of the newest block, then each change as it commits; 0 once a watched game ends."""
         start = self.client.head_block().ref
-        self.buckets = self.read_games(start)
-        games = sorted((game for bucket in self.buckets.values() for game in bucket), key=lambda game: game.name)
+        self.book.load(self.read_games(start))
+        games = self.book.games()
         if self.name is not None:
             game = find_game(games, self.name)
             self.screen.snapshot(start, [feed.snapshot(self.name, game)], self.name)
@@ -100,23 +101,16 @@ class GameWatch:
                     return 0
         raise AssertionError("a follower never runs out of blocks")
 
-    def read_games(self, start: BlockRef) -> dict[str, list[Game]]:
-        """The games at the watched addresses as of ``start``, by address."""
+    def read_games(self, start: BlockRef) -> list[tuple[str, bytes]]:
+        """The entries at the watched addresses as of ``start``."""
         if self.name is not None:
             data = self.client.get_state(self.prefix, head=start.block_id)
-            entries = [] if data is None else [(self.prefix, data)]
-        else:
-            entries = list(self.client.list_state(NAMESPACE, head=start.block_id))
-        return {address: self.decoded(address, data) for address, data in entries}
+            return [] if data is None else [(self.prefix, data)]
+        return list(self.client.list_state(NAMESPACE, head=start.block_id))
 
     def apply(self, block: BlockChanges) -> bool:
         """Show what ``block`` did to the watched games; True once the watched game has ended."""
-        changes: list[GameChange] = []
-        for change in sorted(block.changes, key=lambda change: change.address):
-            after = self.decoded(change.address, change.value) if change.type == "SET" else []
-            changes.extend(changes_between(self.buckets.pop(change.address, []), after))
-            if after:
-                self.buckets[change.address] = after
+        changes = self.book.apply(block)
         if self.name is not None:
             changes = [change for change in changes if change.name == self.name]
         ended = next((index for index, change in enumerate(changes) if has_ended(change)), None)
@@ -125,12 +119,6 @@ class GameWatch:
         if changes:
             self.screen.changes(block.ref, changes)
         return self.name is not None and ended is not None
-
-    def decoded(self, address: str, data: bytes) -> list[Game]:
-        games, problems = decode_games(address, data)
-        for problem in problems:
-            warn("xo", problem)
-        return games
 
 
 def has_ended(change: GameChange) -> bool:

@@ -49,16 +49,42 @@ class Table:
 
 
 class Running:
-    """``xo ARGS`` as a separate process, its stdout and stderr read line by line as they come."""
+    """``xo ARGS`` as a separate process, its stdout and stderr read line by line as they come.
 
-    def __init__(self, *argv: str) -> None:
+    Its standard input is empty unless ``stdin=True``: then :meth:`send` writes lines to it
+    and :meth:`close_input` ends it, as a script driving ``xo play`` through a pipe would.
+    """
+
+    def __init__(self, *argv: str, stdin: bool = False) -> None:
         self.process = subprocess.Popen(
-            [XO, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
+            [XO, *argv],
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
         )
         self.stdout: queue.Queue[str | None] = queue.Queue()
         self.stderr: queue.Queue[str | None] = queue.Queue()
         for stream, lines in ((self.process.stdout, self.stdout), (self.process.stderr, self.stderr)):
             threading.Thread(target=_pump, args=(stream, lines), daemon=True).start()
+
+    def send(self, *lines: str) -> None:
+        assert self.process.stdin is not None, "started without stdin=True"
+        self.process.stdin.write("".join(line + "\n" for line in lines))
+        self.process.stdin.flush()
+
+    def close_input(self) -> None:
+        assert self.process.stdin is not None, "started without stdin=True"
+        self.process.stdin.close()
+
+    def until(self, predicate, stream: str = "stdout", limit: int = 200) -> list[str]:
+        """Lines up to and including the first that ``predicate`` accepts (at most ``limit``, each in time)."""
+        found: list[str] = []
+        while not found or not predicate(found[-1]):
+            assert len(found) < limit, f"no matching line among {found}"
+            found += self.lines(1, stream)
+        return found
 
     def lines(self, count: int, stream: str = "stdout") -> list[str]:
         """The next ``count`` lines (without their newline); fails if they do not come within the deadline."""
@@ -93,6 +119,8 @@ class Running:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(SECONDS)
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
 
 
 def _pump(stream, lines: queue.Queue[str | None]) -> None:
