@@ -33,7 +33,16 @@ from dataclasses import dataclass
 
 from client_core import session
 from client_core.blocks import ChainChanged
-from client_core.errors import INTERRUPTED, TERMINATED, CommandError, InvalidInput, TerminateRequest, UsageError
+from client_core.errors import (
+    INTERRUPTED,
+    TERMINATED,
+    CommandError,
+    Interrupted,
+    InvalidInput,
+    Terminated,
+    TerminateRequest,
+    UsageError,
+)
 from client_core.follow import pause
 from client_core.keys import load_signer
 from client_core.rest import RestClient
@@ -210,6 +219,8 @@ class Bot:
         except InvalidInput as error:
             self.stop(name, f"skipped: {error.message}")
             return
+        except (Interrupted, Terminated):
+            raise  # Ctrl-C or SIGTERM while a move was on its way: the error names the batch
         except CommandError as error:
             seat.failures += 1
             seat.retry_at = time.monotonic() + (wait := pause(seat.failures))

@@ -29,6 +29,7 @@ the ledger; 3 server errors, as everywhere.
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import sys
 from collections import deque
@@ -65,6 +66,8 @@ from xo_core.text import quoted
 from xo_tp.rules import game_label
 from xo_tp.transactions import make_xo_transaction
 
+STDIN = 0
+"""Read as a file descriptor, not through ``sys.stdin``: see :mod:`client_core.lines`."""
 QUIT_WORDS = frozenset(("q", "quit", "exit"))
 MAX_AI_REFUSALS = 3
 """Refused moves of the computer in a row before ``xo play`` gives up (a refusal it cannot learn from)."""
@@ -97,7 +100,7 @@ def play(args: argparse.Namespace) -> int:
         if ai_key.public_key == me.public_key:
             raise InvalidInput(f"--vs ai plays with the key {AI_KEY_NAME!r}: choose another --username for yourself")
     names = session.key_names(args)
-    interactive = sys.stdin.isatty()
+    interactive = os.isatty(STDIN)  # a closed stdin is no terminal, and ends at once
     screen: Screen = TerminalScreen(me.public_key, names) if interactive and sys.stdout.isatty() else LineScreen(names)
     with sigterm_interrupts(), session.rest_client(args) as client:
         ai = None
@@ -156,7 +159,7 @@ class Match:
             self.screen.start(start, game, self.intro)
             if game is None:
                 self.create()
-            LineReader(sys.stdin.fileno(), self.typed_line).start()
+            LineReader(STDIN, self.typed_line).start()
             while True:
                 code = self.step()
                 if code is not None:
@@ -274,7 +277,10 @@ class Match:
             self.shown_position = None
             return None
         mine = turn_of(game, self.me.public_key, names=self.names)
-        if mine.action is Action.MOVE and not self.i_moved and not self.ai_to_move(game):
+        if self.i_moved:
+            self.screen.say(f"your last move is on its way to the chain; {quoted(word, 20)} ignored")
+            return None
+        if mine.action is Action.MOVE and not self.ai_to_move(game):
             return self.try_move(text, game, mine)
         self.screen.say(f"not your turn: {self.waiting_text(game)}; {quoted(word, 20)} ignored")
         return None

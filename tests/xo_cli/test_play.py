@@ -19,6 +19,7 @@ import stat
 import subprocess
 import termios
 import time
+from pathlib import Path
 
 import pytest
 
@@ -138,6 +139,26 @@ def test_the_computer_s_key_is_made_on_first_use_and_said_once(devnet, tmp_path)
     assert stat.S_IMODE(os.stat(keys / "xo-ai.priv").st_mode) == 0o600
 
 
+def test_the_readme_s_game_against_the_computer_replays_as_printed(devnet):
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    command = next(line for line in readme.splitlines() if line.startswith("$ printf") and "xo play" in line)
+    shown = readme.split(command + "\n", 1)[1].split("```", 1)[0].splitlines()
+    typed, argv = re.fullmatch(r"\$ printf '(.*)' \| xo (.*)", command).groups()
+    where = ["--url", devnet.rest_url, "--key-dir", str(devnet.key_dir)]
+    done = subprocess.run(
+        [XO, *argv.split(), *where], input=typed.replace("\\n", "\n"), capture_output=True, text=True,
+        timeout=SECONDS, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+    def plain(lines: list[str]) -> list[str]:
+        """Without what differs from ledger to ledger: block numbers, keys, the note of a new xo-ai key."""
+        lines = without_key_note(lines)
+        return [re.sub(r"\(\w{6}\.\.\.\)", "(KEY)", re.sub(r"^block \d+:", "block N:", line)) for line in lines]
+
+    assert plain(done.stdout.splitlines()) == plain(shown)
+
+
 def test_the_same_seed_and_moves_replay_the_same_game(devnet, playing):
     games = []
     for name in ("seeded-1", "seeded-2"):
@@ -207,6 +228,27 @@ def test_ctrl_c_leaves_with_130_and_the_game_stays(devnet, playing, table):
     )
     assert game.rest("stderr") == []
     assert table.client.get_state(game_address("interrupted")) is not None
+
+
+def test_a_game_deleted_during_play_ends_it(devnet, playing, table):
+    game = playing("deleted")
+    game.until(is_prompt)
+    game.send("5")
+    game.until(lambda line: "waiting:" in line)
+    table.move("bob", "deleted", "delete")
+    lines = game.until(lambda line: "was deleted" in line)
+    assert lines[-2].endswith(": game 'deleted' deleted")
+    assert lines[-1] == "game 'deleted' was deleted"
+    assert game.wait() == 0
+
+
+def test_an_unreachable_rest_api_is_exit_3_before_anything_is_asked(run, make_player, closed_port):
+    alice = make_player("alice")
+    code, out, err = run("play", "g1", *alice.flags(f"http://127.0.0.1:{closed_port}"))
+    assert (code, out) == (3, "")
+    assert err.startswith(f"xo: error: cannot reach the REST API at http://127.0.0.1:{closed_port}")
+    code, _, err = run("bot", "g1", *alice.flags(f"http://127.0.0.1:{closed_port}"))
+    assert code == 3 and err.startswith("xo: error: cannot reach the REST API")
 
 
 def test_a_game_whose_seats_are_both_taken_can_only_be_watched(devnet, playing, table):
