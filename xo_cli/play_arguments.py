@@ -7,8 +7,7 @@ share (``--level``, ``--seed``) read as one unit.
 from __future__ import annotations
 
 import argparse
-
-from xo_cli.ai import Level
+from typing import Final
 
 PLAY_EXAMPLES = """\
 examples:
@@ -27,6 +26,11 @@ examples:
   xo bot --username robo --all            robo answers the first move of every game, until Ctrl-C"""
 
 
+LEVELS: Final = ("perfect", "heuristic", "random")
+"""``xo_cli.ai.Level``'s values, spelt out: the parser is built for every command, and ``xo show`` must not
+load the solver that ``xo_cli.ai`` imports (a test keeps the two lists equal)."""
+
+
 def seed_number(text: str) -> int:
     """``--seed N``: a whole number, so that a seeded game replays on any machine."""
     if not text.isascii() or not text.isdigit():
@@ -39,7 +43,7 @@ def ai_flags() -> argparse.ArgumentParser:
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument(
         "--level",
-        choices=[str(level) for level in Level],
+        choices=LEVELS,
         help="how well the computer plays: perfect (never loses; the default), heuristic (blocks and completes "
         "lines, does not see forks), random",
     )

@@ -147,3 +147,10 @@ def test_moves_take_json_and_status_takes_wait_and_json():
     assert parse(["create", "g1"]).format is None
     args = parse(["status", "a" * 128, "--wait", "5", "--json"])
     assert (args.batch_id, args.wait, args.format) == ("a" * 128, 5, "json")
+
+
+def test_the_level_names_of_play_and_bot_are_the_computer_player_s_levels():
+    from xo_cli.ai import Level  # noqa: PLC0415 - the parser itself must not import it
+    from xo_cli.play_arguments import LEVELS  # noqa: PLC0415
+
+    assert tuple(level.value for level in Level) == LEVELS
