@@ -92,8 +92,9 @@ def bot(args: argparse.Namespace) -> int:
 
 
 def log_line(text: str) -> None:
-    """One line of the bot's log: the UTC time, then ``text``."""
-    print(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {text}", flush=True)
+    """One line of the bot's log: the UTC time, then ``text``, escaped once more (some of it is the server's)."""
+    line = printable(text, escape_backslashes=False)
+    print(f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {line}", flush=True)
 
 
 @dataclass
@@ -224,8 +225,7 @@ class Bot:
         except CommandError as error:
             seat.failures += 1
             seat.retry_at = time.monotonic() + (wait := pause(seat.failures))
-            self.log(f"{label}: could not move: {printable(error.message, escape_backslashes=False)}; "
-                     f"trying again in {wait:.1f} s")
+            self.log(f"{label}: could not move: {error.message}; trying again in {wait:.1f} s")
             return
         seat.failures = 0
         if outcome.played:
@@ -234,7 +234,7 @@ class Bot:
             self.log(self.move_text(name, outcome))
         elif outcome.refusal is not None:
             seat.refusals += 1
-            refusal = printable(outcome.refusal, escape_backslashes=False)
+            refusal = outcome.refusal
             if seat.refusals >= MAX_REFUSALS:
                 self.stop(name, f"gave up after {seat.refusals} refused moves: {refusal}")
             else:

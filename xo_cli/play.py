@@ -358,6 +358,6 @@ class Match:
             return f"{how}: {self.label}"
         return (
             f"{how}: {self.label} stays on the ledger, unfinished ({game.state}); "
-            f"'xo play {shell_word(self.name)}' goes on with it"
+            f"to go on with it: xo play {shell_word(self.name)}"
         )
 

@@ -6,7 +6,9 @@ the game as play begins, each block's moves (the very lines of ``xo watch``, fro
 player's move, what the other side is waiting for, and the last line. The board is
 :func:`xo_cli.render.game_card`'s; game names and keys reach the screen only through
 :mod:`xo_cli.render`, :mod:`xo_cli.feed` and :func:`xo_tp.rules.game_label`, which
-escape them.
+escape them; and every line is passed through :func:`xo_core.text.printable` once more as it is
+written (``escape_backslashes=False``, so text already escaped is left as it is), since some of it comes from
+the server: a validator's reason for refusing a move, a notice quoting the REST API.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from client_core.runner import notice
 from xo_cli import feed, render
 from xo_cli.game_changes import GameChange
 from xo_cli.games import Game
+from xo_core.text import printable
 from xo_tp import rules
 from xo_tp.rules import game_label
 
@@ -58,6 +61,11 @@ class Screen(Protocol):
         """The last line: the result, or that the player left."""
 
 
+def line_of(text: str) -> str:
+    """``text`` as one line a terminal shows as it is: controls escaped, escapes already made kept."""
+    return printable(text, escape_backslashes=False)
+
+
 def prompt_text(game: Game, mark: str) -> str:
     return f"{game_label(game.name)}: your move as {mark} ({SPACES_HINT})"
 
@@ -91,7 +99,7 @@ class LineScreen:
             self.say(feed.change_line(block, change, self.names))
 
     def say(self, text: str) -> None:
-        print(text, flush=True)
+        print(line_of(text), flush=True)
 
     def notice(self, text: str) -> None:
         notice("xo", text)
@@ -135,7 +143,7 @@ class TerminalScreen:
         self.draw()
 
     def say(self, text: str) -> None:
-        self.note = text
+        self.note = line_of(text)
         self.draw()
 
     def notice(self, text: str) -> None:
@@ -152,11 +160,11 @@ class TerminalScreen:
 
     def waiting(self, game: Game, text: str) -> None:
         self.game = game
-        self.status = f"Waiting: {text} (q or Ctrl-C leaves)\n"
+        self.status = f"Waiting: {line_of(text)} (q or Ctrl-C leaves)\n"
         self.draw()
 
     def finish(self, text: str) -> None:
-        self.status = text + "\n"
+        self.status = line_of(text) + "\n"
         self.draw()
 
     def draw(self) -> None:

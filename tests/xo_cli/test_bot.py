@@ -151,6 +151,20 @@ def test_a_game_with_both_seats_taken_is_skipped_with_a_line(devnet, table, bots
     assert bot.wait() == 0
 
 
+def test_a_hostile_game_name_is_logged_escaped(devnet, table, bots):
+    hostile = "bot\x1b]0;owned\x07"
+    table.move("alice", hostile, "create")
+    table.takes(hostile, 5)
+    bot = bots(hostile)
+    lines = log(bot, 2)
+    assert lines[0].endswith(": game 'bot\\x1b]0;owned\\x07'")
+    assert lines[1].startswith("game 'bot\\x1b]0;owned\\x07': took ")
+    table.move("alice", hostile, "delete")
+    assert [LOG.match(line).group(1) for line in bot.rest()] == [
+        "game 'bot\\x1b]0;owned\\x07' was deleted", "every game has ended"
+    ]
+
+
 def test_the_names_or_all_must_be_given_and_not_both(run, devnet):
     flags = ["--url", devnet.rest_url, "--key-dir", str(devnet.key_dir), "--username", "robo"]
     code, _, err = run("bot", *flags)

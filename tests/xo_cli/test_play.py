@@ -159,6 +159,21 @@ def test_the_readme_s_game_against_the_computer_replays_as_printed(devnet):
     assert plain(done.stdout.splitlines()) == plain(shown)
 
 
+def test_a_hostile_game_name_is_shown_escaped_on_every_line(devnet, playing):
+    hostile = "red\x1b[31m\u202e"
+    game = playing(hostile, "--vs", "ai", "--seed", "1")
+    game.until(is_prompt)
+    game.send("5", "q")
+    lines = game.until(lambda line: line.startswith("you left"))
+    assert game.wait() == 0
+    assert not any(char in line for line in lines for char in ("\x1b", "\u202e"))
+    assert all("game 'red\\x1b[31m\\u202e'" in line for line in lines)
+    assert lines[-1] == (
+        "you left: game 'red\\x1b[31m\\u202e' stays on the ledger, unfinished (P1-NEXT); "
+        "to go on with it: xo play 'red\\x1b[31m\\u202e'"
+    )
+
+
 def test_the_same_seed_and_moves_replay_the_same_game(devnet, playing):
     games = []
     for name in ("seeded-1", "seeded-2"):
@@ -210,7 +225,7 @@ def test_the_end_of_the_input_leaves_and_the_game_stays(devnet, playing, table):
     game.close_input()
     lines = game.until(lambda line: line.startswith("you left"))
     assert lines[-1] == (
-        "you left: game 'left' stays on the ledger, unfinished (P1-NEXT); 'xo play left' goes on with it"
+        "you left: game 'left' stays on the ledger, unfinished (P1-NEXT); to go on with it: xo play left"
     )
     assert game.wait() == 0
     again = playing("left", "--vs", "ai", "--seed", "2")
@@ -224,7 +239,7 @@ def test_ctrl_c_leaves_with_130_and_the_game_stays(devnet, playing, table):
     game.until(lambda line: "waiting:" in line)
     assert game.interrupt(signal.SIGINT) == 130
     assert game.rest()[-1] == (
-        "Ctrl-C: game 'interrupted' stays on the ledger, unfinished (P2-NEXT); 'xo play interrupted' goes on with it"
+        "Ctrl-C: game 'interrupted' stays on the ledger, unfinished (P2-NEXT); to go on with it: xo play interrupted"
     )
     assert game.rest("stderr") == []
     assert table.client.get_state(game_address("interrupted")) is not None
@@ -396,7 +411,7 @@ def test_ctrl_c_at_the_terminal_leaves_the_game_on_the_ledger(devnet, terminal):
     screen = terminal("play", "tty-left", "--vs", "ai")
     screen.until("Your move as X")
     screen.type("\x03")
-    assert "Ctrl-C: game 'tty-left' stays on the ledger, unfinished (P1-NEXT)" in screen.until("goes on with it")
+    assert "Ctrl-C: game 'tty-left' stays on the ledger, unfinished (P1-NEXT)" in screen.until("xo play tty-left")
     assert screen.process.wait(SECONDS) == 130
 
 
