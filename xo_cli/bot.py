@@ -53,7 +53,7 @@ from xo_cli.game_changes import DELETE
 from xo_cli.games import Game, impossible_name
 from xo_cli.live import BlockEvent, Failure, LiveGames, Notice
 from xo_cli.notation import grid_name
-from xo_cli.seat import AI_KEY_NAME, Action, Outcome, SeatPlayer, ai_signer
+from xo_cli.seat import AI_KEY_NAME, MARKS, Action, Outcome, SeatPlayer, ai_signer
 from xo_core.text import printable
 from xo_tp import rules
 from xo_tp.rules import game_label
@@ -108,6 +108,9 @@ class Seat:
     sat: bool = False
     """The bot's key holds a seat: its end is logged, also with --all."""
     waiting_said: bool = False
+    """"Does not exist yet" was logged."""
+    lonely_said: bool = False
+    """"Waiting for an opponent" was logged: its key holds one seat, the other is open and due."""
     refusals: int = 0
     failures: int = 0
     retry_at: float | None = None
@@ -211,6 +214,14 @@ class Bot:
                 seat.done = True
         elif turn.action is Action.MOVE:
             self.move(name)
+        elif seat.sat and not seat.lonely_said and game is not None and self.open_seat_due(game):
+            seat.lonely_said = True  # its key holds the other seat, and it never takes both
+            self.log(f"{label}: waiting for an opponent to join as {MARKS[game.next_player]}")
+
+    @staticmethod
+    def open_seat_due(game: Game) -> bool:
+        """Whether the seat whose turn it is in ``game`` is open."""
+        return game.next_player is not None and not game.player_key(game.next_player)
 
     def move(self, name: str) -> None:
         seat = self.seat(name)

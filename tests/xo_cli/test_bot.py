@@ -38,8 +38,8 @@ def table(devnet) -> Table:
 def bots(devnet):
     started: list[Running] = []
 
-    def start(*argv: str, url: str | None = None) -> Running:
-        where = ["--url", url or devnet.rest_url, "--key-dir", str(devnet.key_dir), "--username", "robo"]
+    def start(*argv: str, username: str = "robo") -> Running:
+        where = ["--url", devnet.rest_url, "--key-dir", str(devnet.key_dir), "--username", username]
         started.append(Running("bot", *argv, *where))
         return started[-1]
 
@@ -108,6 +108,8 @@ def test_the_bot_never_loses_with_perfect_play_whoever_opens(devnet, table, bots
             name, board, state = took.group(1), took.group(5), took.group(6)
             if state in ("P1-NEXT", "P2-NEXT"):
                 table.move("alice", name, "take", rng.choice(free(board)))
+        elif line.endswith("waiting for an opponent to join as O"):
+            assert line.split("'")[1] in names[1::2], "only in the games the bot opened"
         else:
             assert " is over: " in line, line
             over.add(line.split("'")[1])
@@ -134,6 +136,7 @@ def test_a_game_deleted_while_the_bot_plays_ends_it_there_and_a_missing_one_is_w
     table.move("bob", "not-yet", "create")
     [opening] = log(bot)
     assert TOOK.match(opening).group(1, 4) == ("not-yet", "X"), "nobody had joined: the bot opens"
+    assert log(bot) == ["game 'not-yet': waiting for an opponent to join as O"]
     table.move("bob", "not-yet", "delete")
     assert log(bot, 2) == ["game 'not-yet' was deleted", "every game has ended"]
     assert bot.wait() == 0
@@ -149,6 +152,19 @@ def test_a_game_with_both_seats_taken_is_skipped_with_a_line(devnet, table, bots
         "every game has ended",
     ]
     assert bot.wait() == 0
+
+
+def test_a_bot_never_takes_both_seats_and_says_it_waits_for_an_opponent(devnet, table, bots):
+    table.move("alice", "alone", "create")
+    table.takes("alone", 5)
+    bot = bots("alone", username="alice")
+    assert log(bot, 2)[1] == "game 'alone': waiting for an opponent to join as O"
+    table.move("bob", "alone", "take", 1)
+    [answer] = log(bot)
+    assert TOOK.match(answer).group(1, 4) == ("alone", "X")
+    assert read_game(table.client, "alone").player2 == table.key("bob")
+    table.move("bob", "alone", "delete")
+    assert log(bot, 2) == ["game 'alone' was deleted", "every game has ended"]
 
 
 def test_a_hostile_game_name_is_logged_escaped(devnet, table, bots):
