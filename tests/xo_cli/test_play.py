@@ -232,17 +232,19 @@ def test_the_end_of_the_input_leaves_and_the_game_stays(devnet, playing, table):
     assert again.until(is_prompt)[-2].endswith(": game 'left' as it stands: " + lines[-3].split(": ")[-1])
 
 
-def test_ctrl_c_leaves_with_130_and_the_game_stays(devnet, playing, table):
-    game = playing("interrupted")
+@pytest.mark.parametrize(("signum", "code", "how"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")])
+def test_ctrl_c_or_sigterm_leaves_and_the_game_stays(devnet, playing, table, signum, code, how):
+    name = f"interrupted-{code}"
+    game = playing(name)
     game.until(is_prompt)
     game.send("5")
     game.until(lambda line: "waiting:" in line)
-    assert game.interrupt(signal.SIGINT) == 130
+    assert game.interrupt(signum) == code
     assert game.rest()[-1] == (
-        "Ctrl-C: game 'interrupted' stays on the ledger, unfinished (P2-NEXT); to go on with it: xo play interrupted"
+        f"{how}: game '{name}' stays on the ledger, unfinished (P2-NEXT); to go on with it: xo play {name}"
     )
     assert game.rest("stderr") == []
-    assert table.client.get_state(game_address("interrupted")) is not None
+    assert read_game(table.client, name).board == "----X----"
 
 
 def test_a_game_deleted_during_play_ends_it(devnet, playing, table):
