@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from client_core.errors import InvalidInput
 from xo_core.keyfiles import DEFAULT_KEY_DIR, KeyFileError, MissingKey, key_paths, read_private_key, signer_from
+from xo_core.text import clip, printable
 
 if TYPE_CHECKING:
     from xo_core.signing import Signer
@@ -29,6 +30,9 @@ MAX_KEY_FILES = 1000
 """How many ``*.pub`` files are read for names: a key directory is small, a huge one must not slow every command."""
 MAX_PUBLIC_KEY_BYTES = 1024
 MAX_NAMES_SHOWN = 10
+SHORT_KEY_LENGTH = 6
+"""Hex characters of a public key shown for people: enough to tell two players apart (the processors' messages
+cut keys the same way)."""
 
 
 def load_signer(key_dir: Path, name: str, prog: str) -> Signer:
@@ -112,3 +116,25 @@ class KeyNames:
     def name(self, public_key: str) -> str | None:
         """The name of ``public_key`` in the key directory, if there is one."""
         return self._names.get(public_key) if public_key else None
+
+
+NO_NAMES = KeyNames({})
+
+
+def short_key(public_key: str) -> str:
+    """The first characters of a public key, as every listing shows a player: ``0208fb...``."""
+    return public_key[:SHORT_KEY_LENGTH] + "..."
+
+
+def key_label(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
+    """``alice (0208fb...)`` for a key named in the key directory, else ``0208fb...``; escaped for a terminal.
+
+    Keys come from state, which any processor may have written, so even a key is
+    escaped; ``name_width`` clips the name for a table column.
+    """
+    short = printable(short_key(key))
+    name = names.name(key)
+    if name is None:
+        return short
+    shown = printable(name) if name_width is None else clip(name, name_width)
+    return f"{shown} ({short})"

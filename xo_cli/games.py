@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from client_core.keys import KeyNames
-from xo_core.text import printable
+from xo_core.text import printable, shell_word
 from xo_tp import rules
 from xo_tp.family import encode_payload
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
@@ -149,10 +149,3 @@ def refuse_take(
             "add --both-seats"
         )
     return None
-
-
-def shell_word(text: str) -> str:
-    """``text`` as one word to type in a shell, quoted only when it needs to be, and escaped for the terminal."""
-    import shlex  # noqa: PLC0415 - only a refusal needs it
-
-    return printable(shlex.quote(text), escape_backslashes=False)

@@ -24,11 +24,11 @@ from client_core.errors import InvalidInput
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import warn
+from client_core.tables import table
 from xo_cli import aries, render
 from xo_cli.games import Game, impossible_name
 from xo_cli.notation import grid_name
 from xo_cli.timeline import CommittedMove, PastGame, Step, replay
-from xo_core.text import display_width, pad
 from xo_tp import rules
 from xo_tp.family import FAMILY_NAME, game_address
 from xo_tp.payload import InvalidPayload, parse_payload
@@ -104,9 +104,7 @@ def history_text(name: str, games: list[PastGame], total: int, names: KeyNames =
         blocks = f"block {first}" if first == last else f"blocks {first}-{last}"
         heading = f"{game_label(name)} ({game.number} of {total}, {blocks}): {outcome(game, names)}"
         rows = [HEADINGS] + [step_row(step, names) for step in game.steps]
-        widths = [max(display_width(row[column]) for row in rows) for column in range(len(HEADINGS))]
-        lines = ("  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows)
-        sections.append("\n".join([heading, *lines]))
+        sections.append("\n".join([heading, table(rows)]))
     return "\n\n".join(sections)
 
 

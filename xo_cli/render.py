@@ -4,9 +4,9 @@ Pure text in, text out. For people, every name a player chose goes through
 :mod:`xo_core.text` (escaped; in the table also cut and padded by display width,
 so a hostile or a CJK name cannot break a row), keys are shortened, and a key
 whose ``*.pub`` is in the key directory is shown with its name:
-``alice (0208fb...)``. Keys are shortened by the processor's own ``short_key``, so
-a key in a refusal reads exactly as in ``xo show``. JSON always carries the exact
-names, full keys and the raw board.
+``alice (0208fb...)`` (:func:`client_core.keys.key_label`, cut as the processor's
+refusals cut keys, so a key in a refusal reads exactly as in ``xo show``). JSON
+always carries the exact names, full keys and the raw board.
 """
 
 from __future__ import annotations
@@ -14,19 +14,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from client_core.keys import KeyNames
+from client_core.keys import NO_NAMES, KeyNames, key_label
+from client_core.tables import table
 from xo_cli.games import EMPTY, Game
 from xo_cli.notation import COLUMNS, ROWS
-from xo_core.text import clip, display_width, pad, printable
+from xo_core.text import clip, printable
 from xo_tp import rules
-from xo_tp.rules import short_key
 
 TABLE_HEADINGS = ("GAME", "PLAYER 1", "PLAYER 2", "BOARD", "STATE")
 GAME_WIDTH = 24
 """Columns a game name may take in ``xo list``; longer names are cut there (``xo show`` shows them whole)."""
 KEY_NAME_WIDTH = 12
 """Columns a key's name may take in ``xo list``."""
-NO_NAMES = KeyNames({})
 OUTCOMES = {rules.P1_WIN: "X (player 1) won", rules.P2_WIN: "O (player 2) won", rules.TIE: "a tie: nobody won"}
 
 
@@ -38,16 +37,6 @@ def games_json(games: Sequence[Game]) -> str:
 def game_json(game: Game) -> str:
     """``xo show --json``: the same object as one element of ``xo list --json``."""
     return json.dumps(game.as_json(), indent=2)
-
-
-def key_label(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
-    """``alice (0208fb...)`` for a key named in the key directory, else ``0208fb...``."""
-    short = printable(short_key(key))  # keys come from state, which any processor may have written
-    name = names.name(key)
-    if name is None:
-        return short
-    shown = printable(name) if name_width is None else clip(name, name_width)
-    return f"{shown} ({short})"
 
 
 def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
@@ -64,9 +53,7 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
         )
         for game in games
     ]
-    widths = [max(display_width(row[column]) for row in rows) for column in range(len(TABLE_HEADINGS))]
-    lines = ("  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)) for row in rows)
-    return "\n".join(line.rstrip() for line in lines)
+    return table(rows)
 
 
 def seat_cell(key: str, names: KeyNames = NO_NAMES) -> str:

@@ -79,6 +79,17 @@ def quoted(text: str, limit: int | None = None) -> str:
     return result + "..." if cut else result
 
 
+def shell_word(text: str) -> str:
+    """``text`` as one word to type in a shell, quoted only when needed, and escaped for the terminal.
+
+    For the commands a message suggests (``xo create 'my game'``): a name with a space
+    or a quote in it must still paste as one word.
+    """
+    import shlex  # noqa: PLC0415 - only a hint needs it
+
+    return printable(shlex.quote(text), escape_backslashes=False)
+
+
 def counted(number: int, singular: str, plural: str | None = None) -> str:
     """``1 batch``, ``2 batches``: a count with the noun in the right number."""
     return f"{number} {singular if number == 1 else plural or singular + 's'}"
