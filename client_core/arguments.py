@@ -74,9 +74,10 @@ def parse_command_line(parser: CommandParser, argv: list[str]) -> argparse.Names
     """Parse ``argv``; an unknown flag is reported by the subcommand it was given to, pointing at its help.
 
     The connection and key flags given before the subcommand fill those not given after it, and ``-v``
-    counts on both sides.
+    counts on both sides. ``args.prog`` is the command's name (``xo``, ``rps``), for the lines it prints.
     """
     args, extras = parser.parse_known_args(argv)
+    args.prog = parser.prog
     if extras:
         subparsers = next(
             action for action in parser._actions if isinstance(action, argparse._SubParsersAction)

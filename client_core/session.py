@@ -10,6 +10,7 @@ import argparse
 import getpass
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from client_core.arguments import AUTH_PASSWORD_ENV, AUTH_USER_ENV, DEFAULT_URL, KEY_DIR_ENV, URL_ENV, USERNAME_ENV
@@ -32,8 +33,7 @@ def rest_client(args: argparse.Namespace) -> RestClient:
         url = normalize_url(DEFAULT_URL if url is None else url)
     except ValueError as error:
         raise UsageError(f"argument --url: {error}") from None
-    trace = trace_to_stderr if args.verbose else None
-    return RestClient(url, auth=credentials(args, url), trace=trace)
+    return RestClient(url, auth=credentials(args, url), trace=tracer(args))
 
 
 def credentials(args: argparse.Namespace, url: str) -> tuple[str, str] | None:
@@ -118,5 +118,13 @@ def key_names(args: argparse.Namespace) -> KeyNames:
     return KeyNames.of_dir(key_dir(args))
 
 
-def trace_to_stderr(line: str) -> None:
-    sys.stderr.write(f"xo: {line}\n")
+def tracer(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """With ``-v``, what writes one line per HTTP request to stderr, as ``<command>: GET /state/... -> 200 ...``."""
+    if not args.verbose:
+        return None
+    prog: str = args.prog
+
+    def trace(line: str) -> None:
+        sys.stderr.write(f"{prog}: {line}\n")
+
+    return trace
