@@ -46,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
 import signal
 import threading
@@ -359,6 +360,13 @@ def _ignore(_message: str) -> None:
     pass
 
 
+class _Ended:
+    """What a wait for the next block gets once the iteration has ended."""
+
+
+_END: Final = _Ended()
+
+
 class Follower:
     """:class:`AsyncFollower` for a blocking command: ``start()``, then ``for block in follower``, then ``close()``.
 
@@ -368,11 +376,16 @@ class Follower:
     work, so while it runs, Ctrl-C and SIGTERM cancel the wait (closing what was open)
     and only then get the handling they have outside: Ctrl-C raises
     ``KeyboardInterrupt``, SIGTERM calls the command's handler (or ends the process).
+
+    :meth:`next_within` bounds a wait: a command that gives up after some seconds
+    (``--wait SECONDS``) on a quiet chain, where no block may come at all. The wait it
+    cuts short is not lost: the next call takes it up, so no block is skipped.
     """
 
     def __init__(self, base_url: str, prefixes: Sequence[str] = (), **options: Any) -> None:
         self._runner = asyncio.Runner()
         self._follower = AsyncFollower(base_url, prefixes, **options)
+        self._pending: asyncio.Future[BlockChanges | _Ended] | None = None
 
     @property
     def cursor(self) -> BlockRef | None:
@@ -390,16 +403,46 @@ class Follower:
         return self
 
     def __next__(self) -> BlockChanges:
-        block = self._run(anext(aiter(self._follower), None))
-        if block is None:
+        block = self._run(self._next_block(None))
+        if block is None or isinstance(block, _Ended):
             raise StopIteration
         return block
 
+    def next_within(self, seconds: float) -> BlockChanges | None:
+        """The next block, or ``None`` if none came within ``seconds`` (``math.inf``: as long as it takes).
+
+        A ``None`` leaves the follower where it was: the next call goes on waiting for the
+        same block.
+        """
+        block = self._run(self._next_block(None if math.isinf(seconds) else max(seconds, 0.0)))
+        if isinstance(block, _Ended):
+            raise StopIteration
+        return block
+
+    async def _next_block(self, timeout: float | None) -> BlockChanges | _Ended | None:
+        """The next block (or :data:`_END`), or ``None`` after ``timeout``; the wait is a task that outlives it."""
+        if self._pending is None:
+            self._pending = asyncio.ensure_future(anext(aiter(self._follower), _END))
+        done, _ = await asyncio.wait({self._pending}, timeout=timeout)
+        if not done:
+            return None
+        pending, self._pending = self._pending, None
+        return pending.result()
+
     def close(self) -> None:
         try:
-            self._run(self._follower.aclose())
+            self._run(self._close())
         finally:
             self._runner.close()
+
+    async def _close(self) -> None:
+        """Cancel a wait that was cut short, then close the follower."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pending
+        await self._follower.aclose()
 
     def __enter__(self) -> Follower:
         return self

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import math
 import threading
+import time
 
 import pytest
 
@@ -352,6 +354,31 @@ def test_the_blocking_follower_runs_its_own_loop_between_blocks():
             first, second = next(follower), next(follower)
             assert (first.previous_block_id, first.block_num, second.block_num) == (start.block_id, 1, 2)
             assert follower.cursor == second.ref
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(SECONDS)
+        loop.call_soon_threadsafe(loop.stop)
+        serving.join(SECONDS)
+
+
+def test_a_bounded_wait_on_a_quiet_chain_gives_up_and_the_next_one_still_gets_every_block():
+    loop = asyncio.new_event_loop()
+    server = ScriptedLedger("sawtooth")
+    loop.run_until_complete(server.start())
+    serving = threading.Thread(target=loop.run_forever, daemon=True)
+    serving.start()
+    try:
+        with Follower(server.url, [MINE[:6]]) as follower:
+            start = follower.start()
+            started = time.monotonic()
+            assert follower.next_within(0.2) is None
+            assert 0.2 <= time.monotonic() - started < 2
+            assert follower.cursor == start
+            asyncio.run_coroutine_threadsafe(moves(server, 1, 2), loop).result(SECONDS)
+            first = follower.next_within(SECONDS)
+            second = follower.next_within(math.inf)
+            assert first is not None and second is not None
+            assert (first.previous_block_id, first.block_num, second.block_num) == (start.block_id, 1, 2)
+            assert follower.next_within(0) is None
     finally:
         asyncio.run_coroutine_threadsafe(server.stop(), loop).result(SECONDS)
         loop.call_soon_threadsafe(loop.stop)
