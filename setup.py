@@ -11,7 +11,7 @@ VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py
 setup(
     name="xo-sawtooth",
     version=VERSION,
-    description="Hyperledger Sawtooth XO (tic-tac-toe) transaction family: processor, client and a one-node ledger",
+    description="Hyperledger Sawtooth XO and rps transaction families: processors, clients and a one-node ledger",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
@@ -19,7 +19,8 @@ setup(
     packages=find_packages(
         include=[
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
-            "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "xo_devnet", "xo_devnet.*",
+            "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "rps_cli", "rps_cli.*",
+            "xo_devnet", "xo_devnet.*",
         ]
     ),
     package_data={
@@ -55,6 +56,7 @@ setup(
             "xo-tp=xo_tp.cli:main",
             "rps-tp=rps_tp.cli:main",
             "xo=xo_cli.main:main",
+            "rps=rps_cli.main:main",
             "xo-devnet=xo_devnet.cli:main",
         ],
     },

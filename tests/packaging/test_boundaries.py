@@ -17,7 +17,7 @@ SHARED = ("xo_core", "tp_runtime", "client_core")
 
 FAMILIES = {
     "xo": ("xo_tp", "xo_cli"),
-    "rps": ("rps_tp",),
+    "rps": ("rps_tp", "rps_cli"),
 }
 """Each family's packages; a family may import shared packages and its own packages only."""
 

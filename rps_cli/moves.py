@@ -1,0 +1,182 @@
+"""``rps create``, ``join``, ``setup``, ``ready``, ``resign``, ``claim`` and ``delete``: check, sign, submit, wait.
+
+Every op goes through the same steps, as ``xo``'s moves do: refuse what cannot succeed
+(unless ``--no-validate``), sign one transaction in one batch, POST it, and with
+``--wait`` report how it ended (:mod:`client_core.submission`) and where the game
+stands after it, read from the transaction's own receipt. The game is read first even
+with ``--no-validate`` when the op needs it: ``setup`` keeps the settings not given,
+``ready`` agrees to the settings the game has. A claim is checked against the time it
+will be judged at (:func:`rps_cli.ledger.claim_time`). Nothing is submitted when a
+check refuses the op.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+
+from client_core import session
+from client_core.errors import CommandError, InvalidInput, UsageError
+from client_core.keys import KeyNames, load_signer
+from client_core.rest import RestClient
+from client_core.runner import sigterm_interrupts, warn
+from client_core.submission import await_outcome, require_committed, submit
+from rps_cli import render
+from rps_cli.checks import refusal
+from rps_cli.games import decode_games, find_game, impossible_name
+from rps_cli.ledger import claim_time, read_game
+from rps_cli.render import say
+from rps_cli.vault import Vault, VaultProblem, spent_in
+from rps_tp.family import game_address
+from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings, describe_settings, game_label
+from rps_tp.ops import Claim, Create, Delete, Join, Op, Ready, Resign, Setup
+from rps_tp.transactions import make_rps_transaction
+
+OpMaker = Callable[[Game | None], Op]
+
+
+def create(args: argparse.Namespace) -> int:
+    """``rps create NAME [--first-to N] [--timeout SECONDS] [--no-join]``."""
+    given = settings_given(args, None)
+    return send(args, lambda _game: Create(args.name, join=not args.no_join, settings=given))
+
+
+def join(args: argparse.Namespace) -> int:
+    """``rps join NAME``: the first to join a game hosts it."""
+    return send(args, lambda _game: Join(args.name))
+
+
+def setup(args: argparse.Namespace) -> int:
+    """``rps setup NAME [--first-to N] [--timeout SECONDS]``: the host's new settings; what is not given is kept."""
+    if args.first_to is None and args.timeout is None:
+        raise UsageError("rps setup needs --first-to or --timeout (or both): the settings to change")
+    return send(args, lambda game: Setup(args.name, settings_given(args, game) or DEFAULT_SETTINGS))
+
+
+def ready(args: argparse.Namespace) -> int:
+    """``rps ready NAME``: agree to the settings the game has now (the processor refuses if they change meanwhile)."""
+    return send(args, lambda game: Ready(args.name, game.settings if game is not None else DEFAULT_SETTINGS))
+
+
+def resign(args: argparse.Namespace) -> int:
+    """``rps resign NAME``: give the game up; the opponent wins."""
+    return send(args, lambda _game: Resign(args.name))
+
+
+def claim(args: argparse.Namespace) -> int:
+    """``rps claim NAME``: win a game whose opponent has kept you waiting for longer than its time-out."""
+    return send(args, lambda _game: Claim(args.name))
+
+
+def delete(args: argparse.Namespace) -> int:
+    """``rps delete NAME``: the host removes a game that is not being played."""
+    return send(args, lambda _game: Delete(args.name))
+
+
+def settings_given(args: argparse.Namespace, game: Game | None) -> Settings | None:
+    """``--first-to`` and ``--timeout`` over the game's settings (the defaults without a game); ``None`` if neither."""
+    if args.first_to is None and args.timeout is None:
+        return None
+    base = game.settings if game is not None else DEFAULT_SETTINGS
+    return Settings(
+        base.points if args.first_to is None else args.first_to,
+        base.timeout if args.timeout is None else args.timeout,
+    )
+
+
+def send(args: argparse.Namespace, make_op: OpMaker) -> int:
+    """One op, from the command line to its outcome. Local checks first, so a typo costs no request."""
+    name: str = args.name
+    if not args.no_validate and (problem := impossible_name(name)):
+        raise InvalidInput(problem)
+    signer = load_signer(session.key_dir(args), session.username(args), "rps")
+    you = signer.public_key
+    with sigterm_interrupts(), session.rest_client(args) as client:
+        game = read_game(client, name, lenient=args.no_validate)
+        op = make_op(game)
+        if not args.no_validate:
+            now = claim_time(client) if isinstance(op, Claim) else None
+            refused = refusal(game, op, you, now)
+            if refused:
+                raise InvalidInput(f"{refused}; nothing was submitted")
+        transaction = make_rps_transaction(signer, op)
+        batch_id = submit(client, signer, [transaction])
+        what = describe(op)
+        if args.wait is None:
+            submitted = op_json(op, batch_id, "SUBMITTED")
+            print(submitted if args.format == "json" else say(f"Submitted {what}: batch {batch_id}"))
+            return 0
+        outcome = await_outcome(client, batch_id, args.wait)
+        require_committed(outcome, what, batch_id, args.wait)
+        found, after = resulting_game(client, transaction.header_signature, name)
+    if found and (after is None or after.state == CONCLUDED):
+        forget_spent(args, you, name, after)
+    if args.format == "json":
+        print(op_json(op, batch_id, "COMMITTED", render.game_json(after) if after is not None else None))
+        return 0
+    print(say(f"Committed {what}: batch {batch_id}"))
+    if found and after is not None:
+        print(say(f"{game_label(name)}: {standing(after, you, session.key_names(args))}"))
+    return 0
+
+
+def forget_spent(args: argparse.Namespace, you: str, name: str, game: Game | None) -> None:
+    """A game over or gone leaves nothing to reveal: drop its entries from the vault (a warning if it cannot be)."""
+    try:
+        Vault.of(session.key_dir(args), you).forget(spent_in(name, game))
+    except VaultProblem as problem:
+        warn("rps", problem.message)
+
+
+def standing(game: Game, you: str, names: KeyNames) -> str:
+    """Where a game stands, said to the player: its result once over, else what it waits for."""
+    if game.state == CONCLUDED:
+        return f"over: {render.outcome_text(game, you, names)}"
+    return render.next_text(game, you, names)
+
+
+def describe(op: Op) -> str:
+    """The op as output lines name it: ``create game 'g1' (first to 1 point, 300 seconds to act)``."""
+    label = game_label(op.name)
+    match op:
+        case Create():
+            settings = describe_settings(op.settings or DEFAULT_SETTINGS)
+            return f"create {label} ({settings}{'' if op.join else ', without joining it'})"
+        case Setup():
+            return f"set up {label} as {describe_settings(op.settings)}"
+        case Ready():
+            return f"ready for {label} ({describe_settings(op.settings)})"
+    return f"{op.NAME} {label}"
+
+
+def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, Game | None]:
+    """``(True, game)`` as the committed transaction left it (``None`` once deleted); ``(False, None)`` if unknown.
+
+    The op has committed whatever happens here, so a receipt that cannot be read is a
+    warning, never the command's failure.
+    """
+    address = game_address(name)
+    try:
+        changes = client.state_changes(transaction_id)
+    except CommandError as error:
+        warn("rps", f"the op committed, but its receipt cannot be read: {error.message}")
+        return False, None
+    for change in changes:
+        if change.address == address:
+            if change.type == "DELETE":
+                return True, None
+            games, problems = decode_games(address, change.value)
+            for problem in problems:
+                warn("rps", problem)
+            return not problems, find_game(games, name)
+    warn("rps", f"the op committed, but its receipt shows no change to {game_label(name)}")
+    return False, None
+
+
+def op_json(op: Op, batch_id: str, status: str, game: dict[str, object] | None = None) -> str:
+    """``--json`` of an op: what was sent, the batch, and (once committed) the game it left, null after a delete."""
+    document: dict[str, object] = {"op": op.NAME, "name": op.name, "batch_id": batch_id, "status": status}
+    if status == "COMMITTED":
+        document["game"] = game
+    return json.dumps(document, indent=2)

@@ -1,0 +1,48 @@
+"""Games made by the processor's own rules, for the tests of what the client shows: no hand-built states."""
+
+from __future__ import annotations
+
+from rps_tp import rules
+from rps_tp.commitment import commitment
+from rps_tp.game import Game, Settings
+from rps_tp.ops import Claim, Commit, Create, Join, Ready, Resign, Reveal
+
+ALICE = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
+BOB = "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
+SALTS = {ALICE: bytes(range(32)), BOB: bytes(range(32, 64))}
+NOW = 1_700_000_000
+
+
+def created(name: str = "g1", settings: Settings | None = None) -> Game:
+    game = rules.apply_op(None, Create(name, settings=settings), ALICE, NOW)
+    assert game is not None
+    return game
+
+
+def started(name: str = "g1", settings: Settings | None = None) -> Game:
+    game = created(name, settings)
+    for op, who in ((Join(name), BOB), (Ready(name, game.settings), ALICE), (Ready(name, game.settings), BOB)):
+        game = rules.apply_op(game, op, who, NOW)
+    return game
+
+
+def commit(game: Game, who: str, throw: str, now: int = NOW) -> Game:
+    made = commitment(game.name, game.round, who, throw, SALTS[who])
+    return rules.apply_op(game, Commit(game.name, game.round, made), who, now)
+
+
+def reveal(game: Game, who: str, throw: str, now: int = NOW) -> Game:
+    return rules.apply_op(game, Reveal(game.name, game.round, throw, SALTS[who]), who, now)
+
+
+def round_played(game: Game, alices: str, bobs: str) -> Game:
+    game = commit(commit(game, ALICE, alices), BOB, bobs)
+    return reveal(reveal(game, ALICE, alices), BOB, bobs)
+
+
+def resigned(game: Game, who: str) -> Game:
+    return rules.apply_op(game, Resign(game.name), who, NOW)
+
+
+def claimed(game: Game, who: str, now: int) -> Game:
+    return rules.apply_op(game, Claim(game.name), who, now)
