@@ -198,6 +198,18 @@ def test_the_validators_own_reason_comes_back_with_no_validate(table):
         "('rps reveal forced' reveals it); nothing was submitted\n"
     )
     assert len(table.vault("alice").entries()) == 1
+    forced = table.run("alice", "throw", "forced", "paper", "--no-validate", "--wait")
+    assert forced.code == 1 and forced.err.endswith(
+        "rps: error: the validator rejected this commit: you have already committed in round 1 of game 'forced'; a "
+        "commitment is final; the commitment on the chain is an earlier throw of yours (rock), which "
+        "'rps reveal forced' reveals\n"
+    ), forced
+    assert len(table.vault("alice").entries()) == 2, "the refused commit's entry stays until its round is past"
+    table.ok("bob", "throw", "forced", "scissors", "--commit-only", "--wait")
+    alice, bob = table.start("alice", "reveal", "forced"), table.start("bob", "reveal", "forced")
+    assert alice.done().lines()[-1] == "game 'forced' is over: you won 1-0"
+    assert bob.done().code == 0
+    assert table.vault("alice").entries() == []
 
 
 def test_a_ready_agrees_to_the_settings_shown_and_a_new_setup_asks_again(table):
