@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import signal
 import stat
-import time
 
 import pytest
 
@@ -264,8 +263,10 @@ def test_stopping_a_throw_while_it_waits_keeps_the_commitment_for_a_later_reveal
     name = f"stopped-{code}"
     table.started(name)
     waiting = table.start("alice", "throw", name, "scissors")
-    table.committed(name, "alice")
-    time.sleep(0.3)  # into the wait for bob's commitment (no block comes: the chain is quiet)
+    said_before = []
+    while not (line := waiting.process.stderr.readline()).startswith("rps: waiting for bob"):  # bounded by the
+        assert line, said_before  # test's time-out; once said, the command waits for a block that does not come
+        said_before.append(line)
     waiting.process.send_signal(signum)
     stopped = waiting.done()
     assert stopped.code == code, stopped
