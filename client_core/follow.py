@@ -451,18 +451,28 @@ class Follower:
         self.close()
 
     def _run(self, step: Awaitable[T]) -> T:
-        """Run ``step`` in the loop; a Ctrl-C or SIGTERM meanwhile cancels it, then gets the handling it had outside."""
+        """Run ``step`` in the loop; a Ctrl-C or SIGTERM meanwhile cancels it, then gets the handling it had outside.
+
+        A step that never ran (a signal came first) is closed, so no coroutine is left never awaited.
+        """
+        started: list[bool] = []
+        try:
+            return self._run_started(step, started)
+        finally:
+            closing = getattr(step, "close", None)
+            if not started and closing is not None:
+                closing()
+
+    def _run_started(self, step: Awaitable[T], started: list[bool]) -> T:
         received: list[tuple[int, FrameType | None]] = []
         running: list[asyncio.Task[Any]] = []
         loops: list[asyncio.AbstractEventLoop] = []
 
         async def main() -> T:
             running.append(asyncio.current_task())  # type: ignore[arg-type]
-            if received:  # the signal came before this task began
-                closing = getattr(step, "close", None)
-                if closing is not None:
-                    closing()
+            if received:  # the signal came before this task began: ``_run`` closes the step
                 raise asyncio.CancelledError
+            started.append(True)
             return await step
 
         def cancel_running() -> None:

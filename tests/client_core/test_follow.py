@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import gc
 import math
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -383,3 +385,20 @@ def test_a_bounded_wait_on_a_quiet_chain_gives_up_and_the_next_one_still_gets_ev
         asyncio.run_coroutine_threadsafe(server.stop(), loop).result(SECONDS)
         loop.call_soon_threadsafe(loop.stop)
         serving.join(SECONDS)
+
+
+def test_a_wait_stopped_by_a_signal_before_it_began_leaves_no_coroutine_never_awaited(monkeypatch):
+    follower = Follower("http://127.0.0.1:9", [MINE[:6]])
+
+    def signal_arrives():
+        raise KeyboardInterrupt  # as the command's Ctrl-C handler does, in the moment before the loop runs
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        monkeypatch.setattr(follower._runner, "get_loop", signal_arrives)
+        with pytest.raises(KeyboardInterrupt):
+            follower.next_within(1)
+        gc.collect()
+    monkeypatch.undo()
+    follower.close()
+    assert [str(warning.message) for warning in caught if "never awaited" in str(warning.message)] == []
