@@ -11,7 +11,7 @@ VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py
 setup(
     name="xo-sawtooth",
     version=VERSION,
-    description="Hyperledger Sawtooth XO and rps transaction families: processors, clients and a one-node ledger",
+    description="Hyperledger Sawtooth XO and rps transaction families: processors, clients, web page, one-node ledger",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
@@ -20,12 +20,13 @@ setup(
         include=[
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
             "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "rps_cli", "rps_cli.*",
-            "xo_devnet", "xo_devnet.*",
+            "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*",
         ]
     ),
     package_data={
         "xo_core": ["protobuf/*.proto", "protobuf/*.pyi", "py.typed"],
         "xo_devnet": ["rest/*.yaml"],
+        "xo_web": ["static/*.html", "static/*.css", "static/*.svg", "static/js/*.js"],
     },
     install_requires=[
         "protobuf>=6.30,<8",
@@ -49,6 +50,7 @@ setup(
             "check-jsonschema>=0.29,<1",
             "PyYAML>=6,<7",
             "jsonschema>=4.18,<5",
+            "playwright>=1.44,<2",
         ],
     },
     entry_points={

@@ -23,6 +23,7 @@ from client_core.arguments import (
 )
 from xo_cli.aries_arguments import add_aries_commands, full_command
 from xo_cli.play_arguments import add_play_commands
+from xo_cli.web_arguments import add_web_command
 from xo_core import __version__
 
 VERSION = f"xo (xo-sawtooth) {__version__}"
@@ -188,6 +189,7 @@ def build_parser() -> CommandParser:
     keygen_parser(subcommands, VERSION)
     add_aries_commands(subcommands, rest=rest, move=move, json_output=json_output)
     add_play_commands(subcommands, rest=rest)
+    add_web_command(subcommands, rest)
     return parser
 
 

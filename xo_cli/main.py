@@ -25,6 +25,7 @@ COMMANDS = {
     "keygen": ("client_core.keygen", "keygen"),
     "aries check": ("xo_cli.aries_check", "check"),
     "aries replay": ("xo_cli.aries_replay", "replay"),
+    "web": ("xo_web.command", "web"),
 }
 
 

@@ -21,8 +21,8 @@ FAMILIES = {
 }
 """Each family's packages; a family may import shared packages and its own packages only."""
 
-APPLICATIONS = ("xo_devnet",)
-"""Programs built from several families (the ledger runs every family's processor)."""
+APPLICATIONS = ("xo_devnet", "xo_web")
+"""Programs built from several families (the ledger runs every family's processor; the web page plays every game)."""
 
 
 def imported_packages(package: str) -> dict[str, set[str]]:
@@ -55,6 +55,12 @@ def test_a_family_imports_only_shared_packages_and_its_own(family):
     for package in FAMILIES[family]:
         for module, names in imported_packages(package).items():
             assert names & OURS <= allowed, f"{module} imports {sorted(names & OURS - allowed)}"
+
+
+def test_xo_web_is_an_application_that_no_other_package_imports():
+    for package in sorted(OURS - {"xo_web"}):
+        for module, names in imported_packages(package).items():
+            assert "xo_web" not in names, f"{module} imports xo_web"
 
 
 def test_every_package_of_ours_is_placed_in_a_layer():

@@ -1,0 +1,70 @@
+"""The lobby: every game as of one block, read once, then kept current block by block from state changes."""
+
+from __future__ import annotations
+
+from client_core.answers import StateChange
+from client_core.blocks import BlockChanges, BlockRef
+from xo_tp import rules
+from xo_tp.family import game_address
+from xo_tp.state import encode_bucket
+from xo_web.lobby import Lobby
+
+ALICE, BOB = "02" + "a" * 64, "03" + "b" * 64
+
+
+def stored(*games: rules.Game) -> bytes:
+    return encode_bucket(games)
+
+
+def block(number: int, *changes: StateChange) -> BlockChanges:
+    return BlockChanges(f"{number:0128x}", number, f"{number - 1:0128x}", changes)
+
+
+def test_a_lobby_read_once_then_moved_on_by_each_block():
+    lobby = Lobby()
+    g1 = rules.Game("g1", "----X----", rules.P2_NEXT, ALICE, "")
+    problems = lobby.reset(BlockRef("0" * 128, 3), [(game_address("g1"), stored(g1))])
+    assert problems == []
+    assert [game.name for game in lobby.games()] == ["g1"]
+
+    taken = rules.take(g1, 1, BOB)
+    changes, problems = lobby.apply(block(4, StateChange(game_address("g1"), "SET", stored(taken))))
+    assert problems == []
+    assert [(change.action, change.name, change.space, change.player) for change in changes] == [
+        ("take", "g1", 1, BOB)
+    ]
+    assert lobby.game("g1").board == "O---X----"
+    assert lobby.block == BlockRef(f"{4:0128x}", 4)
+
+    created = rules.new_game("g2")
+    changes, _ = lobby.apply(
+        block(
+            5,
+            StateChange(game_address("g1"), "DELETE", b""),
+            StateChange(game_address("g2"), "SET", stored(created)),
+        )
+    )
+    assert sorted((change.action, change.name) for change in changes) == [("create", "g2"), ("delete", "g1")]
+    assert [game.name for game in lobby.games()] == ["g2"]
+    assert lobby.game("g1") is None
+
+
+def test_entries_that_are_not_xo_data_are_reported_and_skipped():
+    lobby = Lobby()
+    address = game_address("g1")
+    entries = [(address, b"\xff\xfe"), (game_address("ok"), stored(rules.new_game("ok")))]
+    problems = lobby.reset(BlockRef("0" * 128, 1), entries)
+    assert problems == [f"state at {address} is not UTF-8 text"]
+    assert [game.name for game in lobby.games()] == ["ok"]
+    changes, problems = lobby.apply(block(2, StateChange(address, "SET", b"not,a,game")))
+    assert changes == []
+    assert len(problems) == 1
+
+
+def test_games_sharing_an_address_are_told_apart_by_name():
+    lobby = Lobby()
+    address = game_address("g1")
+    twin = rules.Game("twin", "---------", rules.P1_NEXT, "", "")  # as if its name hashed to g1's address
+    lobby.reset(BlockRef("0" * 128, 1), [(address, stored(rules.new_game("g1"), twin))])
+    assert [game.name for game in lobby.games()] == ["g1", "twin"]
+    assert lobby.game("g1").name == "g1"

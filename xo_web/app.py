@@ -1,0 +1,218 @@
+"""The local server's application: routes, the security layer, and the follower's life.
+
+Routes (docs/web.md tells more):
+
+=======  ====================  ===============================================
+GET      ``/``                 the page, with this run's token
+GET      ``/static/{path}``    the page's CSS and JavaScript modules
+GET      ``/api/session``      the keys one may play as, the REST API, the version
+GET      ``/api/events``       the chain as server-sent events (:mod:`xo_web.events`)
+GET      ``/api/history``      ``?name=NAME``: the name's committed moves (:mod:`xo_web.history`)
+POST     ``/api/moves``        ``{"player", "action", "name", "space"}``: play a move (:mod:`xo_web.moves`)
+=======  ====================  ===============================================
+
+Every request passes :class:`xo_web.security.Guard` first; every answer carries
+the security headers; every error is a Sawtooth-style error body
+(:mod:`xo_web.errors`), whatever raised it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+from client_core.errors import InvalidInput
+from client_core.keys import KeyNames, load_signer, private_key_names
+from xo_core import __version__
+from xo_core.text import printable
+from xo_web import errors
+from xo_web.errors import ApiError, bad_request
+from xo_web.events import EventStream
+from xo_web.fanout import Fanout
+from xo_web.history import game_history
+from xo_web.live import Live
+from xo_web.lobby import Lobby
+from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
+from xo_web.page import Page
+from xo_web.security import Guard, add_security_headers
+
+MAX_BODY_BYTES: Final = 16 * 1024
+"""Largest request body: a move is a few hundred bytes."""
+JSON_TYPE: Final = "application/json"
+LOG = logging.getLogger("xo_web")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a run of the server is for: the REST API, whose keys, and the port and token the page uses."""
+
+    rest_url: str
+    auth: tuple[str, str] | None
+    key_dir: Path
+    default_key: str | None
+    port: int
+    token: str
+    trace: Callable[[str], None] | None = None
+
+
+class Keys:
+    """The key directory as the page sees it: names for public keys (re-read at each page load) and playable keys."""
+
+    def __init__(self, key_dir: Path) -> None:
+        self.key_dir = key_dir
+        self.names = KeyNames.of_dir(key_dir)
+
+    def current_names(self) -> KeyNames:
+        return self.names
+
+    def playable(self) -> list[dict[str, Any]]:
+        """Each private key: its name (exact and shown), its public key, or why it cannot sign."""
+        self.names = KeyNames.of_dir(self.key_dir)
+        found = []
+        for name in private_key_names(self.key_dir):
+            try:
+                public_key, problem = load_signer(self.key_dir, name, "xo web").public_key, None
+            except InvalidInput as error:
+                public_key, problem = None, printable(error.message, escape_backslashes=False)
+            found.append({"name": name, "shown": printable(name), "public_key": public_key, "problem": problem})
+        return found
+
+
+class Server:
+    """The handlers and the state they share."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.keys = Keys(settings.key_dir)
+        self.lobby = Lobby()
+        self.fanout = Fanout()
+        self.live = Live(
+            settings.rest_url, settings.auth, self.lobby, self.fanout, self.keys.current_names, trace=settings.trace
+        )
+        self.events = EventStream(self.fanout, self.live.snapshot_event)
+        self.mover = Mover(
+            settings.rest_url, settings.auth, settings.key_dir, self.keys.current_names, trace=settings.trace
+        )
+        self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
+        self.page = Page(settings.token)
+
+    async def session(self, _request: web.Request) -> web.Response:
+        keys = await asyncio.to_thread(self.keys.playable)
+        default = self.settings.default_key
+        return json_response(
+            {
+                "version": __version__,
+                "rest_url": self.settings.rest_url,
+                "key_dir": printable(str(self.settings.key_dir)),
+                "keys": keys,
+                "default_key": default if any(key["name"] == default for key in keys) else None,
+            }
+        )
+
+    async def history(self, request: web.Request) -> web.Response:
+        name = request.query.get("name")
+        if name is None:
+            raise bad_request("name the game: /api/history?name=NAME")
+        s = self.settings
+        names = self.keys.current_names()
+        return json_response(await asyncio.to_thread(game_history, s.rest_url, s.auth, name, names, s.trace))
+
+    async def move(self, request: web.Request) -> web.Response:
+        move = parse_move(await read_json(request))
+        if self.moves_in_flight.locked():
+            raise ApiError(
+                429, errors.BUSY, "Too Many Moves",
+                f"{MAX_MOVES_IN_FLIGHT} moves are already on their way; try again when one has ended",
+            )  # fmt: skip
+        async with self.moves_in_flight:
+            status, answer = await asyncio.to_thread(self.mover.play, move)
+        return json_response(answer, status=status)
+
+    @contextlib.asynccontextmanager
+    async def following(self) -> AsyncIterator[None]:
+        """The follower runs while the server does; pages' streams end first when it stops."""
+        task = asyncio.create_task(self.live.run(), name="xo web: follower")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def read_json(request: web.Request) -> object:
+    if request.content_type != JSON_TYPE:
+        raise ApiError(415, errors.WRONG_CONTENT_TYPE, "Wrong Content Type", f"send {JSON_TYPE}")
+    try:
+        return json.loads(await request.read())
+    except (ValueError, UnicodeDecodeError):
+        raise bad_request("the body is not JSON") from None
+
+
+def json_response(document: object, status: int = 200) -> web.Response:
+    return web.Response(
+        text=json.dumps(document), status=status, content_type=JSON_TYPE, headers={"Cache-Control": "no-store"}
+    )
+
+
+HTTP_ERRORS: Final = {
+    404: (errors.NOT_FOUND, "Not Found", "there is nothing at this address"),
+    405: (errors.METHOD_NOT_ALLOWED, "Method Not Allowed", "this address does not take that method"),
+    413: (errors.TOO_LARGE, "Request Too Large", f"a request body may have at most {MAX_BODY_BYTES} bytes"),
+}
+
+
+@web.middleware
+async def error_bodies(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    """Every failure as a Sawtooth-style error body: ours, aiohttp's (404, 405, 413) and bugs (500)."""
+    try:
+        return await handler(request)
+    except ApiError as error:
+        return error.response()
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        code, title, message = HTTP_ERRORS.get(error.status, (errors.BAD_REQUEST, error.reason, error.text or ""))
+        return errors.error_response(error.status, code, title, message)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        LOG.exception("internal error serving %s %s", request.method, request.path)
+        return errors.error_response(500, errors.INTERNAL, "Internal Error", "the server failed; see its output")
+
+
+def build_app(settings: Settings) -> web.Application:
+    """The application for ``settings``; the follower starts with it and stops with it."""
+    server = Server(settings)
+    guard = Guard(settings.port, settings.token)
+    app = web.Application(middlewares=[error_bodies, guard.middleware], client_max_size=MAX_BODY_BYTES)
+    app.on_response_prepare.append(add_security_headers)
+    app.router.add_get("/", server.page.index)
+    app.router.add_get("/static/{path:.+}", server.page.static)
+    app.router.add_get("/api/session", server.session)
+    app.router.add_get("/api/events", server.events.handle)
+    app.router.add_get("/api/history", server.history)
+    app.router.add_post("/api/moves", server.move)
+
+    async def follow(_app: web.Application) -> AsyncIterator[None]:
+        async with server.following():
+            yield
+
+    async def end_streams(_app: web.Application) -> None:
+        server.fanout.close()
+
+    app.cleanup_ctx.append(follow)
+    app.on_shutdown.append(end_streams)
+    app[SERVER] = server
+    return app
+
+
+SERVER: Final = web.AppKey("server", Server)

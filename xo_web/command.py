@@ -1,0 +1,149 @@
+"""``xo web``: check where to listen, make sure the REST API answers, then serve the page until Ctrl-C.
+
+Everything that can be checked before serving is checked first, each failure one
+``xo: error:`` line: the address (a non-loopback one needs ``--allow-remote``, and
+gets a warning even then), the REST API (exit 3 if it does not answer), the port
+(in use: exit 1). Then the server runs until Ctrl-C or SIGTERM, which stop it
+cleanly: the pages' streams end, moves on their way get a moment to finish, and
+the command exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ipaddress
+import signal
+import socket
+import webbrowser
+from collections.abc import Callable
+from typing import Final
+
+from aiohttp import web as aiohttp_web
+
+from client_core import session
+from client_core.errors import CommandError, InvalidInput, UsageError
+from client_core.keys import private_key_names
+from client_core.runner import notice, warn
+from xo_core.text import printable
+from xo_web.app import Settings, build_app
+from xo_web.security import new_token
+
+SHUTDOWN_SECONDS: Final = 2.0
+"""How long requests still running (a move being waited for) may finish when the server stops."""
+
+
+def web(args: argparse.Namespace) -> int:
+    """Serve the page for ``args`` until stopped; 0 once stopped by Ctrl-C or SIGTERM."""
+    host, remote_warning = listen_address(args.bind, args.allow_remote)
+    key_dir = session.key_dir(args)
+    try:
+        default_key: str | None = session.username(args)
+    except InvalidInput:
+        default_key = None
+    with session.rest_client(args) as client:
+        client.head_block()  # an unreachable REST API is the usual one-line error (exit 3), before serving
+        rest_url, auth, trace = client.base_url, client.auth, client.trace
+    listener = bind(host, args.port)
+    port = listener.getsockname()[1]
+    if remote_warning:
+        warn("xo", remote_warning.format(port=port))
+    settings = Settings(rest_url, auth, key_dir, default_key, port, new_token(), trace)
+    address = page_address(host, port)
+    keys = private_key_names(key_dir)
+    print(f"xo web is serving {address}", flush=True)
+    print(f"  REST API  {printable(rest_url)}")
+    listed = printable(", ".join(keys)) if keys else "none: make one with xo keygen"
+    print(f"  keys      {printable(str(key_dir))} ({listed})")
+    opening = " (opening it now)" if args.open else ""
+    print(f"Open the address in a web browser{opening}. Stop with Ctrl-C.", flush=True)
+    asyncio.run(serve(build_app(settings), listener, address if args.open else None))
+    print("xo web stopped", flush=True)
+    return 0
+
+
+def listen_address(text: str, allow_remote: bool) -> tuple[str, str | None]:
+    """The IP address to bind for ``--bind``, and the warning to give for it (None on loopback).
+
+    A non-loopback address exposes the page, and with it every key, to whoever can
+    reach the machine: refused without ``--allow-remote``, warned about with it.
+    """
+    candidate = "127.0.0.1" if text == "localhost" else text.removeprefix("[").removesuffix("]")
+    try:
+        address = ipaddress.ip_address(candidate)
+    except ValueError:
+        raise UsageError(
+            f"--bind {printable(repr(text))}: give an IP address, such as 127.0.0.1, or localhost"
+        ) from None
+    if address.is_loopback:
+        return str(address), None
+    if not allow_remote:
+        raise UsageError(
+            f"--bind {address} is not a loopback address: other machines could reach this server, load its page "
+            "and play as any of your keys; to allow that on purpose, add --allow-remote"
+        )
+    return str(address), (
+        f"serving on {address}, which other machines may reach: anyone who can open port {{port}} of this "
+        "machine can play as any of your keys"
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port``; a port in use is the player's error (exit 1), said in one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+        listener.listen(128)
+    except OSError as error:
+        listener.close()
+        raise CommandError(
+            f"cannot listen on {page_address(host, port)}: {error.strerror or error}; choose another --port"
+        ) from None
+    listener.setblocking(False)
+    return listener
+
+
+def page_address(host: str, port: int) -> str:
+    """The page's address as a person types it: an unspecified bind address (0.0.0.0, ::) is reached on loopback."""
+    address = ipaddress.ip_address(host)
+    if address.is_unspecified:
+        address = ipaddress.ip_address("::1" if address.version == 6 else "127.0.0.1")
+    shown = f"[{address}]" if address.version == 6 else str(address)
+    return f"http://{shown}:{port}/"
+
+
+async def serve(app: aiohttp_web.Application, listener: socket.socket, open_address: str | None) -> None:
+    """Serve ``app`` on ``listener`` until SIGINT or SIGTERM; open ``open_address`` in a browser if given."""
+    runner = aiohttp_web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_SECONDS)
+    await runner.setup()
+    try:
+        await aiohttp_web.SockSite(runner, listener).start()
+        if open_address is not None:
+            await open_browser(open_address)
+        await stopped()
+    finally:
+        await runner.cleanup()
+
+
+async def open_browser(address: str, opener: Callable[[str], bool] = webbrowser.open) -> None:
+    """Open the page in the system's browser (``$BROWSER`` is honoured); say so if there is none to open."""
+    if not await asyncio.to_thread(opener, address):
+        notice("xo", f"no web browser could be opened here: open {address} yourself")
+
+
+async def stopped() -> None:
+    """Return at SIGINT (Ctrl-C) or SIGTERM."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for signum in signals:
+            with contextlib.suppress(ValueError, RuntimeError):
+                loop.remove_signal_handler(signum)

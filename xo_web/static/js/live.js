@@ -1,0 +1,63 @@
+// The games as the server follows them, kept current from its event stream.
+// Every (re)connection starts with a snapshot, so the page is whole again after any
+// interruption; then one "block" event per committed block.
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+export class Live extends EventTarget {
+  constructor() {
+    super();
+    /** name -> game, as the server's JSON gives it */
+    this.games = new Map();
+    this.block = null;
+    this.ready = false;
+    this.status = { live: false, message: "Connecting to the local server…" };
+    this.retryMs = FIRST_RETRY_MS;
+    this.source = null;
+  }
+
+  connect() {
+    const source = new EventSource("/api/events");
+    this.source = source;
+    source.addEventListener("snapshot", (event) => this.#snapshot(JSON.parse(event.data)));
+    source.addEventListener("block", (event) => this.#block(JSON.parse(event.data)));
+    source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
+    source.addEventListener("error", () => {
+      this.#setStatus({ live: false, message: "Lost the local server; reconnecting…" });
+      if (source.readyState === EventSource.CLOSED) {
+        // The browser gives up after an error answer (the server busy, or restarting): try again, more slowly each time.
+        setTimeout(() => this.connect(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
+      }
+    });
+  }
+
+  game(name) {
+    return this.games.get(name) ?? null;
+  }
+
+  #snapshot(data) {
+    this.retryMs = FIRST_RETRY_MS;
+    this.games = new Map(data.games.map((game) => [game.name, game]));
+    this.block = data.block;
+    this.ready = data.block !== null;
+    this.#setStatus(data.status);
+    this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [] } }));
+  }
+
+  #block(data) {
+    this.block = data.block;
+    for (const change of data.changes) {
+      if (change.game) this.games.set(change.name, change.game);
+      else this.games.delete(change.name);
+    }
+    this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: false, changes: data.changes } }));
+    this.dispatchEvent(new CustomEvent("status"));
+  }
+
+  #setStatus(status) {
+    this.status = status;
+    this.dispatchEvent(new CustomEvent("status"));
+  }
+}

@@ -1,0 +1,131 @@
+// The page: read the session, follow the server's event stream, and show the view the address names.
+//   #/             the lobby: every game, live; create a game
+//   #/game/NAME    one game: its board, to play on
+//   #/history/NAME the game's committed moves, stepped through
+
+import { getJson } from "./api.js";
+import { h, replace } from "./dom.js";
+import { playerLabel } from "./labels.js";
+import { Live } from "./live.js";
+import * as gameView from "./game.js";
+import * as historyView from "./history.js";
+import * as lobbyView from "./lobby.js";
+
+const PLAYER_STORAGE = "xo.player";
+const ROUTES = [
+  { pattern: /^#?\/?$/, view: lobbyView },
+  { pattern: /^#\/game\/(.+)$/, view: gameView },
+  { pattern: /^#\/history\/(.+)$/, view: historyView },
+];
+
+/** What every view shares: the live games, the session, who plays, and where views go. */
+class App extends EventTarget {
+  constructor(session, live) {
+    super();
+    this.session = session;
+    this.live = live;
+    this.main = document.getElementById("main");
+    this.playable = session.keys.filter((key) => key.public_key);
+    const stored = sessionStorage.getItem(PLAYER_STORAGE);
+    const preferred = [stored, session.default_key].find((name) => this.playable.some((key) => key.name === name));
+    this.playerName = preferred ?? this.playable[0]?.name ?? null;
+  }
+
+  /** The key this tab plays as: {name, shown, public_key}, or null when there is none to play with. */
+  player() {
+    return this.playable.find((key) => key.name === this.playerName) ?? null;
+  }
+
+  /** The public key of the player, to tell "you" apart in games. */
+  me() {
+    return this.player()?.public_key ?? null;
+  }
+
+  choosePlayer(name) {
+    this.playerName = name;
+    sessionStorage.setItem(PLAYER_STORAGE, name);
+    this.dispatchEvent(new CustomEvent("player"));
+  }
+}
+
+function setUpPlayerPicker(app) {
+  const select = document.getElementById("player");
+  const hint = document.getElementById("player-key");
+  const options = app.session.keys.map((key) =>
+    h("option", {
+      value: key.name,
+      disabled: !key.public_key,
+      selected: key.name === app.playerName,
+      text: key.public_key ? key.shown : `${key.shown} (cannot sign: ${key.problem})`,
+    }),
+  );
+  if (!options.length) options.push(h("option", { value: "", disabled: true, selected: true, text: "no keys: make one with xo keygen" }));
+  replace(select, options);
+  const showKey = () => {
+    const player = app.player();
+    hint.textContent = player ? playerLabel(player.public_key, null) : "";
+  };
+  select.addEventListener("change", () => {
+    app.choosePlayer(select.value);
+    showKey();
+  });
+  showKey();
+}
+
+function setUpConnection(app) {
+  const line = document.getElementById("connection");
+  const show = () => {
+    const { live, message } = app.live.status;
+    line.dataset.live = String(live);
+    const block = app.live.block ? ` · block ${app.live.block.num}` : "";
+    line.textContent = live ? (message ? `Live${block}: ${message}` : `Live${block}`) : message ?? "Offline";
+  };
+  app.live.addEventListener("status", show);
+  show();
+}
+
+function route(app) {
+  let current = null;
+  const show = () => {
+    current?.abort();
+    current = new AbortController();
+    const hash = location.hash || "#/";
+    const found = ROUTES.map(({ pattern, view }) => ({ match: pattern.exec(hash), view })).find(({ match }) => match);
+    const view = found?.view ?? lobbyView;
+    let parameter = null;
+    if (found?.match?.[1] !== undefined) {
+      try {
+        parameter = decodeURIComponent(found.match[1]);
+      } catch {
+        parameter = null;
+      }
+    }
+    app.main.replaceChildren();
+    document.getElementById("nav-lobby").toggleAttribute("aria-current", view === lobbyView);
+    view.mount(app, parameter, current.signal);
+  };
+  window.addEventListener("hashchange", () => {
+    show();
+    app.main.querySelector("h1")?.focus();
+  });
+  show();
+}
+
+async function start() {
+  const main = document.getElementById("main");
+  let session;
+  try {
+    session = await getJson("/api/session");
+  } catch (error) {
+    replace(main, h("p", { class: "error", role: "alert", text: `Cannot start: ${error.message}` }));
+    return;
+  }
+  const live = new Live();
+  const app = new App(session, live);
+  setUpPlayerPicker(app);
+  setUpConnection(app);
+  live.connect();
+  route(app);
+}
+
+start();
