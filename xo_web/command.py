@@ -17,7 +17,7 @@ import ipaddress
 import signal
 import socket
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from aiohttp import web as aiohttp_web
@@ -52,13 +52,17 @@ def web(args: argparse.Namespace) -> int:
     settings = Settings(rest_url, auth, key_dir, default_key, port, new_token(), trace)
     address = page_address(host, port)
     keys = private_key_names(key_dir)
-    print(f"xo web is serving {address}", flush=True)
-    print(f"  REST API  {printable(rest_url)}")
-    listed = printable(", ".join(keys)) if keys else "none: make one with xo keygen"
-    print(f"  keys      {printable(str(key_dir))} ({listed})")
-    opening = " (opening it now)" if args.open else ""
-    print(f"Open the address in a web browser{opening}. Stop with Ctrl-C.", flush=True)
-    asyncio.run(serve(build_app(settings), listener, address if args.open else None))
+
+    def announce() -> None:
+        """Said once the page is really served, so the address works by the time anyone reads it."""
+        print(f"xo web is serving {address}", flush=True)
+        print(f"  REST API  {printable(rest_url)}")
+        listed = printable(", ".join(keys)) if keys else "none: make one with xo keygen"
+        print(f"  keys      {printable(str(key_dir))} ({listed})")
+        opening = " (opening it now)" if args.open else ""
+        print(f"Open the address in a web browser{opening}. Stop with Ctrl-C.", flush=True)
+
+    asyncio.run(serve(build_app(settings), listener, announce, address if args.open else None))
     print("xo web stopped", flush=True)
     return 0
 
@@ -115,17 +119,25 @@ def page_address(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-async def serve(app: aiohttp_web.Application, listener: socket.socket, open_address: str | None) -> None:
-    """Serve ``app`` on ``listener`` until SIGINT or SIGTERM; open ``open_address`` in a browser if given."""
-    runner = aiohttp_web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_SECONDS)
-    await runner.setup()
-    try:
-        await aiohttp_web.SockSite(runner, listener).start()
-        if open_address is not None:
-            await open_browser(open_address)
-        await stopped()
-    finally:
-        await runner.cleanup()
+async def serve(
+    app: aiohttp_web.Application, listener: socket.socket, announce: Callable[[], None], open_address: str | None
+) -> None:
+    """Serve ``app`` on ``listener`` until SIGINT or SIGTERM: ``announce()`` once serving, then open ``open_address``.
+
+    The signals are caught before anything is served, so a stop that comes as soon as
+    the address is announced is a clean stop too.
+    """
+    with stop_signals() as stop:
+        runner = aiohttp_web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_SECONDS)
+        await runner.setup()
+        try:
+            await aiohttp_web.SockSite(runner, listener).start()
+            announce()
+            if open_address is not None:
+                await open_browser(open_address)
+            await stop.wait()
+        finally:
+            await runner.cleanup()
 
 
 async def open_browser(address: str, opener: Callable[[str], bool] = webbrowser.open) -> None:
@@ -134,15 +146,16 @@ async def open_browser(address: str, opener: Callable[[str], bool] = webbrowser.
         notice("xo", f"no web browser could be opened here: open {address} yourself")
 
 
-async def stopped() -> None:
-    """Return at SIGINT (Ctrl-C) or SIGTERM."""
+@contextlib.contextmanager
+def stop_signals() -> Iterator[asyncio.Event]:
+    """An event set at SIGINT (Ctrl-C) or SIGTERM, while within; the previous handling is back afterwards."""
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     signals = (signal.SIGINT, signal.SIGTERM)
     for signum in signals:
         loop.add_signal_handler(signum, stop.set)
     try:
-        await stop.wait()
+        yield stop
     finally:
         for signum in signals:
             with contextlib.suppress(ValueError, RuntimeError):

@@ -156,14 +156,18 @@ export function mount(app, name, signal) {
     app.main,
     h("p", { class: "back" }, h("a", { href: "#/", text: "← All games" })),
     heading,
-    seats,
-    status,
-    board.element,
-    note,
-    error,
-    announcer,
-    actions,
-    h("p", { class: "help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." }),
+    h(
+      "div",
+      { class: "game-layout" },
+      seats,
+      status,
+      board.element,
+      note,
+      error,
+      announcer,
+      actions,
+      h("p", { class: "help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." }),
+    ),
   );
   render();
 }

@@ -1,0 +1,65 @@
+"""A headless Chromium for the page's tests: Debian's ``chromium``, driven by Playwright.
+
+Playwright's own browser download cannot work on these machines (no network), so it
+drives the system's Chromium by its executable path, headless, with a fresh profile
+(Playwright makes a temporary ``--user-data-dir`` for every launch) and with every
+background network feature off. Without a Chromium the browser tests skip, saying
+why; in CI (``CI=true``) they fail instead: ``.ci/run`` installs it, so a missing
+browser there is a broken CI, not a reason to skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+CHROMIUM_ENV: Final = "XO_CHROMIUM"
+CHROMIUM_ARGS: Final = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SECONDS: Final = 10.0
+
+# Measures, in the page, when a move is clicked and when a cell of the board first has a mark (a
+# MutationObserver: the document; a screen paints it at its next frame), on the clock all pages of one
+# browser share. Frames are not timed: headless Chromium draws a page nobody looks at lazily.
+MEASURE_SCRIPT: Final = """
+window.__xo = {clicks: {}, seen: {}};
+const now = () => performance.timeOrigin + performance.now();
+document.addEventListener("click", (event) => {
+  const cell = event.target.closest && event.target.closest(".cell");
+  if (cell) window.__xo.clicks[cell.dataset.space] = now();
+}, true);
+new MutationObserver(() => {
+  for (const cell of document.querySelectorAll("button.cell")) {
+    const space = cell.dataset.space;
+    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) window.__xo.seen[space] = now();
+  }
+}).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-mark"]});
+"""
+
+
+def unavailable(reason: str) -> None:
+    """Skip with ``reason``, or fail in CI, where the browser must be there."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the browser tests must run in CI; .ci/run installs chromium)")
+    pytest.skip(reason)
+
+
+def chromium_executable() -> str:
+    """The system Chromium: ``$XO_CHROMIUM``, else ``chromium`` on the PATH."""
+    found = os.environ.get(CHROMIUM_ENV) or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found or not Path(found).exists():
+        unavailable("no Chromium to run the browser tests: install Debian's chromium (apt-get install chromium) "
+                    f"or set {CHROMIUM_ENV}")
+    return str(found)

@@ -1,0 +1,199 @@
+"""The page in a real browser (headless Chromium) against xo-devnet: alice and bob play in two pages.
+
+Each sees the other's move live, without reloading; a refusal is shown in words; the
+result is announced; a game can be played from the keyboard and stepped through in
+its history; a hostile game name shows as text and runs nothing. Screenshots of the
+lobby and the finished game, at desktop width and at 360 px, go to a directory under
+the test's tmp path (its path is printed). The time from a click in one page to the
+move showing in the other is measured in the pages and printed (the figure quoted in
+the README comes from benchmarks/web_latency.py).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+from tests.xo_cli.devnet_play import Running, Table
+from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT, SECONDS, chromium_executable, unavailable
+from xo_core.text import printable
+from xo_devnet.spawn import DevnetProcess
+
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # the test extra is not installed: say so (CI fails instead)
+    sync_playwright = None
+
+
+@pytest.fixture(scope="module")
+def devnet(tmp_path_factory):
+    with DevnetProcess(log_path=tmp_path_factory.mktemp("devnet") / "devnet.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def address(devnet):
+    """``xo web`` run as a player runs it, against the devnet, with the devnet's keys (alice and bob)."""
+    web = Running("web", "--url", devnet.rest_url, "--key-dir", str(devnet.key_dir), "--port", "0")
+    try:
+        first = web.lines(1)[0]
+        yield first.removeprefix("xo web is serving ")
+    finally:
+        web.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        unavailable("playwright is not installed: pip install -e '.[test]'")
+    executable = chromium_executable()
+    expect.set_options(timeout=SECONDS * 1000)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("screenshots")
+    print(f"screenshots in {folder}")
+    return folder
+
+
+@pytest.fixture
+def pages(browser, address):
+    """alice's page and bob's page, side by side in one browser, each at the lobby."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context.add_init_script(MEASURE_SCRIPT)
+    errors: list[str] = []
+    opened = {}
+    for player in ("alice", "bob"):
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(address)
+        page.select_option("#player", player)
+        expect(page.locator("#connection")).to_have_attribute("data-live", "true")
+        opened[player] = page
+    yield opened["alice"], opened["bob"]
+    context.close()
+    assert errors == []
+
+
+@pytest.fixture(scope="module")
+def table(devnet) -> Table:
+    return Table(devnet.rest_url, devnet.key_dir)
+
+
+def cell(page: Page, space: int):
+    return page.locator(f'button.cell[data-space="{space}"]')
+
+
+def open_game(page: Page, name: str) -> None:
+    page.locator(".game-link", has_text=name).click()
+    expect(page.locator("h1")).to_have_text(f"Game {name}")
+
+
+def reset_measures(*pages: Page) -> None:
+    for page in pages:
+        page.evaluate("window.__xo = {clicks: {}, seen: {}}")
+
+
+def latency_ms(mover: Page, watcher: Page, space: int) -> float:
+    """From the click on ``space`` in ``mover`` to its mark on ``watcher``'s board (once the mark is there).
+
+    Polled with ``evaluate`` (which the page's CSP allows the test, unlike ``wait_for_function``'s eval).
+    """
+    clicked = mover.evaluate(f"window.__xo.clicks['{space}']")
+    deadline = time.monotonic() + SECONDS
+    while (seen := watcher.evaluate(f"window.__xo.seen['{space}']")) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen is not None, f"space {space} never shown"
+    return seen - clicked
+
+
+def test_alice_and_bob_play_a_whole_game_each_seeing_the_others_moves_live(pages, screenshots, table):
+    alice, bob = pages
+    alice.fill("#new-game-name", "duel")
+    alice.get_by_role("button", name="Create").click()
+    expect(alice.locator("h1")).to_have_text("Game duel")
+    expect(bob.locator(".game-link", has_text="duel")).to_be_visible()  # bob's lobby, live, no reload
+    open_game(bob, "duel")
+    reset_measures(alice, bob)
+
+    moves = [(alice, bob, 5), (bob, alice, 1), (alice, bob, 3), (bob, alice, 7), (alice, bob, 4), (bob, alice, 9)]
+    delays = []
+    for mover, watcher, space in moves:
+        cell(mover, space).click()
+        expect(cell(watcher, space)).to_have_attribute("data-mark", "X" if mover is alice else "O")
+        delays.append(latency_ms(mover, watcher, space))
+        if mover is bob and space == 1:
+            cell(bob, 2).click()  # not bob's turn: refused, in words
+            expect(bob.locator("#move-error")).to_have_text(
+                f"game 'duel': it is alice's turn (player 1, {table.key('alice')[:6]}...); nothing was submitted"
+            )
+            expect(cell(bob, 2)).to_have_attribute("data-mark", "-")
+
+    expect(alice.locator("#game-status")).to_have_text("Your turn: you play X")
+    cell(alice, 6).click()
+    delays.append(latency_ms(alice, bob, 6))
+    expect(alice.locator("#game-status")).to_have_text("You won as X!")
+    expect(bob.locator("#game-status")).to_have_text(f"X won: alice ({table.key('alice')[:6]}…)")
+    expect(bob.locator("#announcer")).to_contain_text("alice")
+    expect(bob.locator(".cell.winning")).to_have_count(3)
+    print(f"move click -> opponent's page shows it: p50 {statistics.median(delays):.0f} ms, "
+          f"max {max(delays):.0f} ms over {len(delays)} moves")
+    assert max(delays) < SECONDS * 1000
+
+    alice.screenshot(path=screenshots / "game-finished.png")
+    alice.goto(alice.url.split("#")[0] + "#/")
+    expect(alice.locator(".game-link", has_text="duel")).to_contain_text("You won as X!")
+    alice.screenshot(path=screenshots / "lobby.png")
+    for page, view in ((alice, "lobby"), (bob, "game")):
+        page.set_viewport_size({"width": 360, "height": 760})
+        page.screenshot(path=screenshots / f"{view}-360px.png", full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the screen
+
+
+def test_a_game_played_from_the_keyboard_and_stepped_through_in_its_history(pages, table):
+    alice, bob = pages
+    table.move("alice", "keys", "create")
+    open_game(alice, "keys")
+    open_game(bob, "keys")
+    alice.keyboard.type("b2")  # grid notation, typed anywhere on the page
+    expect(cell(bob, 5)).to_have_attribute("data-mark", "X")
+    bob.keyboard.press("1")  # a space number
+    expect(cell(alice, 1)).to_have_attribute("data-mark", "O")
+    cell(alice, 5).focus()  # on the board: arrows move, Enter takes
+    alice.keyboard.press("ArrowRight")
+    expect(cell(alice, 6)).to_be_focused()
+    alice.keyboard.press("Enter")
+    expect(cell(bob, 6)).to_have_attribute("data-mark", "X")
+
+    alice.get_by_role("link", name="History").click()
+    steps = alice.locator("button.step")
+    expect(steps).to_have_count(4)
+    expect(steps.nth(0)).to_contain_text("alice (")
+    expect(steps.nth(3)).to_have_attribute("aria-current", "step")
+    steps.nth(1).click()
+    board = alice.locator(".history-board .board")
+    expect(board).to_have_attribute("aria-label", "Board after the chosen move: X on B2; 8 empty")
+    alice.keyboard.press("ArrowDown")
+    expect(board).to_have_attribute("aria-label", "Board after the chosen move: X on B2; O on A1; 7 empty")
+    expect(steps.nth(2)).to_be_focused()
+    bob.keyboard.press("9")  # a move while alice looks at the history: the list grows by itself
+    expect(steps).to_have_count(5)
+
+
+def test_a_hostile_game_name_shows_as_text_and_runs_nothing(pages, table):
+    alice, _ = pages
+    hostile = '<img src=x onerror="window.__pwned=1">\u202eevil\x07<script>window.__pwned=2</script>'
+    table.move("bob", hostile, "create")
+    item = alice.locator(".game-link").filter(has_text="evil")
+    expect(item.locator(".game-name")).to_have_text(printable(hostile))
+    item.click()
+    expect(alice.locator("h1 bdi")).to_have_text(printable(hostile))
+    assert alice.evaluate("window.__pwned") is None
+    assert alice.locator("main img, main script").count() == 0
