@@ -1,13 +1,13 @@
-"""``xo web``'s live path: from a move clicked in one page to the move shown in the opponent's page.
+"""``xo web``'s live path: from a move clicked in one page to the move painted in the opponent's page.
 
 Starts an xo-devnet (ephemeral, free ports, alice's and bob's keys), ``xo web`` as a
 player runs it, and a headless Chromium (Debian's, driven by Playwright) with two
-pages: alice's and bob's. They play --games whole games (7 moves each, X winning).
-For every move, the pages note on the clock they share when the cell was clicked
-and when the board of the opponent's page, and of the mover's own page, first had
-the mark (a MutationObserver: the page's document; a screen shows it at its next
-frame. Frames themselves are not timed: headless Chromium draws a page nobody
-looks at lazily, up to a second late, which says nothing about a real screen).
+windows (browser contexts): alice's page and bob's. They play --games whole games
+(7 moves each, X winning). For every move, the pages note on the clock they share
+when the cell was clicked and when the mark was first painted (the frame after the
+board changed) in the opponent's page and in the mover's own page. Each page is
+a window of its own: headless Chromium draws a background tab of a window lazily
+(up to a second late), which would say nothing about a real screen.
 The path measured is the whole one: the click, the page's POST, the server's check
 against the REST API, signing, POST /batches, the commit, the devnet's websocket,
 the server's follower, the server-sent event and the page's update.
@@ -45,24 +45,27 @@ document.addEventListener("click", (event) => {
 new MutationObserver(() => {
   for (const cell of document.querySelectorAll("button.cell")) {
     const space = cell.dataset.space;
-    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) window.__xo.seen[space] = now();
+    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) {
+      window.__xo.seen[space] = null;
+      requestAnimationFrame(() => { window.__xo.seen[space] = now(); });
+    }
   }
 }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-mark"]});
 """
 GAME = [5, 1, 3, 7, 4, 9, 6]
 
 
-def shown(page: Page, space: int) -> float:
+def painted(page: Page, space: int) -> float:
     deadline = time.monotonic() + 30
     while (seen := page.evaluate(f"window.__xo.seen['{space}']")) is None:  # polled: the CSP forbids eval
         if time.monotonic() > deadline:
-            raise SystemExit(f"space {space} was never shown")
+            raise SystemExit(f"space {space} was never painted")
         time.sleep(0.005)
     return seen
 
 
 def play(alice: Page, bob: Page, name: str) -> tuple[list[float], list[float]]:
-    """One game; (click -> shown in the opponent's page, click -> shown in the own page) per move, in ms."""
+    """One game; (click -> painted in the opponent's page, click -> painted in the own page) per move, in ms."""
     alice.fill("#new-game-name", name)
     alice.get_by_role("button", name="Create").click()
     expect(alice.locator("h1")).to_have_text(f"Game {name}")
@@ -75,8 +78,8 @@ def play(alice: Page, bob: Page, name: str) -> tuple[list[float], list[float]]:
         mover, watcher = (alice, bob) if index % 2 == 0 else (bob, alice)
         mover.locator(f'button.cell[data-space="{space}"]').click()
         clicked = mover.evaluate(f"window.__xo.clicks['{space}']")
-        opponent.append(shown(watcher, space) - clicked)
-        own.append(shown(mover, space) - clicked)
+        opponent.append(painted(watcher, space) - clicked)
+        own.append(painted(mover, space) - clicked)
         expect(mover.locator("#move-note")).not_to_have_text("", timeout=30_000)  # the mover's POST has ended
     alice.goto(f"{alice.url.split('#')[0]}#/")
     return opponent, own
@@ -106,9 +109,12 @@ def main() -> None:
             address = web.stdout.readline().strip().removeprefix("xo web is serving ")
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS, headless=True)
-                context = browser.new_context(viewport={"width": 1200, "height": 900})
-                context.add_init_script(MEASURE)
-                alice, bob = context.new_page(), context.new_page()
+                pages = []
+                for _ in range(2):
+                    context = browser.new_context(viewport={"width": 1200, "height": 900})
+                    context.add_init_script(MEASURE)
+                    pages.append(context.new_page())
+                alice, bob = pages
                 for page, player in ((alice, "alice"), (bob, "bob")):
                     page.goto(address)
                     page.select_option("#player", player)

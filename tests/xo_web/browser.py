@@ -30,9 +30,9 @@ CHROMIUM_ARGS: Final = [
 ]
 SECONDS: Final = 10.0
 
-# Measures, in the page, when a move is clicked and when a cell of the board first has a mark (a
-# MutationObserver: the document; a screen paints it at its next frame), on the clock all pages of one
-# browser share. Frames are not timed: headless Chromium draws a page nobody looks at lazily.
+# Measures, in the page, when a move is clicked and when a cell first shows a mark (the frame after the
+# board changed, when it is painted), on the clock all pages of one browser share. Each player's page is
+# a window (browser context) of its own: headless Chromium draws a background tab lazily.
 MEASURE_SCRIPT: Final = """
 window.__xo = {clicks: {}, seen: {}};
 const now = () => performance.timeOrigin + performance.now();
@@ -43,7 +43,10 @@ document.addEventListener("click", (event) => {
 new MutationObserver(() => {
   for (const cell of document.querySelectorAll("button.cell")) {
     const space = cell.dataset.space;
-    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) window.__xo.seen[space] = now();
+    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) {
+      window.__xo.seen[space] = null;
+      requestAnimationFrame(() => { window.__xo.seen[space] = now(); });
+    }
   }
 }).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-mark"]});
 """

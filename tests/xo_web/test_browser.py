@@ -65,20 +65,22 @@ def screenshots(tmp_path_factory):
 
 @pytest.fixture
 def pages(browser, address):
-    """alice's page and bob's page, side by side in one browser, each at the lobby."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    context.add_init_script(MEASURE_SCRIPT)
+    """alice's page and bob's page, each in a window of its own, each at the lobby."""
     errors: list[str] = []
     opened = {}
+    contexts = []
     for player in ("alice", "bob"):
-        page = context.new_page()
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 720}))
+        contexts[-1].add_init_script(MEASURE_SCRIPT)
+        page = contexts[-1].new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(address)
         page.select_option("#player", player)
         expect(page.locator("#connection")).to_have_attribute("data-live", "true")
         opened[player] = page
     yield opened["alice"], opened["bob"]
-    context.close()
+    for context in contexts:
+        context.close()
     assert errors == []
 
 
@@ -102,7 +104,7 @@ def reset_measures(*pages: Page) -> None:
 
 
 def latency_ms(mover: Page, watcher: Page, space: int) -> float:
-    """From the click on ``space`` in ``mover`` to its mark on ``watcher``'s board (once the mark is there).
+    """From the click on ``space`` in ``mover`` to its mark painted in ``watcher`` (once the mark is there).
 
     Polled with ``evaluate`` (which the page's CSP allows the test, unlike ``wait_for_function``'s eval).
     """
@@ -110,7 +112,7 @@ def latency_ms(mover: Page, watcher: Page, space: int) -> float:
     deadline = time.monotonic() + SECONDS
     while (seen := watcher.evaluate(f"window.__xo.seen['{space}']")) is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert seen is not None, f"space {space} never shown"
+    assert seen is not None, f"space {space} never painted"
     return seen - clicked
 
 
