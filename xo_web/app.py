@@ -40,10 +40,12 @@ from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
 from xo_web.lobby import Lobby
-from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
+from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, MoveRequest, parse_move
 from xo_web.page import Page
 from xo_web.security import Guard, add_security_headers
 
+SHUTDOWN_SECONDS: Final = 2.0
+"""How long requests still running (a move being waited for) may finish when the server stops."""
 MAX_BODY_BYTES: Final = 16 * 1024
 """Largest request body: a move is a few hundred bytes."""
 JSON_TYPE: Final = "application/json"
@@ -64,7 +66,11 @@ class Settings:
 
 
 class Keys:
-    """The key directory as the page sees it: names for public keys (re-read at each page load) and playable keys."""
+    """The key directory as the page sees it: the keys one may play as, and names for public keys.
+
+    Both are read again whenever a page loads (:meth:`read`), so a key made with
+    ``xo keygen`` while the server runs shows up at the next reload.
+    """
 
     def __init__(self, key_dir: Path) -> None:
         self.key_dir = key_dir
@@ -73,8 +79,8 @@ class Keys:
     def current_names(self) -> KeyNames:
         return self.names
 
-    def playable(self) -> list[dict[str, Any]]:
-        """Each private key: its name (exact and shown), its public key, or why it cannot sign."""
+    def read(self) -> list[dict[str, Any]]:
+        """Read the directory again: each private key's name (exact and shown), public key, or why it cannot sign."""
         self.names = KeyNames.of_dir(self.key_dir)
         found = []
         for name in private_key_names(self.key_dir):
@@ -105,7 +111,7 @@ class Server:
         self.page = Page(settings.token)
 
     async def session(self, _request: web.Request) -> web.Response:
-        keys = await asyncio.to_thread(self.keys.playable)
+        keys = await asyncio.to_thread(self.keys.read)
         default = self.settings.default_key
         return json_response(
             {
@@ -132,9 +138,13 @@ class Server:
                 429, errors.BUSY, "Too Many Moves",
                 f"{MAX_MOVES_IN_FLIGHT} moves are already on their way; try again when one has ended",
             )  # fmt: skip
-        async with self.moves_in_flight:
-            status, answer = await asyncio.to_thread(self.mover.play, move)
+        status, answer = await asyncio.shield(self._play(move))
         return json_response(answer, status=status)
+
+    async def _play(self, move: MoveRequest) -> tuple[int, dict[str, Any]]:
+        """The move in a worker thread, holding its place until the thread is done, even if the page went away."""
+        async with self.moves_in_flight:
+            return await asyncio.to_thread(self.mover.play, move)
 
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
@@ -216,3 +226,15 @@ def build_app(settings: Settings) -> web.Application:
 
 
 SERVER: Final = web.AppKey("server", Server)
+
+
+def make_runner(app: web.Application) -> web.AppRunner:
+    """The runner for ``app``: no access log, signals left to the command, handlers cancelled on disconnect.
+
+    Cancelling the handler of a page that went away ends its event stream at once
+    (otherwise only at its next write), so a page reloaded again and again never
+    holds more than its one place; a move on its way goes on regardless (``Server.move``).
+    """
+    return web.AppRunner(
+        app, access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=SHUTDOWN_SECONDS
+    )

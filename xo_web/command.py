@@ -18,7 +18,6 @@ import signal
 import socket
 import webbrowser
 from collections.abc import Callable, Iterator
-from typing import Final
 
 from aiohttp import web as aiohttp_web
 
@@ -27,11 +26,8 @@ from client_core.errors import CommandError, InvalidInput, UsageError
 from client_core.keys import private_key_names
 from client_core.runner import notice, warn
 from xo_core.text import printable
-from xo_web.app import Settings, build_app
+from xo_web.app import Settings, build_app, make_runner
 from xo_web.security import new_token
-
-SHUTDOWN_SECONDS: Final = 2.0
-"""How long requests still running (a move being waited for) may finish when the server stops."""
 
 
 def web(args: argparse.Namespace) -> int:
@@ -128,7 +124,7 @@ async def serve(
     the address is announced is a clean stop too.
     """
     with stop_signals() as stop:
-        runner = aiohttp_web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_SECONDS)
+        runner = make_runner(app)
         await runner.setup()
         try:
             await aiohttp_web.SockSite(runner, listener).start()

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from aiohttp import web
 
-from xo_web.app import Settings, build_app
+from xo_web.app import Settings, build_app, make_runner
 from xo_web.command import bind
 from xo_web.security import TOKEN_HEADER, new_token
 
@@ -42,7 +42,7 @@ class LocalServer:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.settings = Settings(rest_url, None, key_dir, default_key, self.port, new_token())
         self.app = build_app(self.settings)
-        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=1.0)
+        self.runner = make_runner(self.app)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()

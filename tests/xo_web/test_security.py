@@ -9,10 +9,12 @@ any REST API behind the server.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
-from tests.xo_web.local_server import LocalServer
+from tests.xo_web.local_server import EventReader, LocalServer
+from xo_web.fanout import MAX_PAGES
 from xo_web.security import SECURITY_HEADERS, TOKEN_HEADER
 
 MALFORMED_MOVE = b'{"player": "alice", "action": "fly"}'
@@ -153,3 +155,23 @@ def test_the_session_names_the_keys_without_their_secrets(offline_server, key_di
     private = (key_dir / "alice.priv").read_text().strip()
     assert private not in answer.body.decode()
     assert re.fullmatch(r"0[23][0-9a-f]{64}", session["keys"][0]["public_key"])
+
+
+def test_pages_beyond_the_limit_are_turned_away_and_a_page_that_left_frees_its_place_at_once(offline_server):
+    streams = [EventReader(offline_server) for _ in range(MAX_PAGES)]
+    try:
+        assert all(stream.next()[0] == "snapshot" for stream in streams)
+        answer = offline_server.request("GET", "/api/events")
+        assert answer.status == 503
+        assert answer.headers["Retry-After"] == "5"
+        assert error_of(answer)["title"] == "Too Many Pages"
+        streams.pop().close()
+        deadline = time.monotonic() + 5  # the server notices the closed connection, not its next keep-alive (15 s)
+        while (reopened := EventReader(offline_server)).response.status == 503 and time.monotonic() < deadline:
+            reopened.close()
+            time.sleep(0.02)
+        streams.append(reopened)
+        assert reopened.next()[0] == "snapshot"
+    finally:
+        for stream in streams:
+            stream.close()

@@ -21,18 +21,18 @@ function stepText(move) {
 export function mount(app, name, signal) {
   const heading = h("h1", { tabindex: "-1", text: "History" });
   const body = h("div", { class: "history" }, h("p", { text: "Reading the chain…" }));
-  let document_ = null;
+  let record = null;
   let selected = null; // {game: index, move: index}
   let timer = null;
 
   async function load() {
     try {
-      document_ = await history(name ?? "");
+      record = await history(name ?? "");
     } catch (error) {
       replace(body, h("p", { class: "error", role: "alert", text: error.message }));
       return;
     }
-    const games = document_.games;
+    const games = record.games;
     const atEnd = !selected || isLast(selected);
     if (games.length && atEnd) {
       const lastGame = games.length - 1;
@@ -42,14 +42,14 @@ export function mount(app, name, signal) {
   }
 
   function isLast(choice) {
-    const games = document_?.games ?? [];
+    const games = record?.games ?? [];
     return choice.game === games.length - 1 && choice.move === games[choice.game].moves.length - 1;
   }
 
   function render() {
-    document.title = `xo · history of ${document_.shown}`;
-    replace(heading, "History of ", shown(document_.shown));
-    const games = document_.games;
+    document.title = `xo · history of ${record.shown}`;
+    replace(heading, "History of ", shown(record.shown));
+    const games = record.games;
     if (!games.length) {
       replace(body, h("p", { text: "This name has no game on the chain (yet)." }));
       return;
@@ -90,7 +90,7 @@ export function mount(app, name, signal) {
     const board = new BoardView({ label: "Board after the chosen move", size: "medium" });
     board.update(chosen.game ? chosen.game.board : "---------", { last: chosen.action === "take" ? chosen.space : null });
     const caption = chosen.game ? `After ${stepText(chosen)}: ${stateText(chosen.game, me)}` : "After the game was deleted";
-    const problems = document_.problems.map((problem) => h("li", { text: problem }));
+    const problems = record.problems.map((problem) => h("li", { text: problem }));
     replace(
       body,
       h("div", { class: "history-board" }, board.element, h("p", { class: "caption", "aria-live": "polite", text: caption })),
@@ -106,7 +106,7 @@ export function mount(app, name, signal) {
   }
 
   function key(event, gameIndex, moveIndex) {
-    const flat = document_.games.flatMap((game, g) => game.moves.map((_, m) => [g, m]));
+    const flat = record.games.flatMap((game, g) => game.moves.map((_, m) => [g, m]));
     const at = flat.findIndex(([g, m]) => g === gameIndex && m === moveIndex);
     const next = { ArrowDown: at + 1, ArrowRight: at + 1, ArrowUp: at - 1, ArrowLeft: at - 1, Home: 0, End: flat.length - 1 }[event.key];
     if (next === undefined) return;

@@ -72,13 +72,18 @@ function setUpPlayerPicker(app) {
   showKey();
 }
 
+// The connection line: whether the page is live (a status region, so a screen reader hears when that
+// changes) and the block it stands at (shown, not announced: it changes with every block).
 function setUpConnection(app) {
   const line = document.getElementById("connection");
+  const state = document.getElementById("connection-state");
+  const block = document.getElementById("connection-block");
   const show = () => {
     const { live, message } = app.live.status;
     line.dataset.live = String(live);
-    const block = app.live.block ? ` · block ${app.live.block.num}` : "";
-    line.textContent = live ? (message ? `Live${block}: ${message}` : `Live${block}`) : message ?? "Offline";
+    const said = live ? (message ? `Live: ${message}` : "Live") : message ?? "Offline";
+    if (state.textContent !== said) state.textContent = said;
+    block.textContent = live && app.live.block ? ` · block ${app.live.block.num}` : "";
   };
   app.live.addEventListener("status", show);
   show();
