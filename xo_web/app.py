@@ -2,14 +2,14 @@
 
 Routes (docs/web.md tells more):
 
-=======  ====================  ===============================================
-GET      ``/``                 the page, with this run's token
-GET      ``/static/{path}``    the page's CSS and JavaScript modules
-GET      ``/api/session``      the keys one may play as, the REST API, the version
-GET      ``/api/events``       the chain as server-sent events (:mod:`xo_web.events`)
-GET      ``/api/history``      ``?name=NAME``: the name's committed moves (:mod:`xo_web.history`)
-POST     ``/api/moves``        ``{"player", "action", "name", "space"}``: play a move (:mod:`xo_web.moves`)
-=======  ====================  ===============================================
+- ``GET /``: the page, with this run's token;
+- ``GET /static/{path}``: the page's CSS and JavaScript modules;
+- ``GET /api/session``: the keys one may play as, the REST API, the version;
+- ``GET /api/events``: the chain as server-sent events (:mod:`xo_web.events`);
+- ``GET /api/history?name=NAME``: the name's committed moves (:mod:`xo_web.history`);
+- ``POST /api/moves``: ``{"player", "action", "name", "space"}``, a move (:mod:`xo_web.moves`);
+- ``POST /api/computer``: ``{"name", "level"}``, the computer plays in a game (:mod:`xo_web.computer`);
+- ``POST /api/computer/stop``: ``{"name"}``, the computer leaves it.
 
 Every request passes :class:`xo_web.security.Guard` first; every answer carries
 the security headers; every error is a Sawtooth-style error body
@@ -31,11 +31,14 @@ from aiohttp import web
 
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, load_signer, private_key_names
+from xo_cli.ai import Level
+from xo_cli.seat import AI_KEY_NAME
 from xo_core import __version__
 from xo_core.text import printable
 from xo_web import errors
+from xo_web.computer import Computer
 from xo_web.errors import ApiError, bad_request
-from xo_web.events import EventStream
+from xo_web.events import EventStream, encode
 from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
@@ -79,9 +82,13 @@ class Keys:
     def current_names(self) -> KeyNames:
         return self.names
 
+    def read_names(self) -> None:
+        """Read the names again (a key was just made)."""
+        self.names = KeyNames.of_dir(self.key_dir)
+
     def read(self) -> list[dict[str, Any]]:
         """Read the directory again: each private key's name (exact and shown), public key, or why it cannot sign."""
-        self.names = KeyNames.of_dir(self.key_dir)
+        self.read_names()
         found = []
         for name in private_key_names(self.key_dir):
             try:
@@ -100,9 +107,16 @@ class Server:
         self.keys = Keys(settings.key_dir)
         self.lobby = Lobby()
         self.fanout = Fanout()
+        self.computer = Computer(
+            settings.rest_url, settings.auth, settings.key_dir, self.lobby, self.keys.current_names,
+            publish=lambda kind, data: self.fanout.publish(encode(kind, data)), key_made=self.keys.read_names,
+            trace=settings.trace,
+        )  # fmt: skip
         self.live = Live(
-            settings.rest_url, settings.auth, self.lobby, self.fanout, self.keys.current_names, trace=settings.trace
-        )
+            settings.rest_url, settings.auth, self.lobby, self.fanout, self.keys.current_names,
+            extra=lambda: {"computer": self.computer.view()}, trace=settings.trace,
+        )  # fmt: skip
+        self.live.listeners.append(self.computer.on_changes)
         self.events = EventStream(self.fanout, self.live.snapshot_event)
         self.mover = Mover(
             settings.rest_url, settings.auth, settings.key_dir, self.keys.current_names, trace=settings.trace
@@ -120,6 +134,8 @@ class Server:
                 "key_dir": printable(str(self.settings.key_dir)),
                 "keys": keys,
                 "default_key": default if any(key["name"] == default for key in keys) else None,
+                "computer_key": AI_KEY_NAME,
+                "levels": [str(level) for level in Level],
             }
         )
 
@@ -146,6 +162,16 @@ class Server:
         async with self.moves_in_flight:
             return await asyncio.to_thread(self.mover.play, move)
 
+    async def start_computer(self, request: web.Request) -> web.Response:
+        body = await read_json(request)
+        fields = body if isinstance(body, dict) else {}
+        return json_response(await self.computer.start(fields.get("name"), fields.get("level")))
+
+    async def stop_computer(self, request: web.Request) -> web.Response:
+        body = await read_json(request)
+        self.computer.stop(body.get("name") if isinstance(body, dict) else None)
+        return json_response({"stopped": True})
+
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
@@ -156,6 +182,7 @@ class Server:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            await self.computer.close()
 
 
 async def read_json(request: web.Request) -> object:
@@ -211,6 +238,8 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/api/events", server.events.handle)
     app.router.add_get("/api/history", server.history)
     app.router.add_post("/api/moves", server.move)
+    app.router.add_post("/api/computer", server.start_computer)
+    app.router.add_post("/api/computer/stop", server.stop_computer)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():

@@ -45,7 +45,10 @@ Listener = Callable[[list[GameChange]], None]
 
 
 class Live:
-    """Follows the REST API at ``rest_url`` for ``lobby``, publishing to ``fanout``; :meth:`run` until cancelled."""
+    """Follows the REST API at ``rest_url`` for ``lobby``, publishing to ``fanout``; :meth:`run` until cancelled.
+
+    ``extra()`` adds to every snapshot what other parts of the server keep (the games the computer plays).
+    """
 
     def __init__(
         self,
@@ -55,9 +58,11 @@ class Live:
         fanout: Fanout,
         names: Callable[[], KeyNames],
         *,
+        extra: Callable[[], dict[str, Any]] = dict,
         trace: Callable[[str], None] | None = None,
     ) -> None:
         self.rest_url = rest_url
+        self.extra = extra
         self.auth = auth
         self.lobby = lobby
         self.fanout = fanout
@@ -69,7 +74,8 @@ class Live:
     def snapshot_event(self) -> bytes:
         """What a page starts from: every game as of the lobby's block, and whether the server is live."""
         snapshot = views.snapshot_view(self.lobby.block, self.lobby.games(), self.names())
-        return encode("snapshot", {**snapshot, "status": self.status}, self._event_id(self.lobby.block))
+        document = {**snapshot, "status": self.status, **self.extra()}
+        return encode("snapshot", document, self._event_id(self.lobby.block))
 
     async def run(self) -> None:
         """Follow the chain for as long as the server runs."""

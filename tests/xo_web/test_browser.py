@@ -1,7 +1,8 @@
 """The page in a real browser (headless Chromium) against xo-devnet: alice and bob play in two pages.
 
 Each sees the other's move live, without reloading; a refusal is shown in words; the
-result is announced; a game can be played from the keyboard and stepped through in
+result is announced; alice plays the computer (``xo bot``'s seat core) to the end; a game can
+be played from the keyboard and stepped through in
 its history; a hostile game name shows as text and runs nothing. Screenshots of the
 lobby and the finished game, at desktop width and at 360 px, go to a directory under
 the test's tmp path (its path is printed). The time from a click in one page to the
@@ -11,6 +12,7 @@ the README comes from benchmarks/web_latency.py).
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 
@@ -199,3 +201,28 @@ def test_a_hostile_game_name_shows_as_text_and_runs_nothing(pages, table):
     expect(alice.locator("h1 bdi")).to_have_text(printable(hostile))
     assert alice.evaluate("window.__pwned") is None
     assert alice.locator("main img, main script").count() == 0
+
+
+def test_alice_plays_the_computer_to_the_end(pages, screenshots):
+    alice, _ = pages
+    alice.fill("#new-game-name", "vs-computer")
+    alice.get_by_role("button", name="Create").click()
+    expect(alice.locator("h1")).to_have_text("Game vs-computer")
+    alice.get_by_role("button", name="Play against the computer").click()
+    expect(alice.locator("#computer-state")).to_have_text(
+        "The computer plays here, level perfect. Make the first move: it answers as O."
+    )
+    status = alice.locator("#game-status")
+    alices_turn = ("Your turn: you play X", "X to play: the seat is open")
+    for _ in range(5):  # alice has at most five moves
+        expect(status).to_have_text(re.compile(rf"^({'|'.join(alices_turn)}|A tie|O won|You won).*$"))
+        if not status.text_content().startswith(alices_turn):
+            break
+        marks = alice.locator("button.cell").evaluate_all("cells => cells.map(cell => cell.dataset.mark)")
+        cell(alice, marks.index("-") + 1).click()
+        expect(alice.locator("button.cell[data-mark='O']")).to_have_count(marks.count("O") + 1)  # the answer
+    final = status.text_content()
+    assert final == "A tie: the board is full and nobody won" or re.fullmatch(r"O won: xo-ai \([0-9a-f]{6}…\)", final)
+    expect(alice.locator(".seats")).to_contain_text("xo-ai (")
+    expect(alice.locator("#computer-state")).to_contain_text("The computer left the game: game 'vs-computer' is over")
+    alice.screenshot(path=screenshots / "computer-finished.png")

@@ -8,6 +8,7 @@ event stream as one ``block`` event, after the stream's opening snapshot.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 
 import pytest
@@ -158,3 +159,46 @@ def test_history_lists_each_move_with_the_board_it_left(server, table):
     assert first[1]["game"]["board"] == "X--------"
     assert first[1]["game"]["player1_name"] == "alice"
     assert server.request("GET", "/api/history?name=a,b").json()["error"]["code"] == 20
+
+
+def test_the_computer_answers_a_first_move_in_its_own_name_and_leaves_when_asked(server, table, devnet):
+    server.post_move("alice", "create", "web-computer")
+    with EventReader(server) as events:
+        events.next("snapshot")
+        started = server.request(
+            "POST", "/api/computer", headers=server.page_headers(),
+            body=json.dumps({"name": "web-computer", "level": "perfect"}).encode(),
+        )  # fmt: skip
+        assert started.status == 200
+        assert started.json()["reason"] == "X to play: waiting for someone to open the game"
+        assert events.next("computer")[1] == {
+            "name": "web-computer", "shown": "web-computer", "level": "perfect", "active": True, "message": None,
+        }  # fmt: skip
+        server.post_move("alice", "take", "web-computer", 5)
+        blocks = (events.next("block")[1] for _ in range(20))
+        answer = next(change for block in blocks for change in block["changes"] if change["player_name"] == "xo-ai")
+        assert answer["action"] == "take" and answer["game"]["player2"] == started.json()["key"]
+        assert (devnet.key_dir / "xo-ai.priv").stat().st_mode & 0o777 == 0o600
+        stopped = server.request(
+            "POST", "/api/computer/stop", headers=server.page_headers(), body=b'{"name": "web-computer"}'
+        )
+        assert stopped.status == 200
+        _, left = events.next("computer")
+        assert (left["active"], left["message"]) == (False, "The computer stopped playing here, as asked.")
+
+
+def test_the_computer_refuses_a_game_two_others_play_and_a_level_it_has_not(server):
+    server.post_move("alice", "create", "web-full")
+    server.post_move("alice", "take", "web-full", 5)
+    server.post_move("bob", "take", "web-full", 1)
+    headers = server.page_headers()
+    full = server.request("POST", "/api/computer", headers=headers, body=b'{"name": "web-full", "level": "perfect"}')
+    assert full.status == 409
+    assert full.json()["error"]["message"].startswith(
+        "the computer cannot play in game 'web-full': both seats of game 'web-full' are taken, by alice ("
+    )
+    odd = server.request("POST", "/api/computer", headers=headers, body=b'{"name": "web-full", "level": "godlike"}')
+    assert odd.status == 400
+    assert odd.json()["error"]["message"] == (
+        'the computer needs {"name": GAME, "level": "perfect" or "heuristic" or "random"}'
+    )

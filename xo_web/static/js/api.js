@@ -54,3 +54,12 @@ export function move(player, action, name, space = null) {
 export function history(name) {
   return getJson(`/api/history?name=${encodeURIComponent(name)}`);
 }
+
+/** Let the computer play in game `name` at `level` (it answers: the person moves first in a new game). */
+export function startComputer(name, level) {
+  return postJson("/api/computer", { name, level });
+}
+
+export function stopComputer(name) {
+  return postJson("/api/computer/stop", { name });
+}

@@ -3,7 +3,7 @@
 // Enter on the board. The server checks a move with the processor's own rules before it signs
 // it; a refusal is shown in words, as the server gives it.
 
-import { move } from "./api.js";
+import { move, startComputer, stopComputer } from "./api.js";
 import { BoardView } from "./board.js";
 import { h, replace, shown } from "./dom.js";
 import { changeText, gridName, isOver, parseSpace, playerLabel, seat, stateText } from "./labels.js";
@@ -21,6 +21,7 @@ export function mount(app, name, signal) {
   const historyLink = h("a", { class: "button", href: `#/history/${encodeURIComponent(name ?? "")}`, text: "History" });
   const deleteButton = h("button", { type: "button", class: "danger", text: "Delete game", on: { click: askDelete } });
   const actions = h("div", { class: "actions" }, historyLink, deleteButton);
+  const computer = computerPanel(app, name, (message) => (error.textContent = message));
   let pending = null;
   let last = null;
   let letter = null;
@@ -41,6 +42,7 @@ export function mount(app, name, signal) {
         : "";
       board.element.hidden = true;
       actions.hidden = true;
+      computer.element.hidden = true;
       return;
     }
     document.title = `xo · ${game.shown}`;
@@ -57,6 +59,7 @@ export function mount(app, name, signal) {
     status.dataset.over = String(isOver(game));
     board.element.hidden = false;
     actions.hidden = false;
+    computer.render(game);
     board.update(game.board, { last, pending, active: !isOver(game) && pending === null });
   }
 
@@ -150,6 +153,7 @@ export function mount(app, name, signal) {
     { signal },
   );
   app.addEventListener("player", render, { signal });
+  app.live.addEventListener("computer", render, { signal });
   document.addEventListener("keydown", typed, { signal });
 
   replace(
@@ -165,9 +169,70 @@ export function mount(app, name, signal) {
       note,
       error,
       announcer,
+      computer.element,
       actions,
       h("p", { class: "help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." }),
     ),
   );
   render();
+}
+
+// "Play against the computer": the server's computer player (xo bot's seat core, with its own key, xo-ai)
+// takes the open seat and answers each move; a level to choose; stop it at any time.
+function computerPanel(app, name, showError) {
+  const levels = app.session.levels;
+  const level = h(
+    "select",
+    { id: "computer-level" },
+    levels.map((value) => h("option", { value, text: value })),
+  );
+  const state = h("p", { class: "computer-state", id: "computer-state" });
+  const start = h("button", { type: "button", class: "primary", text: "Play against the computer", on: { click: begin } });
+  const stop = h("button", { type: "button", text: "Stop the computer", on: { click: end } });
+  const choice = h("label", { class: "computer-level" }, "Level ", level);
+  const element = h(
+    "section",
+    { class: "computer", "aria-labelledby": "computer-heading" },
+    h("h2", { id: "computer-heading", text: "The computer" }),
+    state,
+    h("div", { class: "actions" }, choice, start, stop),
+  );
+
+  async function begin() {
+    start.disabled = true;
+    showError("");
+    try {
+      await startComputer(name, level.value);
+    } catch (failure) {
+      showError(failure.message);
+    } finally {
+      start.disabled = false;
+    }
+  }
+
+  async function end() {
+    try {
+      await stopComputer(name);
+    } catch (failure) {
+      showError(failure.message);
+    }
+  }
+
+  function render(game) {
+    const seat = app.live.computer.get(name);
+    const active = Boolean(seat?.active);
+    const seated = Boolean(game.player1 && game.player2); // no seat left for it to take
+    element.hidden = (isOver(game) || seated) && !active && !seat?.message;
+    choice.hidden = active || isOver(game) || seated;
+    start.hidden = active || isOver(game) || seated;
+    stop.hidden = !active;
+    if (active) {
+      const first = !game.player1 ? " Make the first move: it answers as O." : "";
+      state.textContent = `The computer plays here, level ${seat.level}.${first}`;
+    } else {
+      state.textContent = seat?.message ?? "Let the computer take the open seat and answer your moves (with its own key, xo-ai).";
+    }
+  }
+
+  return { element, render };
 }

@@ -10,6 +10,8 @@ export class Live extends EventTarget {
     super();
     /** name -> game, as the server's JSON gives it */
     this.games = new Map();
+    /** name -> {level, active, message}: the games the computer plays (or last left, with why) */
+    this.computer = new Map();
     this.block = null;
     this.ready = false;
     this.status = { live: false, message: "Connecting to the local server…" };
@@ -23,6 +25,7 @@ export class Live extends EventTarget {
     source.addEventListener("snapshot", (event) => this.#snapshot(JSON.parse(event.data)));
     source.addEventListener("block", (event) => this.#block(JSON.parse(event.data)));
     source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
+    source.addEventListener("computer", (event) => this.#computer(JSON.parse(event.data)));
     source.addEventListener("error", () => {
       this.#setStatus({ live: false, message: "Lost the local server; reconnecting…" });
       if (source.readyState === EventSource.CLOSED) {
@@ -42,6 +45,7 @@ export class Live extends EventTarget {
     this.games = new Map(data.games.map((game) => [game.name, game]));
     this.block = data.block;
     this.ready = data.block !== null;
+    this.computer = new Map(data.computer.map(({ name, level }) => [name, { level, active: true, message: null }]));
     this.#setStatus(data.status);
     this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [] } }));
   }
@@ -54,6 +58,11 @@ export class Live extends EventTarget {
     }
     this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: false, changes: data.changes } }));
     this.dispatchEvent(new CustomEvent("status"));
+  }
+
+  #computer(data) {
+    this.computer.set(data.name, { level: data.level, active: data.active, message: data.message });
+    this.dispatchEvent(new CustomEvent("computer", { detail: data }));
   }
 
   #setStatus(status) {

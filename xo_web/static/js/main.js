@@ -25,6 +25,8 @@ class App extends EventTarget {
     this.session = session;
     this.live = live;
     this.main = document.getElementById("main");
+    // The computer's own key (xo-ai) is the computer's: people pick among the others.
+    session.keys = session.keys.filter((key) => key.name !== session.computer_key);
     this.playable = session.keys.filter((key) => key.public_key);
     const stored = sessionStorage.getItem(PLAYER_STORAGE);
     const preferred = [stored, session.default_key].find((name) => this.playable.some((key) => key.name === name));
