@@ -14,6 +14,7 @@ page and its static files), :mod:`~xo_web.lobby` (every game as of the last bloc
 :mod:`~xo_web.live` (the one follower of the chain), :mod:`~xo_web.fanout` and
 :mod:`~xo_web.events` (blocks to many pages, slow ones dropped), :mod:`~xo_web.views`
 (the JSON the page reads), :mod:`~xo_web.moves` (checking, signing and submitting a
-move for the page), :mod:`~xo_web.history` (a game's past), :mod:`~xo_web.errors`
+move for the page), :mod:`~xo_web.computer` (the computer as the page's opponent:
+``xo bot``'s seat core), :mod:`~xo_web.history` (a game's past), :mod:`~xo_web.errors`
 (Sawtooth-style error bodies).
 """
