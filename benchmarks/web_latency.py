@@ -31,27 +31,9 @@ from playwright.sync_api import Page, expect, sync_playwright
 
 from xo_devnet.spawn import DevnetProcess
 
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
-MEASURE = """
-window.__xo = {clicks: {}, seen: {}};
-const now = () => performance.timeOrigin + performance.now();
-document.addEventListener("click", (event) => {
-  const cell = event.target.closest && event.target.closest(".cell");
-  if (cell) window.__xo.clicks[cell.dataset.space] = now();
-}, true);
-new MutationObserver(() => {
-  for (const cell of document.querySelectorAll("button.cell")) {
-    const space = cell.dataset.space;
-    if (cell.dataset.mark && cell.dataset.mark !== "-" && !(space in window.__xo.seen)) {
-      window.__xo.seen[space] = null;
-      requestAnimationFrame(() => { window.__xo.seen[space] = now(); });
-    }
-  }
-}).observe(document, {subtree: true, childList: true, attributes: true, attributeFilter: ["data-mark"]});
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: the browser tests' settings are ours too
+from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT
+
 GAME = [5, 1, 3, 7, 4, 9, 6]
 
 
@@ -108,11 +90,11 @@ def main() -> None:
         try:
             address = web.stdout.readline().strip().removeprefix("xo web is serving ")
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=args.chromium, args=ARGS, headless=True)
+                browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
                 pages = []
                 for _ in range(2):
                     context = browser.new_context(viewport={"width": 1200, "height": 900})
-                    context.add_init_script(MEASURE)
+                    context.add_init_script(MEASURE_SCRIPT)
                     pages.append(context.new_page())
                 alice, bob = pages
                 for page, player in ((alice, "alice"), (bob, "bob")):

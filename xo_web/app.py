@@ -8,6 +8,7 @@ Routes (docs/web.md tells more):
 - ``GET /api/events``: the chain as server-sent events (:mod:`xo_web.events`);
 - ``GET /api/history?name=NAME``: the name's committed moves (:mod:`xo_web.history`);
 - ``POST /api/moves``: ``{"player", "action", "name", "space"}``, a move (:mod:`xo_web.moves`);
+- ``POST /api/rps``: ``{"player", "op", "name", ...}``, an rps op or throw (:mod:`xo_web.rps_moves`);
 - ``POST /api/computer``: ``{"name", "level"}``, the computer plays in a game (:mod:`xo_web.computer`);
 - ``POST /api/computer/stop``: ``{"name"}``, the computer leaves it.
 
@@ -43,8 +44,10 @@ from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
 from xo_web.lobby import Lobby
-from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, MoveRequest, parse_move
+from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
 from xo_web.page import Page
+from xo_web.rps_lobby import RpsLobby
+from xo_web.rps_moves import Reveals, RpsMover, parse_rps
 from xo_web.security import Guard, add_security_headers
 
 SHUTDOWN_SECONDS: Final = 2.0
@@ -106,6 +109,7 @@ class Server:
         self.settings = settings
         self.keys = Keys(settings.key_dir)
         self.lobby = Lobby()
+        self.rps = RpsLobby()
         self.fanout = Fanout()
         self.computer = Computer(
             settings.rest_url, settings.auth, settings.key_dir, self.lobby, self.keys.current_names,
@@ -113,7 +117,7 @@ class Server:
             trace=settings.trace,
         )  # fmt: skip
         self.live = Live(
-            settings.rest_url, settings.auth, self.lobby, self.fanout, self.keys.current_names,
+            settings.rest_url, settings.auth, self.lobby, self.rps, self.fanout, names=self.keys.current_names,
             extra=lambda: {"computer": self.computer.view()}, trace=settings.trace,
         )  # fmt: skip
         self.live.listeners.append(self.computer.on_changes)
@@ -121,6 +125,12 @@ class Server:
         self.mover = Mover(
             settings.rest_url, settings.auth, settings.key_dir, self.keys.current_names, trace=settings.trace
         )
+        self.rps_mover = RpsMover(
+            settings.rest_url, settings.auth, settings.key_dir, self.keys.current_names, trace=settings.trace
+        )
+        self.reveals = Reveals(self.rps_mover, self.rps, lambda kind, data: self.fanout.publish(encode(kind, data)))
+        self.rps_mover.on_commit = self.reveals.committed
+        self.live.rps_listeners.append(self.reveals.on_changes)
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)
 
@@ -149,18 +159,27 @@ class Server:
 
     async def move(self, request: web.Request) -> web.Response:
         move = parse_move(await read_json(request))
+        return await self._play(self.mover.play, move)
+
+    async def rps_op(self, request: web.Request) -> web.Response:
+        op = parse_rps(await read_json(request))
+        return await self._play(self.rps_mover.play, op)
+
+    async def _play(self, play: Callable[[Any], tuple[int, dict[str, Any]]], what: object) -> web.Response:
+        """``play(what)`` in a worker thread, a few at a time; its place is held until the thread is done, even if
+        the page went away (the move goes on regardless)."""
         if self.moves_in_flight.locked():
             raise ApiError(
                 429, errors.BUSY, "Too Many Moves",
                 f"{MAX_MOVES_IN_FLIGHT} moves are already on their way; try again when one has ended",
             )  # fmt: skip
-        status, answer = await asyncio.shield(self._play(move))
-        return json_response(answer, status=status)
 
-    async def _play(self, move: MoveRequest) -> tuple[int, dict[str, Any]]:
-        """The move in a worker thread, holding its place until the thread is done, even if the page went away."""
-        async with self.moves_in_flight:
-            return await asyncio.to_thread(self.mover.play, move)
+        async def in_thread() -> tuple[int, dict[str, Any]]:
+            async with self.moves_in_flight:
+                return await asyncio.to_thread(play, what)
+
+        status, answer = await asyncio.shield(in_thread())
+        return json_response(answer, status=status)
 
     async def start_computer(self, request: web.Request) -> web.Response:
         body = await read_json(request)
@@ -175,6 +194,7 @@ class Server:
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
+        self.reveals.bind(asyncio.get_running_loop())
         task = asyncio.create_task(self.live.run(), name="xo web: follower")
         try:
             yield
@@ -183,6 +203,7 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
             await self.computer.close()
+            await self.reveals.close()
 
 
 async def read_json(request: web.Request) -> object:
@@ -238,6 +259,7 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/api/events", server.events.handle)
     app.router.add_get("/api/history", server.history)
     app.router.add_post("/api/moves", server.move)
+    app.router.add_post("/api/rps", server.rps_op)
     app.router.add_post("/api/computer", server.start_computer)
     app.router.add_post("/api/computer/stop", server.stop_computer)
 

@@ -1,11 +1,12 @@
 """The server's one follower of the chain: it keeps the lobby up to date and tells every page, once per block.
 
 However many pages are open, the REST API sees one ``/subscriptions`` websocket
-(:class:`client_core.follow.AsyncFollower` under the XO namespace, ``5b7349``) and
-one read of state per start. The games are read as of the block the follower
-starts after, and every later block's changes come from the follower, so nothing
-falls between the two. Each block becomes one encoded event, published to every
-page (:mod:`xo_web.fanout`); listeners (the AI seats) get the changes too.
+(:class:`client_core.follow.AsyncFollower` under the XO and rps namespaces, ``5b7349``
+and ``c56a0e``) and one read of state per start. The games are read as of the block
+the follower starts after, and every later block's changes come from the follower,
+so nothing falls between the two. Each block becomes one encoded event, published
+to every page (:mod:`xo_web.fanout`); listeners (the computer, the reveals of the
+throws made from the page) get the changes too.
 
 Failures: the follower retries what may pass by itself and says so; its notices
 become ``status`` events, so a page can show that the server lost the REST API
@@ -27,12 +28,15 @@ from client_core.follow import AsyncFollower
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import notice, warn
+from rps_cli.changes import Change
+from rps_tp.family import NAMESPACE as RPS_NAMESPACE
 from xo_cli.game_changes import GameChange
 from xo_tp.family import NAMESPACE
 from xo_web import views
 from xo_web.events import encode
 from xo_web.fanout import Fanout
 from xo_web.lobby import Lobby
+from xo_web.rps_lobby import RpsLobby
 
 RESTART_SECONDS: Final = 1.0
 """Pause before starting again after the chain was replaced."""
@@ -42,6 +46,7 @@ RECONNECTING: Final = "; reconnecting"
 """How the follower's notice of a lost connection ends (client_core.follow); every other notice means it is live."""
 
 Listener = Callable[[list[GameChange]], None]
+RpsListener = Callable[[list[Change]], None]
 
 
 class Live:
@@ -55,9 +60,10 @@ class Live:
         rest_url: str,
         auth: tuple[str, str] | None,
         lobby: Lobby,
+        rps: RpsLobby,
         fanout: Fanout,
-        names: Callable[[], KeyNames],
         *,
+        names: Callable[[], KeyNames],
         extra: Callable[[], dict[str, Any]] = dict,
         trace: Callable[[str], None] | None = None,
     ) -> None:
@@ -65,16 +71,20 @@ class Live:
         self.extra = extra
         self.auth = auth
         self.lobby = lobby
+        self.rps = rps
         self.fanout = fanout
         self.names = names
         self.trace = trace
         self.listeners: list[Listener] = []
+        self.rps_listeners: list[RpsListener] = []
         self.status: dict[str, Any] = {"live": False, "message": "reading the games"}
 
     def snapshot_event(self) -> bytes:
         """What a page starts from: every game as of the lobby's block, and whether the server is live."""
-        snapshot = views.snapshot_view(self.lobby.block, self.lobby.games(), self.names())
-        document = {**snapshot, "status": self.status, **self.extra()}
+        names = self.names()
+        snapshot = views.snapshot_view(self.lobby.block, self.lobby.games(), names)
+        rps_games = [views.rps_game_view(game, names) for game in self.rps.games()]
+        document = {**snapshot, "rps_games": rps_games, "status": self.status, **self.extra()}
         return encode("snapshot", document, self._event_id(self.lobby.block))
 
     async def run(self) -> None:
@@ -92,23 +102,35 @@ class Live:
     async def follow(self) -> None:
         """One follower, from a fresh read of the games to its end."""
         async with AsyncFollower(
-            self.rest_url, [NAMESPACE], auth=self.auth, trace=self.trace, on_notice=self.follower_said
-        ) as follower:
+            self.rest_url, [NAMESPACE, RPS_NAMESPACE], auth=self.auth, trace=self.trace,
+            on_notice=self.follower_said,
+        ) as follower:  # fmt: skip
             start = await follower.start()
-            entries = await asyncio.to_thread(read_games, self.rest_url, self.auth, start, self.trace)
-            for problem in self.lobby.reset(start, entries):
+            xo_entries, rps_entries = await asyncio.gather(
+                asyncio.to_thread(read_games, self.rest_url, self.auth, start, NAMESPACE, self.trace),
+                asyncio.to_thread(read_games, self.rest_url, self.auth, start, RPS_NAMESPACE, self.trace),
+            )
+            for problem in self.lobby.reset(start, xo_entries) + self.rps.reset(rps_entries):
                 warn("xo", problem)
             self.status = {"live": True, "message": None}
             self.fanout.publish(self.snapshot_event())
             async for block in follower:
-                changes, problems = self.lobby.apply(block)
-                for problem in problems:
+                ours = [change for change in block.changes if change.address.startswith(NAMESPACE)]
+                changes, problems = self.lobby.apply(block._replace(changes=tuple(ours)))
+                theirs = [change for change in block.changes if change.address.startswith(RPS_NAMESPACE)]
+                rps_changes, rps_problems = self.rps.apply(theirs)
+                for problem in problems + rps_problems:
                     warn("xo", problem)
                 names = self.names()
-                event = views.block_changes_view(block.ref, changes, names)
+                event = {
+                    **views.block_changes_view(block.ref, changes, names),
+                    "rps_changes": [views.rps_change_view(change, names) for change in rps_changes],
+                }
                 self.fanout.publish(encode("block", event, self._event_id(block.ref)))
                 for listener in self.listeners:
                     listener(changes)
+                for rps_listener in self.rps_listeners:
+                    rps_listener(rps_changes)
 
     def follower_said(self, message: str) -> None:
         self.say(message, live=not message.endswith(RECONNECTING))
@@ -125,8 +147,12 @@ class Live:
 
 
 def read_games(
-    rest_url: str, auth: tuple[str, str] | None, block: BlockRef, trace: Callable[[str], None] | None
+    rest_url: str,
+    auth: tuple[str, str] | None,
+    block: BlockRef,
+    prefix: str,
+    trace: Callable[[str], None] | None,
 ) -> list[tuple[str, bytes]]:
-    """Every state entry under the XO namespace as of ``block`` (blocking: run in a thread)."""
+    """Every state entry under ``prefix`` as of ``block`` (blocking: run in a thread)."""
     with RestClient(rest_url, auth=auth, trace=trace) as client:
-        return list(client.list_state(NAMESPACE, head=block.block_id))
+        return list(client.list_state(prefix, head=block.block_id))

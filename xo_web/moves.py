@@ -1,11 +1,9 @@
 """Moves the page asks for: checked, signed with the player's own key file, submitted, and followed to the end.
 
-The page names a key (``player``), never holds one: the private key is read from
-the key directory here, with the same permission check as ``xo``
-(:func:`client_core.keys.load_signer`). The steps are ``xo create/take/delete
---wait``'s: refuse what cannot succeed with the processor's own checks
-(:mod:`xo_cli.games`; nothing is signed then), sign one transaction in one batch,
-POST it (:mod:`client_core.submission`), wait for the outcome, and read the game the
+The page names a key (``player``), never holds one (:mod:`xo_web.sender`). The
+steps are ``xo create/take/delete --wait``'s: refuse what cannot succeed with the
+processor's own checks (:mod:`xo_cli.games`; nothing is signed then), sign one
+transaction in one batch, send it and wait for the outcome, and read the game the
 move left from its receipt (:func:`xo_cli.moves.resulting_game`). Every outcome is
 a sentence for the page: the refusal, the validator's reason, or ``Committed take 5
 (B2) in game 'g1', X won (player 1: alice (0208fb...))``.
@@ -16,34 +14,25 @@ thread, a few moves at a time (:data:`MAX_MOVES_IN_FLIGHT`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
-from client_core.errors import CommandError, InvalidInput, Rejected, TimedOut
-from client_core.keys import KeyNames, load_signer, private_key_names
+from client_core.errors import CommandError, InvalidInput
 from client_core.rest import RestClient
-from client_core.submission import require_committed, submit
-from client_core.waiting import wait_for_batch
 from xo_cli import games, render
 from xo_cli.moves import check_name, describe, resulting_game
 from xo_cli.notation import BadSpace, parse_space
-from xo_core.text import printable
 from xo_tp.family import game_address
 from xo_tp.payload import CREATE, DELETE, TAKE
 from xo_tp.rules import game_label
 from xo_tp.transactions import make_xo_transaction
 from xo_web import views
-from xo_web.errors import REFUSED, REJECTED, UNAVAILABLE, ApiError, bad_request
+from xo_web.errors import bad_request
+from xo_web.sender import Json, Sender, refused, unavailable
 
 ACTIONS: Final = (CREATE, TAKE, DELETE)
-MOVE_WAIT_SECONDS: Final = 30.0
-"""How long a move is waited for before the page is told it is still pending."""
 MAX_MOVES_IN_FLIGHT: Final = 4
 MAX_NAME_CHARACTERS: Final = 10_000
 """Longer names are refused before anything else: no game needs one, and the REST API would carry it to everyone."""
-
-Json = dict[str, Any]
 
 
 class MoveRequest(NamedTuple):
@@ -58,17 +47,17 @@ class MoveRequest(NamedTuple):
 def parse_move(body: object) -> MoveRequest:
     """``{"player", "action", "name", "space"}`` as a move, or a 400 saying what is wrong with it."""
     if not isinstance(body, dict):
-        raise bad_request("a move is a JSON object: {\"player\", \"action\", \"name\", \"space\"}")
+        raise bad_request('a move is a JSON object: {"player", "action", "name", "space"}')
     player, action, name, space = (body.get(field) for field in ("player", "action", "name", "space"))
     if not isinstance(player, str) or not player:
-        raise bad_request("\"player\" must name one of your keys")
+        raise bad_request('"player" must name one of your keys')
     if action not in ACTIONS:
-        raise bad_request(f"\"action\" must be one of {', '.join(ACTIONS)}")
+        raise bad_request(f'"action" must be one of {", ".join(ACTIONS)}')
     if not isinstance(name, str) or len(name) > MAX_NAME_CHARACTERS:
-        raise bad_request(f"\"name\" must be a game name of at most {MAX_NAME_CHARACTERS} characters")
+        raise bad_request(f'"name" must be a game name of at most {MAX_NAME_CHARACTERS} characters')
     if action != TAKE:
         if space is not None:
-            raise bad_request(f"a {action} takes no \"space\"")
+            raise bad_request(f'a {action} takes no "space"')
         return MoveRequest(player, action, name, None)
     return MoveRequest(player, action, name, parse_move_space(space))
 
@@ -82,57 +71,31 @@ def parse_move_space(space: object) -> int:
             return parse_space(space)
         except BadSpace as error:
             raise bad_request(str(error)) from None
-    raise bad_request("\"space\" must be 1-9 or A1-C3")
+    raise bad_request('"space" must be 1-9 or A1-C3')
 
 
-class Mover:
-    """Plays moves for the page against the REST API at ``rest_url``, signing with keys from ``key_dir``."""
-
-    def __init__(
-        self,
-        rest_url: str,
-        auth: tuple[str, str] | None,
-        key_dir: Path,
-        names: Callable[[], KeyNames],
-        *,
-        trace: Callable[[str], None] | None = None,
-        wait_seconds: float = MOVE_WAIT_SECONDS,
-    ) -> None:
-        self.rest_url = rest_url
-        self.auth = auth
-        self.key_dir = key_dir
-        self.names = names
-        self.trace = trace
-        self.wait_seconds = wait_seconds
+class Mover(Sender):
+    """Plays XO moves for the page against the REST API, signing with keys from the key directory."""
 
     def play(self, move: MoveRequest) -> tuple[int, Json]:
         """Check, sign, submit and wait for ``move``: ``(HTTP status, answer)``, or an :class:`ApiError`."""
-        if move.player not in private_key_names(self.key_dir):
-            raise bad_request(f"there is no private key named {printable(repr(move.player))} in {self.key_dir}")
         try:
+            signer = self.signer(move.player)
             check_name(move.name, validate=True)
-            signer = load_signer(self.key_dir, move.player, "xo web")
         except InvalidInput as error:
             raise refused(error.message) from None
         what = describe(move.action, move.name, move.space)
         transaction = make_xo_transaction(signer, move.name, move.action, move.space)
-        batch_id: str | None = None
         try:
-            with RestClient(self.rest_url, auth=self.auth, trace=self.trace) as client:
+            with self.client() as client:
                 if refusal := self.refusal(client, move, signer.public_key):
                     raise refused(f"{refusal}; nothing was submitted")
-                batch_id = submit(client, signer, [transaction])
-                outcome = wait_for_batch(client, batch_id, self.wait_seconds)
-                try:
-                    require_committed(outcome, what, batch_id, self.wait_seconds)
-                except Rejected as rejection:
-                    raise ApiError(409, REJECTED, "Move Rejected", rejection.message) from None
-                except TimedOut as waited:
-                    return 202, {"status": outcome.status, "batch_id": batch_id, "message": waited.message}
+                batch_id, pending = self.send(client, signer, transaction, what, "Move Rejected")
+                if pending is not None:
+                    return pending
                 found, game = resulting_game(client, transaction.header_signature, move.name)
         except CommandError as error:
-            submitted = f"; batch {batch_id} was submitted and may still commit" if batch_id else ""
-            raise ApiError(502, UNAVAILABLE, "REST API Unavailable", error.message + submitted) from None
+            raise unavailable(error) from None
         names = self.names()
         ending = render.outcome_text(game, names) if found and game is not None else None
         return 200, {
@@ -165,7 +128,3 @@ class Mover:
                 "player 2's seat (O) too, so that nobody else could ever join; play O with another key"
             )
         return None
-
-
-def refused(message: str) -> ApiError:
-    return ApiError(409, REFUSED, "Move Refused", message)

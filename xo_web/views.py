@@ -15,6 +15,9 @@ from typing import Any
 
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
+from rps_cli import render as rps_render
+from rps_cli.changes import Change
+from rps_tp.game import Game as RpsGame
 from xo_cli.game_changes import GameChange
 from xo_cli.games import Game
 from xo_core.text import printable
@@ -61,3 +64,29 @@ def snapshot_view(block: BlockRef | None, games: list[Game], names: KeyNames) ->
 
 def block_changes_view(block: BlockRef, changes: list[GameChange], names: KeyNames) -> Json:
     return {"block": block_view(block), "changes": [change_view(change, names) for change in changes]}
+
+
+def rps_game_view(game: RpsGame, names: KeyNames) -> Json:
+    """``rps show --json``'s object, plus ``shown``, each player's key name, and the outcome in words once over.
+
+    It holds only what the chain holds: whether a player has committed, never the throw
+    before it is revealed.
+    """
+    document = rps_render.game_json(game)
+    for player in document["players"]:
+        player["name"] = shown_name(player["key"], names)
+    return {**document, "shown": printable(game.name), "outcome_text": rps_render.outcome_text(game, None, names)}
+
+
+def rps_change_view(change: Change, names: KeyNames) -> Json:
+    """One thing that happened to an rps game (``rps watch --json``'s fields) and the game after the block."""
+    return {
+        "change": change.kind,
+        "name": change.name,
+        "shown": printable(change.name),
+        "player": change.player,
+        "player_name": shown_name(change.player, names) if change.player else None,
+        "round": change.round,
+        "throws": None if change.throws is None else list(change.throws),
+        "game": rps_game_view(change.game, names) if change.game is not None else None,
+    }

@@ -1,4 +1,5 @@
-"""Fixtures of the ``xo web`` tests: player keys, and the local server against a REST API nobody serves."""
+"""Fixtures of the ``xo web`` tests: player keys, the local server against a REST API nobody serves, and against
+an xo-devnet (one per test module, with alice's and bob's keys)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from tests.xo_web.local_server import LocalServer
 from xo_core.keyfiles import write_key_pair
 from xo_core.signing import Signer
+from xo_devnet.spawn import DevnetProcess
 
 
 @pytest.fixture
@@ -26,3 +28,16 @@ def offline_server(key_dir: Path, closed_port: int) -> Iterator[LocalServer]:
     """The local server with no REST API behind it: enough for everything the security layer decides alone."""
     with LocalServer(f"http://127.0.0.1:{closed_port}", key_dir) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def devnet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevnetProcess]:
+    with DevnetProcess(log_path=tmp_path_factory.mktemp("devnet") / "devnet.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def server(devnet: DevnetProcess) -> Iterator[LocalServer]:
+    """The local server in front of the module's devnet, with its keys."""
+    with LocalServer(devnet.rest_url, devnet.key_dir) as running:
+        yield running

@@ -93,6 +93,10 @@ class LocalServer:
         """What this server's own page sends with a move: its origin, JSON, the token."""
         return {"Origin": self.origin, "Content-Type": "application/json", TOKEN_HEADER: self.token, **extra}
 
+    def post_rps(self, player: str, op: str, name: str, **fields: object) -> Answer:
+        body = json.dumps({"player": player, "op": op, "name": name, **fields}).encode()
+        return self.request("POST", "/api/rps", headers=self.page_headers(), body=body)
+
     def post_move(self, player: str, action: str, name: str, space: int | str | None = None) -> Answer:
         body = json.dumps({"player": player, "action": action, "name": name, "space": space}).encode()
         return self.request("POST", "/api/moves", headers=self.page_headers(), body=body)

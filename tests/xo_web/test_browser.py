@@ -21,18 +21,11 @@ import pytest
 from tests.xo_cli.devnet_play import Running, Table
 from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT, SECONDS, chromium_executable, unavailable
 from xo_core.text import printable
-from xo_devnet.spawn import DevnetProcess
 
 try:
     from playwright.sync_api import Page, expect, sync_playwright
 except ImportError:  # the test extra is not installed: say so (CI fails instead)
     sync_playwright = None
-
-
-@pytest.fixture(scope="module")
-def devnet(tmp_path_factory):
-    with DevnetProcess(log_path=tmp_path_factory.mktemp("devnet") / "devnet.log") as running:
-        yield running
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +68,7 @@ def pages(browser, address):
         contexts.append(browser.new_context(viewport={"width": 1280, "height": 720}))
         contexts[-1].add_init_script(MEASURE_SCRIPT)
         page = contexts[-1].new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
         page.goto(address)
         page.select_option("#player", player)
         expect(page.locator("#connection")).to_have_attribute("data-live", "true")
@@ -83,7 +76,7 @@ def pages(browser, address):
     yield opened["alice"], opened["bob"]
     for context in contexts:
         context.close()
-    assert errors == []
+    assert errors == [], "\n".join(errors)
 
 
 @pytest.fixture(scope="module")
@@ -226,3 +219,33 @@ def test_alice_plays_the_computer_to_the_end(pages, screenshots):
     expect(alice.locator(".seats")).to_contain_text("xo-ai (")
     expect(alice.locator("#computer-state")).to_contain_text("The computer left the game: game 'vs-computer' is over")
     alice.screenshot(path=screenshots / "computer-finished.png")
+
+
+def test_alice_and_bob_play_rock_paper_scissors_each_throw_secret_until_both_have_thrown(pages, screenshots):
+    alice, bob = pages
+    alice.fill("#new-game-name", "rps-duel")
+    alice.select_option("#new-game-kind", "rps")
+    alice.select_option("#new-game-points", "1")
+    alice.get_by_role("button", name="Create").click()
+    expect(alice.locator("h1")).to_have_text("Rock-paper-scissors rps-duel")
+    link = bob.locator("#rps-games .game-link", has_text="rps-duel")
+    expect(link).to_be_visible()  # bob's lobby, live
+    link.click()
+    bob.get_by_role("button", name="Join the game").click()
+    bob.get_by_role("button", name="I'm ready").click()
+    alice.get_by_role("button", name="I'm ready").click()
+    expect(alice.locator("#rps-status")).to_have_text("You and bob must throw in round 1")
+
+    alice.get_by_role("button", name="rock").click()
+    expect(bob.locator(".rps-seats")).to_contain_text("has thrown (secret until both have)")
+    expect(bob.locator("#rps-status")).to_have_text("You must throw in round 1")
+    for part in (".rps-seats", "#rps-status", "#rps-note", ".rounds"):  # alice's throw is nowhere in bob's page yet
+        assert "rock" not in bob.locator(part).inner_text()
+    bob.screenshot(path=screenshots / "rps-secret-throw.png")
+    bob.keyboard.press("s")  # scissors, from the keyboard
+    expect(bob.locator("#rps-status")).to_have_text("Alice won 1-0")
+    expect(alice.locator("#rps-status")).to_have_text("You won 1-0")
+    expect(bob.locator(".rounds")).to_have_text("alice rock, you scissors: alice won the round")
+    expect(alice.locator(".rps-seats")).to_contain_text("won, 1 point")
+    expect(alice.locator("#rps-note")).to_have_text("Revealed rock in round 1 of game 'rps-duel'")  # her own reveal
+    alice.screenshot(path=screenshots / "rps-finished.png")

@@ -14,20 +14,7 @@ import os
 import pytest
 
 from tests.xo_cli.devnet_play import Table
-from tests.xo_web.local_server import EventReader, LocalServer
-from xo_devnet.spawn import DevnetProcess
-
-
-@pytest.fixture(scope="module")
-def devnet(tmp_path_factory):
-    with DevnetProcess(log_path=tmp_path_factory.mktemp("devnet") / "devnet.log") as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def server(devnet):
-    with LocalServer(devnet.rest_url, devnet.key_dir) as running:
-        yield running
+from tests.xo_web.local_server import EventReader
 
 
 @pytest.fixture(scope="module")

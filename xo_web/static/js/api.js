@@ -63,3 +63,8 @@ export function startComputer(name, level) {
 export function stopComputer(name) {
   return postJson("/api/computer/stop", { name });
 }
+
+/** An rps op as `player`: create, join, setup, ready, throw, reveal, resign, claim, delete (`fields`: points, timeout, throw). */
+export function rps(player, op, name, fields = {}) {
+  return postJson("/api/rps", { player, op, name, ...fields });
+}

@@ -10,6 +10,8 @@ export class Live extends EventTarget {
     super();
     /** name -> game, as the server's JSON gives it */
     this.games = new Map();
+    /** name -> rps game, as the server's JSON gives it */
+    this.rps = new Map();
     /** name -> {level, active, message}: the games the computer plays (or last left, with why) */
     this.computer = new Map();
     this.block = null;
@@ -26,6 +28,9 @@ export class Live extends EventTarget {
     source.addEventListener("block", (event) => this.#block(JSON.parse(event.data)));
     source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
     source.addEventListener("computer", (event) => this.#computer(JSON.parse(event.data)));
+    source.addEventListener("rps_note", (event) => {
+      this.dispatchEvent(new CustomEvent("rps_note", { detail: JSON.parse(event.data) }));
+    });
     source.addEventListener("error", () => {
       this.#setStatus({ live: false, message: "Lost the local server; reconnecting…" });
       if (source.readyState === EventSource.CLOSED) {
@@ -40,14 +45,19 @@ export class Live extends EventTarget {
     return this.games.get(name) ?? null;
   }
 
+  rpsGame(name) {
+    return this.rps.get(name) ?? null;
+  }
+
   #snapshot(data) {
     this.retryMs = FIRST_RETRY_MS;
     this.games = new Map(data.games.map((game) => [game.name, game]));
+    this.rps = new Map(data.rps_games.map((game) => [game.name, game]));
     this.block = data.block;
     this.ready = data.block !== null;
     this.computer = new Map(data.computer.map(({ name, level }) => [name, { level, active: true, message: null }]));
     this.#setStatus(data.status);
-    this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [] } }));
+    this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [], rpsChanges: [] } }));
   }
 
   #block(data) {
@@ -56,7 +66,12 @@ export class Live extends EventTarget {
       if (change.game) this.games.set(change.name, change.game);
       else this.games.delete(change.name);
     }
-    this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: false, changes: data.changes } }));
+    for (const change of data.rps_changes) {
+      if (change.game) this.rps.set(change.name, change.game);
+      else this.rps.delete(change.name);
+    }
+    const detail = { snapshot: false, changes: data.changes, rpsChanges: data.rps_changes };
+    this.dispatchEvent(new CustomEvent("games", { detail }));
     this.dispatchEvent(new CustomEvent("status"));
   }
 

@@ -2,6 +2,7 @@
 //   #/             the lobby: every game, live; create a game
 //   #/game/NAME    one game: its board, to play on
 //   #/history/NAME the game's committed moves, stepped through
+//   #/rps/NAME     one rock-paper-scissors game: its players, rounds, and your throw
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -10,12 +11,14 @@ import { Live } from "./live.js";
 import * as gameView from "./game.js";
 import * as historyView from "./history.js";
 import * as lobbyView from "./lobby.js";
+import * as rpsView from "./rps.js";
 
 const PLAYER_STORAGE = "xo.player";
 const ROUTES = [
   { pattern: /^#?\/?$/, view: lobbyView },
   { pattern: /^#\/game\/(.+)$/, view: gameView },
   { pattern: /^#\/history\/(.+)$/, view: historyView },
+  { pattern: /^#\/rps\/(.+)$/, view: rpsView },
 ];
 
 /** What every view shares: the live games, the session, who plays, and where views go. */
