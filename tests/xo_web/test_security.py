@@ -51,10 +51,11 @@ def test_a_move_from_the_page_with_its_token_gets_past_the_checks(offline_server
     assert "\"action\" must be one of create, take, delete" in error_of(answer)["message"]
 
 
-def test_a_post_without_the_token_is_forbidden(offline_server):
+@pytest.mark.parametrize("path", ["/api/moves", "/api/rps", "/api/computer", "/api/computer/stop"])
+def test_a_post_without_the_token_is_forbidden(offline_server, path):
     headers = offline_server.page_headers()
     del headers[TOKEN_HEADER]
-    answer = offline_server.request("POST", "/api/moves", headers=headers, body=MALFORMED_MOVE)
+    answer = offline_server.request("POST", path, headers=headers, body=MALFORMED_MOVE)
     assert answer.status == 403
     assert error_of(answer) == {
         "code": 10,
