@@ -7,33 +7,15 @@ own (a claim on an idle chain, say) sees a fresh time. The timestamp is the same
 every validator that replays the block, which a processor's own clock never is.
 """
 
-from collections.abc import Sequence
-from typing import Protocol
-
 from google.protobuf.message import DecodeError
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
 
+from tp_runtime.handler_api import StateContext, read_entry
 from xo_core import block_info
 from xo_core.protobuf.block_info_pb2 import BlockInfo, BlockInfoConfig
 
 
-class StateEntry(Protocol):
-    """What the clock reads of a ``TpStateEntry``."""
-
-    @property
-    def address(self) -> str: ...
-
-    @property
-    def data(self) -> bytes: ...
-
-
-class StateReader(Protocol):
-    """The part of the SDK's ``Context`` the clock calls."""
-
-    def get_state(self, addresses: list[str]) -> Sequence[StateEntry]: ...
-
-
-def current_time(context: StateReader, op_name: str) -> int | None:
+def current_time(context: StateContext, op_name: str) -> int | None:
     """The timestamp (Unix seconds) of the newest BlockInfo in state, or ``None`` if there is none.
 
     ``None`` means the network keeps no BlockInfo (no block_info processor, or no
@@ -64,12 +46,11 @@ def current_time(context: StateReader, op_name: str) -> int | None:
     return block.timestamp
 
 
-def _read(context: StateReader, address: str, op_name: str) -> bytes:
+def _read(context: StateContext, address: str, op_name: str) -> bytes:
     try:
-        entries = context.get_state([address])
+        return read_entry(context, address)
     except AuthorizationException:
         raise InvalidTransaction(
             f"a {op_name} reads the time from BlockInfo, so its transaction must list "
             f"{block_info.CONFIG_ADDRESS} and {block_info.BLOCK_NAMESPACE} in its inputs"
         ) from None
-    return next((entry.data for entry in entries if entry.address == address), b"")

@@ -1,0 +1,72 @@
+"""The steps every family's handler shares: one address's entry read, written back or deleted; the signer checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
+
+from tp_runtime.handler_api import check_signer, read_entry, write_entry
+
+ADDRESS = "ab" * 35
+OTHER = "cd" * 35
+
+
+@dataclass(frozen=True)
+class Entry:
+    address: str
+    data: bytes
+
+
+@dataclass
+class FakeContext:
+    """A context that stores what it is given, unless told to report nothing done (a faulty validator)."""
+
+    state: dict[str, bytes] = field(default_factory=dict)
+    faulty: bool = False
+
+    def get_state(self, addresses: list[str]) -> list[Entry]:
+        return [Entry(address, self.state[address]) for address in addresses if address in self.state]
+
+    def set_state(self, entries: dict[str, bytes]) -> list[str]:
+        if self.faulty:
+            return []
+        self.state.update(entries)
+        return list(entries)
+
+    def delete_state(self, addresses: list[str]) -> list[str]:
+        if self.faulty:
+            return []
+        return [address for address in addresses if self.state.pop(address, None) is not None]
+
+    def add_event(self, event_type: str, attributes: list[tuple[str, str]], data: bytes) -> None:
+        raise AssertionError("not used")
+
+
+def test_an_address_with_nothing_stored_reads_as_empty_and_a_stored_one_as_its_data():
+    context = FakeContext({OTHER: b"other game"})
+    assert read_entry(context, ADDRESS) == b""
+    write_entry(context, ADDRESS, b"games")
+    assert read_entry(context, ADDRESS) == b"games"
+    assert read_entry(context, OTHER) == b"other game"
+
+
+def test_no_data_deletes_the_entry():
+    context = FakeContext({ADDRESS: b"games"})
+    write_entry(context, ADDRESS, None)
+    assert ADDRESS not in context.state
+
+
+def test_a_validator_that_reports_nothing_written_or_deleted_is_an_internal_error():
+    with pytest.raises(InternalError, match=f"did not write state at {ADDRESS}"):
+        write_entry(FakeContext(faulty=True), ADDRESS, b"games")
+    with pytest.raises(InternalError, match=f"did not delete state at {ADDRESS}"):
+        write_entry(FakeContext({ADDRESS: b"games"}, faulty=True), ADDRESS, None)
+
+
+def test_a_signer_key_with_another_spelling_is_refused_in_the_familys_own_quoting():
+    key = "02" + "ab" * 32
+    check_signer(key, repr)
+    with pytest.raises(InvalidTransaction, match=r"^the signer public key <02AB.*> is not a compressed secp256k1"):
+        check_signer(key.upper(), lambda text: f"<{text}>")
