@@ -4,9 +4,10 @@
 sent: a crash after submitting never loses them), commits, waits until the
 opponent's commitment is in a committed block, reveals, and waits for the opponent's
 reveal to print the round's result. ``reveal`` takes it up from the vault, in a later
-process or after a restart of the machine. Never, whatever the flags:
+process or after a restart of the machine. A commit for a round the player has
+committed in is refused before anything is sent (a commitment is final), unless
+``--no-validate`` asks for the validator's own refusal. Never, whatever the flags:
 
-- a commit for a round the player has committed in (a commitment is final);
 - a reveal before both commitments are in committed state: a reveal travels the
   network before any processor checks it, so sent early it would show the throw to an
   opponent who can still choose theirs;

@@ -148,6 +148,9 @@ def test_alice_and_bob_play_a_whole_game_each_seeing_the_others_moves_live(pages
     alice.goto(alice.url.split("#")[0] + "#/")
     expect(alice.locator(".game-link", has_text="duel")).to_contain_text("You won as X!")
     alice.screenshot(path=screenshots / "lobby.png")
+    long_name = "a-long-name-" + "x" * 200  # one unbroken word: the lobby cuts it, never widens for it
+    table.move("bob", long_name, "create")
+    expect(alice.locator(".game-link", has_text=long_name)).to_be_visible()
     for page, view in ((alice, "lobby"), (bob, "game")):
         page.set_viewport_size({"width": 360, "height": 760})
         page.screenshot(path=screenshots / f"{view}-360px.png", full_page=True)
