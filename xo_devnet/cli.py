@@ -32,6 +32,10 @@ REST_API_ENV = "XO_DEVNET_REST_API"
 COMPONENT_ENDPOINT_ENV = "XO_DEVNET_COMPONENT_ENDPOINT"
 READY_FILE_ENV = "XO_DEVNET_READY_FILE"
 FAMILIES_ENV = "XO_DEVNET_FAMILIES"
+PROCESSOR_WAIT_ENV = "XO_DEVNET_PROCESSOR_WAIT"
+DEPENDENCY_WAIT_ENV = "XO_DEVNET_DEPENDENCY_WAIT"
+DEFAULT_WAIT = 60.0
+MAX_WAIT = 86_400.0
 MAX_BLOCK_INTERVAL = 60.0
 
 _HOST_PORT = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[^\s:\[\]/]+):(?P<port>\d{1,5})")
@@ -69,6 +73,17 @@ def block_interval(text: str) -> float:
     return seconds
 
 
+def wait_seconds(text: str) -> float:
+    """How long a batch that cannot run yet may wait: above 0, at most a day (it holds a place in the queue)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds <= MAX_WAIT:
+        raise argparse.ArgumentTypeError(f"a wait must be above 0 and at most {MAX_WAIT:.0f} s")
+    return seconds
+
+
 def family_list(text: str) -> tuple[Family, ...]:
     """``FAMILY:VERSION,...``: transaction families to accept besides those of the processors xo-devnet runs."""
     try:
@@ -94,8 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         " processors, and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
-        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV} and {FAMILIES_ENV} stand for the flags of the"
-        " same names.",
+        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV}, {PROCESSOR_WAIT_ENV} and"
+        f" {DEPENDENCY_WAIT_ENV} stand for the flags of the same names.",
     )
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument(
@@ -148,6 +163,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="also accept batches of these transaction families, for processors you connect yourself"
         f" (default: ${FAMILIES_ENV}, else none; xo 1.0 and rps 1.0 are always accepted, other families are refused)",
     )
+    parser.add_argument(
+        "--processor-wait",
+        type=wait_seconds,
+        default=os.environ.get(PROCESSOR_WAIT_ENV) or DEFAULT_WAIT,
+        metavar="SECONDS",
+        help="a batch of an accepted family with no processor registered for this long ends INVALID"
+        f" (default: ${PROCESSOR_WAIT_ENV}, else {DEFAULT_WAIT:g})",
+    )
+    parser.add_argument(
+        "--dependency-wait",
+        type=wait_seconds,
+        default=os.environ.get(DEPENDENCY_WAIT_ENV) or DEFAULT_WAIT,
+        metavar="SECONDS",
+        help="a batch whose dependency has not run for this long ends INVALID"
+        f" (default: ${DEPENDENCY_WAIT_ENV}, else {DEFAULT_WAIT:g})",
+    )
     parser.add_argument("--key-dir", type=Path, help=f"where the player keys are made (default: {DEFAULT_KEY_DIR})")
     parser.add_argument(
         "--ready-file",
@@ -196,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         max_subscribers=args.max_subscribers,
         run_processor=not args.no_tp,
         families=args.families,
+        processor_wait=args.processor_wait,
+        dependency_wait=args.dependency_wait,
         key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),
         ready_file=args.ready_file,
         verbosity=args.verbose,

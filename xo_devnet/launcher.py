@@ -78,6 +78,10 @@ class DevnetOptions:
     verbosity: int
     families: tuple[Family, ...] = ()
     """Families accepted besides ``PROCESSOR_FAMILIES``, for processors the user connects."""
+    processor_wait: float = 60.0
+    """Seconds a batch may wait for a processor of its family (``LedgerConfig.processor_wait``)."""
+    dependency_wait: float = 60.0
+    """Seconds a batch may wait for its dependencies to run (``LedgerConfig.dependency_wait``)."""
 
     @property
     def accepted_families(self) -> frozenset[Family]:
@@ -225,6 +229,8 @@ async def _start_ledger(options: DevnetOptions) -> Ledger:
         block_interval=options.block_interval,
         families=options.accepted_families,
         max_subscribers=options.max_subscribers,
+        processor_wait=options.processor_wait,
+        dependency_wait=options.dependency_wait,
     )
     try:
         return await Ledger.start(config)

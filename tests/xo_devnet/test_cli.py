@@ -92,6 +92,7 @@ def test_every_flag_is_read():
     args = parse(
         "--data-dir", "/tmp/chain", "--component-endpoint", "tcp://127.0.0.1:0", "--block-interval", "0.2",
         "--no-tp", "--key-dir", "/tmp/keys", "--ready-file", "/tmp/ready.json", "-vv", "--max-subscribers", "3",
+        "--processor-wait", "2.5", "--dependency-wait", "90",
     )  # fmt: skip
     assert args.data_dir == Path("/tmp/chain")
     assert args.component_endpoint == "tcp://127.0.0.1:0"
@@ -101,6 +102,15 @@ def test_every_flag_is_read():
     assert args.ready_file == Path("/tmp/ready.json")
     assert args.verbose == 2
     assert args.max_subscribers == 3
+    assert (args.processor_wait, args.dependency_wait) == (2.5, 90.0)
+
+
+def test_the_waits_default_to_a_minute_and_may_come_from_the_environment(monkeypatch):
+    assert (parse().processor_wait, parse().dependency_wait) == (60.0, 60.0)
+    monkeypatch.setenv("XO_DEVNET_PROCESSOR_WAIT", "5")
+    monkeypatch.setenv("XO_DEVNET_DEPENDENCY_WAIT", "7.5")
+    assert (parse().processor_wait, parse().dependency_wait) == (5.0, 7.5)
+    assert parse("--processor-wait", "1").processor_wait == 1.0  # a flag wins
 
 
 @pytest.mark.parametrize(
@@ -117,6 +127,8 @@ def test_every_flag_is_read():
         (["--families", "xo:1.0,intkey 1.0"], "'intkey 1.0' is not FAMILY:VERSION"),
         (["--max-subscribers", "0"], "must be from 1 to 10000"),
         (["--max-subscribers", "many"], "is not a whole number"),
+        (["--processor-wait", "0"], "must be above 0 and at most 86400 s"),
+        (["--dependency-wait", "forever"], "is not a number of seconds"),
     ],
 )
 def test_bad_flags_are_one_line_errors_with_exit_code_2(argv, complaint, capsys):
