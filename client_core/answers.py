@@ -117,8 +117,10 @@ class Answers:
             detail = describe_error(error)
             raise Unavailable(f"the REST API at {self.base_url} answered HTTP {response.status} {detail}")
         envelope = parse_json(response.body)
+        kind = response.content_type.split(";")[0] or "no content type"
+        if envelope is None:
+            raise self.not_sawtooth(f"its answer ({kind}) is not JSON")
         if not isinstance(envelope, dict) or key not in envelope:
-            kind = response.content_type.split(";")[0] or "no content type"
             raise self.not_sawtooth(f"its answer ({kind}) has no '{key}'")
         return envelope
 

@@ -31,6 +31,7 @@ import contextlib
 import itertools
 from collections.abc import Iterable, Sequence
 
+from xo_core.text import counted
 from xo_devnet.scheduler import PendingBatch
 from xo_devnet.status import COMMITTED, INVALID, PENDING, UNKNOWN, BatchStatus
 from xo_devnet.storage import Storage
@@ -87,9 +88,9 @@ class PendingBatches:
         share = self._waiting_share
         if waiting and self._waiting + waiting > share:
             raise QueueFull(
-                f"{self._waiting} batches that cannot run yet (waiting for a dependency or for a processor) are"
-                f" pending, and the queue keeps at most {share} places for such batches; submit what they depend"
-                " on first, or retry later"
+                f"{counted(self._waiting, 'batch', 'batches')} that cannot run yet (waiting for a dependency or for a"
+                f" processor) pending and {waiting} more in this submission would be over the {share} places the"
+                " queue keeps for such batches; submit what they depend on first, or retry later"
             )
         runnable_now = len(self._pending) - self._waiting
         if runnable_now + runnable + min(self._waiting + waiting, share) > self._capacity:

@@ -35,6 +35,8 @@ from client_core.keys import KeyNames, load_signer, private_key_names
 from xo_cli.ai import Level
 from xo_cli.seat import AI_KEY_NAME
 from xo_core import __version__
+from xo_core.log_limits import LogLimiter
+from xo_core.server_logs import RequestLogger
 from xo_core.text import printable
 from xo_web import errors
 from xo_web.computer import Computer
@@ -273,10 +275,13 @@ def build_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(follow)
     app.on_shutdown.append(end_streams)
     app[SERVER] = server
+    app[LOG_LIMITER] = LogLimiter()
     return app
 
 
 SERVER: Final = web.AppKey("server", Server)
+LOG_LIMITER: Final = web.AppKey("log_limiter", LogLimiter)
+"""What keeps what clients can make the HTTP layer log (malformed requests, failed accepts) from flooding stderr."""
 
 
 def make_runner(app: web.Application) -> web.AppRunner:
@@ -285,7 +290,14 @@ def make_runner(app: web.Application) -> web.AppRunner:
     Cancelling the handler of a page that went away ends its event stream at once
     (otherwise only at its next write), so a page reloaded again and again never
     holds more than its one place; a move on its way goes on regardless (``Server.move``).
+    A malformed request is the client's mistake: one INFO line, rate-limited
+    (:class:`xo_core.server_logs.RequestLogger`), never aiohttp's ERROR and traceback.
     """
     return web.AppRunner(
-        app, access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=SHUTDOWN_SECONDS
+        app,
+        access_log=None,
+        handle_signals=False,
+        handler_cancellation=True,
+        shutdown_timeout=SHUTDOWN_SECONDS,
+        logger=RequestLogger(logging.getLogger("aiohttp.server"), app[LOG_LIMITER]),
     )

@@ -25,8 +25,9 @@ from client_core import session
 from client_core.errors import CommandError, InvalidInput, UsageError
 from client_core.keys import private_key_names
 from client_core.runner import notice, warn
+from xo_core.server_logs import install_accept_error_handler
 from xo_core.text import printable
-from xo_web.app import Settings, build_app, make_runner
+from xo_web.app import LOG_LIMITER, Settings, build_app, make_runner
 from xo_web.security import new_token
 
 
@@ -126,6 +127,7 @@ async def serve(
     with stop_signals() as stop:
         runner = make_runner(app)
         await runner.setup()
+        restore = install_accept_error_handler(asyncio.get_running_loop(), app[LOG_LIMITER])
         try:
             await aiohttp_web.SockSite(runner, listener).start()
             announce()
@@ -134,6 +136,7 @@ async def serve(
             await stop.wait()
         finally:
             await runner.cleanup()
+            restore()
 
 
 async def open_browser(address: str, opener: Callable[[str], bool] = webbrowser.open) -> None:

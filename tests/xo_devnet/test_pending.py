@@ -47,7 +47,7 @@ def test_a_batch_that_can_run_is_accepted_while_the_waiting_share_is_full(storag
     queue = PendingBatches(storage, capacity=4, waiting_capacity=2)
     queue.admit(batches(2), [True, True])
     runnable, waiting = (PendingBatch.parse(kv_batch(set={address(name): "1"})) for name in ("r", "w"))
-    with pytest.raises(QueueFull, match="at most 2 places"):
+    with pytest.raises(QueueFull, match="over the 2 places the queue keeps"):
         queue.admit([waiting], [True])
     queue.admit([runnable], [False])
 

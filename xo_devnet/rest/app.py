@@ -17,8 +17,8 @@ import re
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from xo_core.log_limits import LogLimiter
 from xo_devnet.ledger import Ledger
-from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest import chain, node, openapi, state, submit, subscriptions
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.errors import ApiError

@@ -4,8 +4,8 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from xo_core.log_limits import LogLimiter
 from xo_devnet.ledger import Ledger
-from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest.accepted import AcceptedBatches
 
 if TYPE_CHECKING:

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from xo_core.log_limits import LogLimiter
+from xo_core.server_logs import RequestLogger, install_accept_error_handler
 from xo_devnet.ledger import Ledger
-from xo_devnet.log_limits import LogLimiter
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.app import build_app
 from xo_devnet.rest.keys import ACCEPTED, LOG_LIMITER
-from xo_devnet.rest.server_logs import RequestLogger, install_accept_error_handler
 
 SHUTDOWN_GRACE_SECONDS = 2.0
 """How long open requests (a long ``wait`` on batch statuses) may finish when the server stops."""

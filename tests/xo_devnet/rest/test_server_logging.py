@@ -40,7 +40,8 @@ def send_raw(devnet: ThreadedDevnet, request: bytes) -> bytes:
 
 
 def server_records(caplog) -> list[logging.LogRecord]:
-    return [record for record in caplog.records if record.name.startswith(("aiohttp", "asyncio", "xo_devnet"))]
+    sources = ("aiohttp", "asyncio", "xo_devnet", "xo_core")
+    return [record for record in caplog.records if record.name.startswith(sources)]
 
 
 @pytest.mark.parametrize("request_bytes", MALFORMED)

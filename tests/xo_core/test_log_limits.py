@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from xo_devnet.log_limits import LogLimiter
+from xo_core.log_limits import LogLimiter
 
 LOGGER = logging.getLogger("tests.log_limits")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp.http_exceptions import HttpProcessingError
 
-from xo_devnet.log_limits import LogLimiter
+from xo_core.log_limits import LogLimiter
 
 LOGGER = logging.getLogger(__name__)
 """Where client mistakes and running out of descriptors are written (shown with ``xo-devnet -v``)."""

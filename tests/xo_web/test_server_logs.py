@@ -1,0 +1,37 @@
+"""What the local server logs about what clients send: a malformed request is one INFO line, never a flood.
+
+aiohttp alone would write every request it cannot parse at ERROR with a traceback,
+so anything on the machine could fill the player's terminal; the server routes them
+through the same rate-limited logger as xo-devnet's REST API.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+from tests.xo_web.local_server import LocalServer
+from xo_web.app import LOG_LIMITER
+
+MALFORMED = b"GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def send_raw(server: LocalServer, request: bytes) -> bytes:
+    host, port = server.origin.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as client:
+        client.sendall(request)
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+        return answer
+
+
+def test_malformed_requests_are_answered_400_and_logged_once_at_info_without_a_traceback(offline_server, caplog):
+    caplog.set_level(logging.DEBUG)
+    for _ in range(20):
+        assert b" 400 " in send_raw(offline_server, MALFORMED).split(b"\r\n", 1)[0]
+    records = [record for record in caplog.records if record.levelno >= logging.INFO]
+    assert [(record.levelname, record.exc_info) for record in records] == [("INFO", None)]
+    assert "malformed HTTP request from 127.0.0.1" in records[0].getMessage()
+    offline_server.app[LOG_LIMITER].flush()
+    assert "(19 more like it in the last" in caplog.records[-1].getMessage()
