@@ -118,7 +118,7 @@ class Live:
                 ours = [change for change in block.changes if change.address.startswith(NAMESPACE)]
                 changes, problems = self.lobby.apply(block._replace(changes=tuple(ours)))
                 theirs = [change for change in block.changes if change.address.startswith(RPS_NAMESPACE)]
-                rps_changes, rps_problems = self.rps.apply(theirs)
+                rps_changes, rps_problems = self.rps.apply(block._replace(changes=tuple(theirs)))
                 for problem in problems + rps_problems:
                     warn("xo", problem)
                 names = self.names()

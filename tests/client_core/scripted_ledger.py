@@ -21,10 +21,14 @@ follower asked.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 import ssl
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from aiohttp import WSCloseCode, web
@@ -311,3 +315,22 @@ class ScriptedLedger:
 
 def error(status: int, code: int, title: str) -> web.Response:
     return web.json_response({"error": {"code": code, "title": title, "message": title}}, status=status)
+
+
+@contextmanager
+def in_a_thread(server: ScriptedLedger) -> Iterator[ScriptedLedger]:
+    """``server`` served from an event loop on a thread of its own, so a blocking client can run here.
+
+    ``server.commit_now(...)`` commits a block from this thread (at most 10 s).
+    """
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(server.start())
+    serving = threading.Thread(target=loop.run_forever, daemon=True)
+    serving.start()
+    server.commit_now = lambda *changes: asyncio.run_coroutine_threadsafe(server.commit(*changes), loop).result(10)
+    try:
+        yield server
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        serving.join(10)

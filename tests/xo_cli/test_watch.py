@@ -7,17 +7,15 @@ websocket refused (the devnet's subscriber limit), Ctrl-C and SIGTERM.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
-import threading
 from pathlib import Path
 
 import pytest
 
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
-from tests.client_core.scripted_ledger import ScriptedLedger
+from tests.client_core.scripted_ledger import ScriptedLedger, in_a_thread
 from tests.hostile_server import TLS_CERTIFICATE
 from tests.xo_cli.devnet_play import Running, Table
 from xo_cli import feed
@@ -267,16 +265,8 @@ def test_v_traces_the_follower_s_requests_too(devnet, table, watching):
 @pytest.fixture
 def sawtooth_over_tls():
     """The scripted imitation of Sawtooth's REST API (ignores last_known_block_ids), over HTTPS, in a thread."""
-    loop = asyncio.new_event_loop()
-    server = ScriptedLedger("sawtooth", prefix="/sawtooth", tls=True)
-    loop.run_until_complete(server.start())
-    serving = threading.Thread(target=loop.run_forever, daemon=True)
-    serving.start()
-    server.commit_now = lambda *changes: asyncio.run_coroutine_threadsafe(server.commit(*changes), loop).result(10)
-    yield server
-    asyncio.run_coroutine_threadsafe(server.stop(), loop).result(10)
-    loop.call_soon_threadsafe(loop.stop)
-    serving.join(10)
+    with in_a_thread(ScriptedLedger("sawtooth", prefix="/sawtooth", tls=True)) as server:
+        yield server
 
 
 def test_watch_over_https_with_a_path_prefix_against_sawtooth_s_websocket(sawtooth_over_tls, monkeypatch, tmp_path):
