@@ -77,7 +77,8 @@ def settings_flags(defaults: bool) -> argparse.ArgumentParser:
         "--timeout",
         type=timeout,
         metavar="SECONDS",
-        help="seconds a player may keep the opponent waiting before the opponent may claim the game "
+        help="seconds each player has to commit, and then to reveal, in every round before an opponent who has "
+        "may claim the game "
         f"(1 to {MAX_TIMEOUT}){default_timeout}",
     )
     return flags
@@ -168,7 +169,8 @@ def build_parser() -> CommandParser:
         "claim",
         "win a game your opponent holds up",
         "Claim the game NAME: allowed once you have committed (or revealed) in the round and your opponent has "
-        "not, for longer than the game's time-out, measured by the network's BlockInfo time. You win.",
+        "not, once the game's time-out has passed since that commit (or reveal) phase began, measured by the "
+        "network's BlockInfo time. You win.",
     )
     op("delete", "delete a game (host)", "As the host, delete the game NAME before play starts or once it is over.")
 

@@ -65,7 +65,7 @@ def resign(args: argparse.Namespace) -> int:
 
 
 def claim(args: argparse.Namespace) -> int:
-    """``rps claim NAME``: win a game whose opponent has kept you waiting for longer than its time-out."""
+    """``rps claim NAME``: win a game whose opponent has not taken their step within its time-out."""
     return send(args, lambda _game: Claim(args.name))
 
 

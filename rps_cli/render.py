@@ -215,7 +215,9 @@ def claim_text(claim: turns.Claim, you: str | None, names: KeyNames, now: float)
     """When the player held up may be claimed against: ``you may claim the game from ... (in 42 s)``."""
     claimant = player_name(claim.claimant, you, names)
     if claim.at is None:
-        return f"no time-out is running (the network kept no BlockInfo when the wait began), so {claimant} cannot claim"
+        return (
+            f"no time-out is running (the network kept no BlockInfo when this phase began), so {claimant} cannot claim"
+        )
     if claim.at <= now:
         return f"{claimant} may claim the game now (since {moment(claim.at)})"
     return f"{claimant} may claim the game from {moment(claim.at)} (in {duration(claim.at - now)})"

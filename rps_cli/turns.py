@@ -5,7 +5,8 @@ player, both players ready for the settings, then in every round both commitment
 and both reveals. In play, when exactly one player has taken the current step, the
 game waits for the other alone, who may be timed out: the rules
 (:func:`rps_tp.game.laggard`) say who, and the time-out runs from ``waiting_since``,
-a BlockInfo time. Everything here is public: it reads nothing but the game.
+the BlockInfo time at which the current phase (commit or reveal) began for both.
+Everything here is public: it reads nothing but the game.
 """
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ def current_step(game: Game) -> str:
 def claim(game: Game) -> Claim | None:
     """Who may claim ``game`` once its time-out has passed, if one player alone is holding it up.
 
-    ``at`` is when, in BlockInfo time (Unix seconds): ``waiting_since`` plus the
-    time-out. Without a ``waiting_since`` (a network that kept no BlockInfo when the
-    wait began) no claim can ever succeed, and ``at`` is ``None``.
+    ``at`` is when, in BlockInfo time (Unix seconds): ``waiting_since`` (when the
+    phase began, not when the claimant acted) plus the time-out. Without a
+    ``waiting_since`` (a network that kept no BlockInfo when the phase began) no claim
+    can succeed in this phase, and ``at`` is ``None``.
     """
     seat = laggard(game)
     if seat is None:

@@ -96,7 +96,9 @@ class Game(NamedTuple):
     ``round`` is 0 before play and then the number of the round being played (or, once
     concluded, the last one played). ``history`` holds the throws of every completed
     round, in seat order. ``waiting_since`` is the BlockInfo timestamp at which the
-    game began to wait for one player alone (see :func:`laggard`).
+    current phase (a round's commits, or its reveals) began, when both players' turn to
+    act started: the clock a claim is judged by (see :func:`laggard`); ``None`` outside
+    play, or when the network kept no BlockInfo as the phase began.
     """
 
     name: str
@@ -283,8 +285,6 @@ def _playing_problem(game: Game, scores: tuple[int, int]) -> str | None:
     revealed = first.throw is not None or second.throw is not None
     if revealed and (first.commitment is None or second.commitment is None):
         return "a throw revealed before both players committed"
-    if game.waiting_since is not None and laggard(game) is None:
-        return "a time-out running while nobody is holding the game up"
     if game.conclusion_type is not None or game.results is not None:
         return "results for a game still in play"
     return None

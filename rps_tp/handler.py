@@ -12,7 +12,7 @@ from rps_tp import rules
 from rps_tp.clock import current_time
 from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from rps_tp.game import quoted
-from rps_tp.ops import Claim, Commit, Reveal
+from rps_tp.ops import Claim, Commit, Ready, Reveal
 from rps_tp.payload import parse_payload
 from rps_tp.state import decode_bucket, encode_bucket, encode_game
 from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
@@ -20,8 +20,10 @@ from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, r
 EVENT_PREFIX: Final = "rps/"
 #: The ``game-state`` attribute of an ``rps/delete`` event: the game no longer has a state.
 DELETED: Final = "DELETED"
-#: The ops whose rules need the time (to start a time-out, or to judge a claim).
-TIMED_OPS: Final = (Commit, Reveal, Claim)
+#: The ops whose rules need the time: those that can begin a phase (and so start its
+#: clock: the ready that starts play, the second commit, the reveal that scores a round)
+#: and the claim that is judged by it.
+TIMED_OPS: Final = (Ready, Commit, Reveal, Claim)
 
 
 class RpsTransactionHandler(TransactionHandler):

@@ -73,7 +73,7 @@ def apply_op(game: Game | None, op: Op, signer: str, now: int | None) -> Game | 
         case Setup():
             return setup(game, signer, op.settings)
         case Ready():
-            return ready(game, signer, op.settings)
+            return ready(game, signer, op.settings, now=now)
         case Commit():
             return commit(game, signer, op.round, op.commitment, now=now)
         case Reveal():
@@ -129,8 +129,12 @@ def setup(game: Game, signer: str, settings: Settings) -> Game:
     return game._replace(settings=settings, players=players)
 
 
-def ready(game: Game, signer: str, settings: Settings) -> Game:
-    """``signer`` is ready to play with ``settings``; play starts when both players are."""
+def ready(game: Game, signer: str, settings: Settings, *, now: int | None) -> Game:
+    """``signer`` is ready to play with ``settings``; play starts when both players are.
+
+    Play starting begins the commit phase of round 1 for both players, so its clock
+    starts: ``waiting_since`` becomes ``now``.
+    """
     seat = _seat(game, signer)
     if settings != game.settings:
         raise IllegalMove(
@@ -140,15 +144,16 @@ def ready(game: Game, signer: str, settings: Settings) -> Game:
     players = _replaced(game.players, seat, ready=True)
     game = game._replace(players=players)
     if len(players) == SEATS and all(player.ready for player in players):
-        return game._replace(state=PLAYING_GAME, round=1)
+        return game._replace(state=PLAYING_GAME, round=1, waiting_since=now)
     return game
 
 
 def commit(game: Game, signer: str, round_number: int, commitment: bytes, *, now: int | None) -> Game:
     """``signer`` commits to a throw in the current round; a commitment is final.
 
-    The first commitment of a round starts the time-out for the other player (from
-    ``now``); the second leaves both players to reveal, so none runs.
+    The first commitment of a round leaves the clock alone: the opponent's time to
+    commit has run since the commit phase began. The second begins the reveal phase,
+    so its clock starts at ``now``.
     """
     seat = _seat(game, signer)
     _check_round(game, round_number)
@@ -156,15 +161,18 @@ def commit(game: Game, signer: str, round_number: int, commitment: bytes, *, now
         raise IllegalMove(
             f"you have already committed in round {game.round} of {game_label(game.name)}; a commitment is final"
         )
-    opponent = game.players[1 - seat]
-    waiting_since = None if opponent.commitment is not None else now
-    return game._replace(players=_replaced(game.players, seat, commitment=commitment), waiting_since=waiting_since)
+    players = _replaced(game.players, seat, commitment=commitment)
+    if game.players[1 - seat].commitment is None:
+        return game._replace(players=players)
+    return game._replace(players=players, waiting_since=now)
 
 
 def reveal(game: Game, signer: str, round_number: int, throw: str, salt: bytes, *, now: int | None) -> Game:
     """``signer`` shows the throw committed to; the second reveal scores the round.
 
-    The first reveal starts the time-out for the other player (from ``now``).
+    The first reveal leaves the clock alone: the opponent's time to reveal has run
+    since the reveal phase began. The second, if the game goes on, begins the commit
+    phase of the next round, so its clock starts at ``now``.
     """
     seat = _seat(game, signer)
     _check_round(game, round_number)
@@ -183,24 +191,24 @@ def reveal(game: Game, signer: str, round_number: int, throw: str, salt: bytes, 
         raise IllegalMove(f"{throw} with that salt does not match your commitment in round {game.round} of {label}")
     players = _replaced(game.players, seat, throw=throw)
     if opponent.throw is None:
-        return game._replace(players=players, waiting_since=now)
+        return game._replace(players=players)
     first, second = players
     assert first.throw is not None and second.throw is not None  # both revealed: the round is complete
-    return _score_round(game, (first.throw, second.throw))
+    return _score_round(game, (first.throw, second.throw), now)
 
 
-def _score_round(game: Game, throws: tuple[str, str]) -> Game:
-    """The round is complete: score it, then conclude the game or start the next round."""
+def _score_round(game: Game, throws: tuple[str, str], now: int | None) -> Game:
+    """The round is complete: score it, then conclude the game or start the next round (its clock from ``now``)."""
     winner = round_winner(throws)
     players = tuple(
         player._replace(commitment=None, throw=None, score=player.score + (1 if seat == winner else 0))
         for seat, player in enumerate(game.players)
     )
-    game = game._replace(players=players, history=(*game.history, throws), waiting_since=None)
+    game = game._replace(players=players, history=(*game.history, throws))
     scores = (players[0].score, players[1].score)
     if max(scores) >= game.settings.points or game.round >= MAX_ROUNDS:
         return _conclude(game, NORMAL, normal_outcomes(scores))
-    return game._replace(round=game.round + 1)
+    return game._replace(round=game.round + 1, waiting_since=now)
 
 
 def resign(game: Game, signer: str) -> Game:
@@ -211,10 +219,12 @@ def resign(game: Game, signer: str) -> Game:
 
 
 def claim(game: Game, signer: str, now: int | None) -> Game:
-    """``signer`` wins because the opponent has held the game up for longer than the time-out.
+    """``signer`` wins because the opponent has not taken their step within the time-out.
 
-    Only the player who has taken the current step (committed, or revealed) may claim,
-    and only once ``now`` has reached ``waiting_since`` plus the time-out.
+    Only the player who has taken the current step (committed, or revealed) while the
+    opponent has not may claim, and only once ``now`` has reached ``waiting_since`` (when
+    the phase began for both) plus the time-out: how late the claimant acted does not
+    matter, the opponent has had the whole time-out either way.
     """
     seat = _seat(game, signer)
     label = game_label(game.name)

@@ -19,19 +19,20 @@ def created(name: str = "g1", settings: Settings | None = None) -> Game:
     return game
 
 
-def started(name: str = "g1", settings: Settings | None = None) -> Game:
+def started(name: str = "g1", settings: Settings | None = None, now: int | None = NOW) -> Game:
+    """A game in round 1 whose play (and the clock of its first commit phase) started at ``now``."""
     game = created(name, settings)
     for op, who in ((Join(name), BOB), (Ready(name, game.settings), ALICE), (Ready(name, game.settings), BOB)):
-        game = rules.apply_op(game, op, who, NOW)
+        game = rules.apply_op(game, op, who, now)
     return game
 
 
-def commit(game: Game, who: str, throw: str, now: int = NOW) -> Game:
+def commit(game: Game, who: str, throw: str, now: int | None = NOW) -> Game:
     made = commitment(game.name, game.round, who, throw, SALTS[who])
     return rules.apply_op(game, Commit(game.name, game.round, made), who, now)
 
 
-def reveal(game: Game, who: str, throw: str, now: int = NOW) -> Game:
+def reveal(game: Game, who: str, throw: str, now: int | None = NOW) -> Game:
     return rules.apply_op(game, Reveal(game.name, game.round, throw, SALTS[who]), who, now)
 
 

@@ -89,15 +89,16 @@ def test_before_play_only_the_host_sets_up_and_a_throw_must_wait(fake, run, alic
 
 def test_a_claim_before_the_time_out_is_refused_with_the_time_left(fake, run, alice):
     now = int(time.time())
-    put_game(fake, commit(started(settings=Settings(1, 60)), ALICE, "rock", now=now))
+    put_game(fake, commit(started(settings=Settings(1, 60), now=now - 20), ALICE, "rock", now=now - 20))
     put_block_info(fake, now - 20)  # a quiet chain: the claim would land in a block of now or later
     reason = refused(fake, run, alice, "claim", "g1")
-    assert re.fullmatch(r"your opponent still has (59|60) seconds to commit in round 1 of game 'g1'", reason)
+    assert re.fullmatch(r"your opponent still has (39|40) seconds to commit in round 1 of game 'g1'", reason)
 
 
 def test_a_claim_is_judged_at_the_chains_time_when_it_is_ahead_of_the_local_clock(fake, run, alice):
     now = int(time.time())
-    put_game(fake, commit(started(settings=Settings(1, 60)), ALICE, "rock", now=now + 1000))
+    # Play started at now + 1000; alice committed late in the phase, which does not move its clock.
+    put_game(fake, commit(started(settings=Settings(1, 60), now=now + 1000), ALICE, "rock", now=now + 1020))
     put_block_info(fake, now + 1030)
     assert refused(fake, run, alice, "claim", "g1") == (
         "your opponent still has 30 seconds to commit in round 1 of game 'g1'"
@@ -105,7 +106,7 @@ def test_a_claim_is_judged_at_the_chains_time_when_it_is_ahead_of_the_local_cloc
 
 
 def test_a_claim_on_a_network_without_blockinfo_is_refused(fake, run, alice):
-    put_game(fake, commit(started(), ALICE, "rock", now=None))
+    put_game(fake, commit(started(now=None), ALICE, "rock", now=None))
     reason = refused(fake, run, alice, "claim", "g1")
     assert "a time-out cannot be claimed on this network: it keeps no BlockInfo" in reason
 

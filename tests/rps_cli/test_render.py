@@ -27,7 +27,7 @@ def card(game, you=None, now=NOW):
 
 
 def test_a_game_in_play_shows_scores_commitments_who_acts_next_and_when_a_claim_becomes_possible():
-    game = round_played(started(settings=Settings(points=2, timeout=300)), "rock", "scissors")
+    game = round_played(started(settings=Settings(points=2, timeout=300)), "rock", "scissors")  # scored at NOW
     game = commit(game, ALICE, "paper", now=NOW + 10)
     shown = card(game, you=BOB, now=NOW + 40)
     assert shown.splitlines() == [
@@ -37,7 +37,7 @@ def test_a_game_in_play_shows_scores_commitments_who_acts_next_and_when_a_claim_
         "PLAYER 1 : alice (0279be...), host: 1 point, committed",
         "PLAYER 2 : bob (02c604...) (you): 0 points, not committed",
         "NEXT     : you must commit in round 2 (rps throw g1 rock|paper|scissors); alice may claim the game from "
-        "2023-11-14 22:18:30 UTC (in 4 min 30 s)",
+        "2023-11-14 22:18:20 UTC (in 4 min 20 s)",
         "ROUNDS   : 1. alice rock, bob scissors: alice won the round",
         f"ADDRESS  : {game_address('g1')}",
     ]
@@ -58,7 +58,7 @@ def test_the_claim_is_said_once_due_and_when_no_time_out_can_run():
     game = commit(started(settings=Settings(points=1, timeout=60)), ALICE, "rock", now=NOW)
     assert "alice may claim the game now (since 2023-11-14 22:14:20 UTC)" in card(game, now=NOW + 61)
     assert "you may claim" in card(game, you=ALICE, now=NOW + 1)
-    without = commit(started(), ALICE, "rock", now=None)
+    without = commit(started(now=None), ALICE, "rock", now=None)
     assert "no time-out is running" in card(without)
 
 

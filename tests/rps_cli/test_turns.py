@@ -24,17 +24,24 @@ def test_in_a_round_both_commit_then_both_reveal():
     assert turns.next_steps(game) == (Step(ALICE, turns.REVEAL),)
 
 
-def test_the_player_who_has_taken_the_step_may_claim_once_the_time_out_has_passed():
+def test_the_player_who_has_taken_the_step_may_claim_once_the_phase_has_lasted_the_time_out():
     game = started(settings=Settings(points=1, timeout=60))
     assert turns.claim(game) is None  # both to commit: nobody holds the game up
     game = commit(game, BOB, "rock", now=NOW + 5)
-    assert turns.claim(game) == turns.Claim(BOB, ALICE, turns.COMMIT, NOW + 5, NOW + 65)
+    assert turns.claim(game) == turns.Claim(BOB, ALICE, turns.COMMIT, NOW, NOW + 60)  # from the start of play
     game = reveal(commit(game, ALICE, "scissors", now=NOW + 7), ALICE, "scissors", now=NOW + 9)
-    assert turns.claim(game) == turns.Claim(ALICE, BOB, turns.REVEAL, NOW + 9, NOW + 69)
+    assert turns.claim(game) == turns.Claim(ALICE, BOB, turns.REVEAL, NOW + 7, NOW + 67)  # from the second commit
+
+
+def test_the_next_round_is_timed_from_the_reveal_that_scored_the_last():
+    game = started(settings=Settings(points=2, timeout=60))
+    game = commit(commit(game, ALICE, "rock"), BOB, "paper")
+    game = commit(reveal(reveal(game, ALICE, "rock"), BOB, "paper", now=NOW + 30), BOB, "rock", now=NOW + 50)
+    assert turns.claim(game) == turns.Claim(BOB, ALICE, turns.COMMIT, NOW + 30, NOW + 90)
 
 
 def test_without_blockinfo_no_time_out_runs_and_no_claim_time_is_given():
-    game = commit(started(), ALICE, "rock", now=None)
+    game = commit(started(now=None), ALICE, "rock", now=None)
     claim = turns.claim(game)
     assert claim is not None and (claim.claimant, claim.at) == (ALICE, None)
 

@@ -101,11 +101,21 @@ def test_a_whole_game_through_the_handler_on_a_network_with_block_info():
     )
 
 
-def test_the_first_commitment_records_the_block_info_time():
+def test_the_ready_that_starts_play_records_the_block_info_time():
     state = block_info_entries(timestamp=1_700_000_000)
-    started(state)
-    submit(state, Commit("g1", 1, commitment("g1", 1, ALICE, "rock", SALT_A)), ALICE)
-    assert game_in(state).waiting_since == 1_700_000_000
+    submit(state, Create("g1"), ALICE)
+    submit(state, Join("g1"), BOB)
+    submit(state, Ready("g1", SETTINGS), ALICE)
+    assert game_in(state).waiting_since is None
+    submit(state, Ready("g1", SETTINGS), BOB)
+    assert (game_in(state).state, game_in(state).waiting_since) == ("PLAYING_GAME", 1_700_000_000)
+
+
+def test_a_ready_without_the_block_info_inputs_is_refused_saying_what_to_list():
+    state = block_info_entries(timestamp=1_000)
+    submit(state, Create("g1"), ALICE)
+    submit(state, Join("g1"), BOB)
+    assert rejected(state, Ready("g1", SETTINGS), BOB, inputs=[G1]).startswith("a ready reads the time from BlockInfo")
 
 
 def test_play_works_on_a_network_without_block_info_but_a_claim_says_why_it_cannot():
@@ -116,13 +126,15 @@ def test_play_works_on_a_network_without_block_info_but_a_claim_says_why_it_cann
     assert "keeps no BlockInfo" in rejected(state, Claim("g1"), ALICE)
 
 
-def test_a_claim_after_the_time_out_reads_the_time_of_its_own_block():
+def test_a_claim_is_judged_from_the_start_of_the_phase_at_the_time_of_its_own_block():
     state = block_info_entries(timestamp=1_000, block_num=10)
-    started(state)
-    submit(state, Commit("g1", 1, commitment("g1", 1, ALICE, "rock", SALT_A)), ALICE)
-    state.update(block_info_entries(timestamp=1_299, block_num=11))
+    started(state)  # play, and the clock of the commit phase, start at 1000
+    state.update(block_info_entries(timestamp=1_250, block_num=11))
+    submit(state, Commit("g1", 1, commitment("g1", 1, ALICE, "rock", SALT_A)), ALICE)  # alice commits late
+    assert game_in(state).waiting_since == 1_000
+    state.update(block_info_entries(timestamp=1_299, block_num=12))
     assert rejected(state, Claim("g1"), ALICE) == "your opponent still has 1 second to commit in round 1 of game 'g1'"
-    state.update(block_info_entries(timestamp=1_300, block_num=12))
+    state.update(block_info_entries(timestamp=1_300, block_num=13))
     context = submit(state, Claim("g1"), ALICE)
     assert game_in(state).conclusion_type == "by-timeout"
     assert context.events[0].attributes == [("name", "g1"), ("game-state", "CONCLUDED"), ("signer", ALICE)]

@@ -74,12 +74,13 @@ class ModelGame:
                 if self.phase == "lobby" and seated and (op.settings.points, op.settings.timeout) == self.settings:
                     self.ready.add(signer)
                     if len(self.ready) == 2:
-                        self.phase, self.round = "play", 1
+                        self.phase, self.round, self.since = "play", 1, now
                     return True
             case Commit():
                 if self.phase == "play" and seated and op.round == self.round and signer not in self.committed:
                     self.committed[signer] = op.commitment
-                    self.since = now if len(self.committed) == 1 else None
+                    if len(self.committed) == 2:
+                        self.since = now
                     return True
             case Reveal():
                 expected = commitment(self.name, self.round, signer, op.throw, op.salt)
@@ -92,9 +93,8 @@ class ModelGame:
                     and self.committed[signer] == expected
                 ):
                     self.revealed[signer] = op.throw
-                    self.since = now
                     if len(self.revealed) == 2:
-                        self.score_round()
+                        self.score_round(now)
                     return True
             case Resign():
                 if self.phase == "play" and seated and opponent is not None:
@@ -119,7 +119,7 @@ class ModelGame:
                     return None
         return False
 
-    def score_round(self) -> None:
+    def score_round(self, now: int | None) -> None:
         first, second = self.seats
         throws = [self.revealed[first], self.revealed[second]]
         if (throws[0], throws[1]) in BEATS:
@@ -136,7 +136,7 @@ class ModelGame:
             }  # fmt: skip
             self.finish("normal", outcome)
         else:
-            self.round += 1
+            self.round, self.since = self.round + 1, now
 
     def finish(self, how: str, outcome: dict[str, str]) -> None:
         self.phase, self.how, self.outcome = "over", how, outcome
@@ -370,11 +370,12 @@ def test_a_copied_or_replayed_commitment_can_never_be_revealed_by_the_copier(thr
             raise AssertionError("a copied commitment was revealed")
 
 
-def started(timeout: int) -> Game:
+def started(timeout: int, now: int | None = None) -> Game:
+    """A game in round 1, whose play (and the clock of its commit phase) started at ``now``."""
     game = rules.apply_op(None, Create("g1", settings=Settings(1, timeout)), PLAYERS[0], None)
     game = rules.apply_op(game, Join("g1"), PLAYERS[1], None)
     for player in PLAYERS[:2]:
-        game = rules.apply_op(game, Ready("g1", game.settings), player, None)
+        game = rules.apply_op(game, Ready("g1", game.settings), player, now)
     assert game is not None
     return game
 
@@ -385,17 +386,24 @@ def started(timeout: int) -> Game:
     st.integers(0, 2**40),
     st.integers(-5, 5) | st.integers(0, 10**6),
     st.booleans(),
+    st.data(),
 )
-def test_a_claim_succeeds_exactly_from_the_deadline_on(timeout, started_at, offset, in_reveal_step):
-    """The deadline is the BlockInfo time of the claimant's own step plus the time-out, to the second."""
+def test_a_claim_succeeds_exactly_from_the_deadline_on(timeout, started_at, offset, in_reveal_step, data):
+    """The deadline is the BlockInfo time at which the phase began plus the time-out, to the second.
+
+    However late in the phase the claimant acted does not move it.
+    """
     alice, bob = PLAYERS[:2]
-    game = started(timeout)
-    game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, started_at)
+    acted_at = started_at + data.draw(st.integers(0, timeout + 10), label="claimant acted after")
+    game = started(timeout, started_at)
     step = "commit"
     if in_reveal_step:
+        game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, started_at)
         game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, bob, "rock", SALTS[1])), bob, started_at)
-        game = rules.apply_op(game, Reveal("g1", 1, "rock", SALTS[0]), alice, started_at)
+        game = rules.apply_op(game, Reveal("g1", 1, "rock", SALTS[0]), alice, acted_at)
         step = "reveal"
+    else:
+        game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, acted_at)
     now = started_at + timeout + offset
     try:
         after = rules.apply_op(game, Claim("g1"), alice, now)

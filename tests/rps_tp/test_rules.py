@@ -50,10 +50,11 @@ def lobby(settings: Settings | None = None, players: tuple[str, ...] = (ALICE, B
     return game
 
 
-def playing(settings: Settings = DEFAULT_SETTINGS) -> Game:
+def playing(settings: Settings = DEFAULT_SETTINGS, now: int | None = None) -> Game:
+    """A game in round 1; Bob's ready, which starts play, is applied at ``now``."""
     game = lobby(settings)
     game = apply(game, Ready("g1", settings), ALICE)
-    game = apply(game, Ready("g1", settings), BOB)
+    game = apply(game, Ready("g1", settings), BOB, now)
     assert game is not None and game.state == PLAYING_GAME
     return game
 
@@ -138,10 +139,16 @@ class TestReady:
         game = apply(lobby(), Ready("g1", DEFAULT_SETTINGS), ALICE)
         assert apply(game, Ready("g1", DEFAULT_SETTINGS), ALICE) == game
 
-    def test_both_ready_starts_round_one(self):
-        game = playing(Settings(2, 30))
-        assert (game.state, game.round, game.waiting_since) == (PLAYING_GAME, 1, None)
+    def test_both_ready_starts_round_one_and_the_clock_of_its_commit_phase(self):
+        game = playing(Settings(2, 30), now=1000)
+        assert (game.state, game.round, game.waiting_since) == (PLAYING_GAME, 1, 1000)
         assert game.settings == Settings(2, 30)
+
+    def test_without_block_info_play_starts_with_no_clock(self):
+        assert playing(now=None).waiting_since is None
+
+    def test_a_ready_that_does_not_start_play_starts_no_clock(self):
+        assert apply(lobby(), Ready("g1", DEFAULT_SETTINGS), ALICE, now=1000).waiting_since is None
 
     def test_a_lone_ready_host_plays_once_a_second_player_joins_and_is_ready(self):
         game = apply(lobby(players=(ALICE,)), Ready("g1", DEFAULT_SETTINGS), ALICE)
@@ -170,21 +177,22 @@ class TestReady:
 
 
 class TestCommit:
-    def test_the_first_commitment_starts_the_other_players_time_out(self):
-        game = playing()
-        game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1000)
+    def test_the_first_commitment_leaves_the_clock_of_the_commit_phase_running(self):
+        game = playing(now=1000)
+        game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1250)
         assert game.players[0].commitment == commitment("g1", 1, ALICE, "rock", SALT_A)
         assert game.waiting_since == 1000
 
-    def test_the_second_commitment_leaves_both_to_reveal_with_no_time_out(self):
-        game = playing()
+    def test_the_second_commitment_starts_the_clock_of_the_reveal_phase(self):
+        game = playing(now=900)
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1000)
         game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1010)
-        assert game.waiting_since is None
+        assert game.waiting_since == 1010
         assert all(player.commitment for player in game.players)
 
-    def test_without_block_info_a_commitment_starts_no_time_out(self):
-        game = playing()
+    def test_without_block_info_the_reveal_phase_starts_no_clock(self):
+        game = playing(now=900)
+        game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=None)
         assert apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=None).waiting_since is None
 
     def test_a_commitment_is_final(self):
@@ -209,22 +217,30 @@ class TestCommit:
 
 
 class TestReveal:
-    def test_the_first_reveal_starts_the_other_players_time_out(self):
-        game = playing()
+    def test_the_first_reveal_leaves_the_clock_of_the_reveal_phase_running(self):
+        game = playing(now=990)
         game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1000)
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1005)
         game = apply(game, Reveal("g1", 1, "paper", SALT_B), BOB, now=1010)
-        assert (game.players[1].throw, game.waiting_since) == ("paper", 1010)
+        assert (game.players[1].throw, game.waiting_since) == ("paper", 1005)
 
-    def test_the_second_reveal_scores_the_round_and_starts_the_next(self):
-        game = play_round(playing(Settings(2, 300)), "rock", "scissors", now=1000)
+    def test_the_second_reveal_scores_the_round_and_starts_the_clock_of_the_next(self):
+        game = play_round(playing(Settings(2, 300), now=990), "rock", "scissors", now=1000)
         assert (game.state, game.round, game.history, game.waiting_since) == (
             PLAYING_GAME,
             2,
             (("rock", "scissors"),),
-            None,
+            1000,
         )
         assert game.players == (Player(ALICE, True, 1), Player(BOB, True, 0))
+
+    def test_without_block_info_the_next_round_starts_no_clock(self):
+        game = play_round(playing(Settings(2, 300), now=990), "rock", "scissors", now=None)
+        assert (game.round, game.waiting_since) == (2, None)
+
+    def test_the_reveal_that_ends_the_game_stops_the_clock(self):
+        game = play_round(playing(Settings(1, 300), now=990), "rock", "scissors", now=1000)
+        assert (game.state, game.waiting_since) == (CONCLUDED, None)
 
     def test_a_tie_scores_nothing(self):
         game = play_round(playing(), "paper", "paper")
@@ -356,7 +372,8 @@ class TestResign:
 
 class TestClaim:
     def waiting_for_bob(self, now: int = 1000, timeout: int = 300) -> Game:
-        game = playing(Settings(1, timeout))
+        """Play starts at ``now``; Alice commits at once, Bob does not."""
+        game = playing(Settings(1, timeout), now=now)
         return apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now)
 
     def test_a_player_kept_waiting_past_the_time_out_wins(self):
@@ -376,6 +393,23 @@ class TestClaim:
             "your opponent still has 300 seconds to commit in round 1 of game 'g1'"
         )
 
+    def test_the_time_out_runs_from_the_start_of_the_phase_however_late_the_claimant_acted(self):
+        game = playing(Settings(1, 300), now=1000)
+        game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1290)
+        assert refused(game, Claim("g1"), ALICE, now=1295) == (
+            "your opponent still has 5 seconds to commit in round 1 of game 'g1'"
+        )
+        game = apply(game, Claim("g1"), ALICE, now=1300)
+        assert (game.conclusion_type, game.results) == ("by-timeout", (Result("won", 0), Result("timed-out", 0)))
+
+    def test_in_a_later_round_the_time_out_runs_from_the_reveal_that_scored_the_last(self):
+        game = play_round(playing(Settings(2, 300), now=0), "rock", "scissors", now=1000)
+        game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1200)
+        assert refused(game, Claim("g1"), BOB, now=1299) == (
+            "your opponent still has 1 second to commit in round 2 of game 'g1'"
+        )
+        assert apply(game, Claim("g1"), BOB, now=1300).results == (Result("timed-out", 1), Result("won", 0))
+
     def test_a_player_who_has_not_acted_cannot_claim(self):
         game = self.waiting_for_bob()
         assert refused(game, Claim("g1"), BOB, now=5000) == (
@@ -392,11 +426,11 @@ class TestClaim:
         game = self.waiting_for_bob()
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1100)
         game = apply(game, Reveal("g1", 1, "paper", SALT_B), BOB, now=1200)
-        assert refused(game, Claim("g1"), BOB, now=1499) == (
+        assert refused(game, Claim("g1"), BOB, now=1399) == (
             "your opponent still has 1 second to reveal in round 1 of game 'g1'"
         )
         assert "you have not revealed in round 1 yourself" in refused(game, Claim("g1"), ALICE, now=5000)
-        game = apply(game, Claim("g1"), BOB, now=1500)
+        game = apply(game, Claim("g1"), BOB, now=1400)
         assert game.results == (Result("timed-out", 0), Result("won", 0))
 
     def test_a_claim_on_a_network_without_block_info_is_refused_saying_why(self):

@@ -39,8 +39,8 @@ def examples() -> dict[str, bytes]:
     game = rules.apply_op(None, Create("g1"), ALICE, None)
     game = rules.apply_op(game, Join("g1"), BOB, None)
     game = rules.apply_op(game, Ready("g1", SETTINGS), ALICE, None)
-    game = rules.apply_op(game, Ready("g1", SETTINGS), BOB, None)
-    committed = rules.apply_op(game, Commit("g1", 1, alice_commitment), ALICE, NOW)
+    game = rules.apply_op(game, Ready("g1", SETTINGS), BOB, NOW)
+    committed = rules.apply_op(game, Commit("g1", 1, alice_commitment), ALICE, NOW + 10)
     assert committed is not None
     game = rules.apply_op(committed, Commit("g1", 1, bob_commitment), BOB, NOW + 20)
     game = rules.apply_op(game, Reveal("g1", 1, "rock", SALT_ALICE), ALICE, NOW + 30)

@@ -91,26 +91,33 @@ def players(tmp_path_factory) -> Iterator[Players]:
         yield Players(devnet, fetch)
 
 
-def start(players: Players, game: str, settings: Settings) -> None:
+def start(players: Players, game: str, settings: Settings) -> dict:
+    """Create, join and both ready: the status of the ready that starts play (and its clock)."""
     players.ok("alice", Create(game, settings=settings))
     players.ok("bob", Join(game))
     players.ok("alice", Ready(game, settings))
-    players.ok("bob", Ready(game, settings))
+    return players.ok("bob", Ready(game, settings))
 
 
 def test_a_whole_game_with_both_keys_through_the_rest_api(players):
     settings = Settings(points=2, timeout=300)
-    start(players, "duel", settings)
+    began = start(players, "duel", settings)  # each phase's clock starts with the op that begins it
     assert players.game("duel").state == "PLAYING_GAME"
+    assert players.game("duel").waiting_since == players.block_time(began["transaction_id"])
     throws = [("rock", "scissors"), ("paper", "paper"), ("scissors", "paper")]
     for number, (alices, bobs) in enumerate(throws, start=1):
         salts = {"alice": new_salt(), "bob": new_salt()}
-        first = players.ok("alice", Commit("duel", number, commitment("duel", number, players.key("alice"), alices,
-                                                                     salts["alice"])))
-        assert players.game("duel").waiting_since == players.block_time(first["transaction_id"])
-        players.ok("bob", Commit("duel", number, commitment("duel", number, players.key("bob"), bobs, salts["bob"])))
+        commit_phase = players.game("duel").waiting_since
+        players.ok("alice", Commit("duel", number, commitment("duel", number, players.key("alice"), alices,
+                                                             salts["alice"])))
+        assert players.game("duel").waiting_since == commit_phase
+        began = players.ok("bob", Commit("duel", number, commitment("duel", number, players.key("bob"), bobs,
+                                                                   salts["bob"])))
+        assert players.game("duel").waiting_since == players.block_time(began["transaction_id"])
         players.ok("alice", Reveal("duel", number, alices, salts["alice"]))
         last = players.ok("bob", Reveal("duel", number, bobs, salts["bob"]))
+        if number < len(throws):
+            assert players.game("duel").waiting_since == players.block_time(last["transaction_id"])
 
     game = players.game("duel")
     assert (game.state, game.conclusion_type, game.history) == ("CONCLUDED", "normal", tuple(throws))
@@ -165,10 +172,11 @@ def test_the_host_changes_the_settings_both_agree_again_and_a_player_resigns(pla
 
 
 def test_a_player_kept_waiting_claims_the_game_once_the_blockinfo_time_says_the_time_out_is_over(players):
-    quick = Settings(points=1, timeout=2)
-    start(players, "stall", quick)
+    quick = Settings(points=1, timeout=3)
+    began = start(players, "stall", quick)
     players.ok("alice", Commit("stall", 1, commitment("stall", 1, players.key("alice"), "rock", new_salt())))
     waiting_since = players.game("stall").waiting_since
+    assert waiting_since == players.block_time(began["transaction_id"])  # from the start of play, not the commit
     early = players.refused("alice", Claim("stall"))
     assert early.startswith("your opponent still has ")
     assert early.endswith(" to commit in round 1 of game 'stall'")

@@ -142,7 +142,7 @@ export function mount(app, name, signal) {
       const wait = game.claim.from === null ? null : game.claim.from - Date.now() / 1000;
       if (wait === null) claim.textContent = "No time-out is running (the network kept no BlockInfo), so you cannot claim.";
       else if (wait <= 0) {
-        claim.textContent = `${who(game.claim.against, game, me)} has kept you waiting longer than the time-out: you may claim the game.`;
+        claim.textContent = `${who(game.claim.against, game, me)} has not acted within the time-out: you may claim the game.`;
         buttons.claim.hidden = false;
       } else {
         claim.textContent = `If ${who(game.claim.against, game, me)} does not act, you may claim the game in ${duration(wait)}.`;
