@@ -30,7 +30,7 @@ def transaction_inputs(name: str) -> list[str]:
     The game's address, and where BlockInfo keeps the time: its config address and its
     per-block prefix (which block is newest changes with every block, so a client
     cannot name the exact address in advance). Listing them for every op keeps clients
-    simple; only commit, reveal and claim read them.
+    simple; only ready, commit, reveal and claim read them.
     """
     return [game_address(name), block_info.CONFIG_ADDRESS, block_info.BLOCK_NAMESPACE]
 
