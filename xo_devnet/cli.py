@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from xo_core import __version__, logs
@@ -63,25 +64,24 @@ def component_endpoint(text: str) -> str:
     return text.strip()
 
 
-def block_interval(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < seconds <= MAX_BLOCK_INTERVAL:
-        raise argparse.ArgumentTypeError(f"the block interval must be above 0 and at most {MAX_BLOCK_INTERVAL:.0f} s")
+def seconds_up_to(limit: float, what: str) -> Callable[[str], float]:
+    """An argparse type for a number of seconds above 0 and at most ``limit``, named ``what`` in its complaint."""
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not 0 < value <= limit:
+            raise argparse.ArgumentTypeError(f"{what} must be above 0 and at most {limit:.0f} s")
+        return value
+
     return seconds
 
 
-def wait_seconds(text: str) -> float:
-    """How long a batch that cannot run yet may wait: above 0, at most a day (it holds a place in the queue)."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < seconds <= MAX_WAIT:
-        raise argparse.ArgumentTypeError(f"a wait must be above 0 and at most {MAX_WAIT:.0f} s")
-    return seconds
+block_interval = seconds_up_to(MAX_BLOCK_INTERVAL, "the block interval")
+wait_seconds = seconds_up_to(MAX_WAIT, "a wait")
+"""How long a batch that cannot run yet may wait: at most a day, as it holds a place in the queue."""
 
 
 def family_list(text: str) -> tuple[Family, ...]:
