@@ -195,6 +195,13 @@ def output_flags() -> argparse.ArgumentParser:
     return flags
 
 
+def json_flag() -> argparse.ArgumentParser:
+    """``--json`` of the commands that submit: the outcome as one JSON object instead of a line."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument("--json", action="store_const", const="json", dest="format", help="print the outcome as JSON")
+    return flags
+
+
 def keygen_parser(subcommands: argparse._SubParsersAction, version: str) -> argparse.ArgumentParser:
     """``keygen [NAME] [--key-dir DIR] [--force]``, the same in every client command."""
     keygen = subcommands.add_parser(

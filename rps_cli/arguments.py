@@ -12,6 +12,7 @@ import argparse
 from client_core.arguments import (
     CommandParser,
     add_global_flags,
+    json_flag,
     keygen_parser,
     move_flags,
     output_flags,
@@ -100,10 +101,7 @@ def build_parser() -> CommandParser:
     rest = rest_flags(VERSION)
     move = move_flags()
     output = output_flags()
-    json_output = argparse.ArgumentParser(add_help=False)
-    json_output.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="print the outcome as JSON"
-    )
+    json_output = json_flag()
     json_output.set_defaults(format="table")
     op_parents = [rest, move, json_output]
 
