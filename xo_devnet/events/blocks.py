@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from xo_core.protobuf.block_pb2 import Block, BlockHeader
 from xo_core.protobuf.events_pb2 import Event, EventList
 from xo_core.protobuf.transaction_receipt_pb2 import StateChange, StateChangeList, TransactionReceipt
-from xo_devnet.events.filters import Subscriptions
+from xo_devnet.events.filters import Subscriptions, deadline
 
 BLOCK_COMMIT = "sawtooth/block-commit"
 STATE_DELTA = "sawtooth/state-delta"
@@ -102,16 +102,17 @@ class BlockEvents:
     def events_for(self, subscriptions: Subscriptions) -> list[Event]:
         """The block's events in ``subscriptions``, in Sawtooth's order; may raise FilterTimeout."""
         types = subscriptions.event_types
+        ends = deadline()  # one time budget for the whole block, however many events and attributes it has
         found = []
-        if BLOCK_COMMIT in types and subscriptions.wants(self.block_commit):
+        if BLOCK_COMMIT in types and subscriptions.wants(self.block_commit, ends):
             found.append(self.block_commit)
         found.extend(
             event
             for receipt in self.receipts
             for event in receipt.events
-            if event.event_type in types and subscriptions.wants(event)
+            if event.event_type in types and subscriptions.wants(event, ends)
         )
-        if STATE_DELTA in types and subscriptions.wants(self.state_delta):
+        if STATE_DELTA in types and subscriptions.wants(self.state_delta, ends):
             found.append(self.state_delta)
         return found
 

@@ -15,13 +15,16 @@ an invalid filter, as for the validator. Regular expressions use Python's syntax
 the validator's do, but run under the ``regex`` engine with a time limit per search:
 a client's pattern is applied to attribute values players choose (game names), and a
 pattern that backtracks catastrophically would otherwise stall the ledger's one event
-loop. A search over the limit raises ``FilterTimeout``. The size of a request is
+loop. A search over the limit raises ``FilterTimeout``, and so do all the searches of
+one subscriber over one block together once over theirs (many cheap searches, an
+``address`` attribute per changed address, must not add up to a stall either). The size of a request is
 bounded for the same reason (``MAX_SUBSCRIPTIONS`` and the like); Sawtooth has no such
 bounds.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +37,8 @@ MAX_FILTERS = 16
 MAX_PATTERN_CHARS = 1024
 REGEX_TIMEOUT_SECONDS = 0.01
 """Longest one search of one attribute value may take; legitimate patterns take microseconds."""
+REGEX_BUDGET_SECONDS = 0.02
+"""Longest all the searches for one subscriber over one block's events may take together."""
 
 
 class InvalidFilter(ValueError):
@@ -41,7 +46,12 @@ class InvalidFilter(ValueError):
 
 
 class FilterTimeout(Exception):
-    """A regular expression took longer than ``REGEX_TIMEOUT_SECONDS`` on one attribute value."""
+    """A regular expression took longer than ``REGEX_TIMEOUT_SECONDS``, or the searches their budget."""
+
+
+def deadline() -> float:
+    """When the searches for one subscriber over one block must be done (``time.monotonic`` seconds)."""
+    return time.monotonic() + REGEX_BUDGET_SECONDS
 
 
 @dataclass(frozen=True)
@@ -51,24 +61,29 @@ class _Filter:
     kind: int
     pattern: regex.Pattern[str] | None
 
-    def passes(self, attributes: Sequence[Event.Attribute]) -> bool:
+    def passes(self, attributes: Sequence[Event.Attribute], ends: float) -> bool:
         values = [attribute.value for attribute in attributes if attribute.key == self.key]
         if self.kind == EventFilter.SIMPLE_ANY:
             return self.match_string in values
         if self.kind == EventFilter.SIMPLE_ALL:
             return all(value == self.match_string for value in values)
         if self.kind == EventFilter.REGEX_ANY:
-            return any(self._found(value) for value in values)
-        return all(self._found(value) for value in values)
+            return any(self._found(value, ends) for value in values)
+        return all(self._found(value, ends) for value in values)
 
-    def _found(self, value: str) -> bool:
+    def _found(self, value: str, ends: float) -> bool:
         assert self.pattern is not None
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise FilterTimeout(
+                f"the patterns took over {REGEX_BUDGET_SECONDS * 1000:g} ms on one block's events together"
+            )
         try:
-            return self.pattern.search(value, timeout=REGEX_TIMEOUT_SECONDS) is not None
+            return self.pattern.search(value, timeout=min(REGEX_TIMEOUT_SECONDS, left)) is not None
         except TimeoutError:
             raise FilterTimeout(
                 f"the pattern {self.match_string!r} took over {REGEX_TIMEOUT_SECONDS * 1000:g} ms"
-                f" on a value of {len(value)} characters"
+                f" on a value of {len(value)} characters, or past the block's {REGEX_BUDGET_SECONDS * 1000:g} ms"
             ) from None
 
 
@@ -79,9 +94,11 @@ class Subscription:
     event_type: str
     filters: tuple[_Filter, ...]
 
-    def matches(self, event: Event) -> bool:
-        """Whether ``event`` is in this subscription; may raise FilterTimeout."""
-        return event.event_type == self.event_type and all(item.passes(event.attributes) for item in self.filters)
+    def matches(self, event: Event, ends: float) -> bool:
+        """Whether ``event`` is in this subscription; may raise FilterTimeout (searches past ``ends``)."""
+        return event.event_type == self.event_type and all(
+            item.passes(event.attributes, ends) for item in self.filters
+        )
 
 
 @dataclass(frozen=True)
@@ -95,9 +112,14 @@ class Subscriptions:
     def event_types(self) -> frozenset[str]:
         return frozenset(item.event_type for item in self.items)
 
-    def wants(self, event: Event) -> bool:
-        """Whether ``event`` is in any of the subscriptions; may raise FilterTimeout."""
-        return any(item.matches(event) for item in self.items if item.event_type == event.event_type)
+    def wants(self, event: Event, ends: float | None = None) -> bool:
+        """Whether ``event`` is in any of the subscriptions; may raise FilterTimeout.
+
+        ``ends`` (:func:`deadline`) is shared by all the events of one block; without it the
+        event has a budget of its own.
+        """
+        ends = deadline() if ends is None else ends
+        return any(item.matches(event, ends) for item in self.items if item.event_type == event.event_type)
 
 
 def compile_subscriptions(requested: Sequence[EventSubscription]) -> Subscriptions:

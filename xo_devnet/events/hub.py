@@ -54,6 +54,10 @@ class TooManySubscribers(Exception):
     """Every subscriber slot is taken."""
 
 
+MAX_LAST_KNOWN_BLOCK_IDS = 100
+"""Most ``last_known_block_ids`` one subscription may name (Sawtooth sets no bound; a lookup each)."""
+
+
 class UnknownBlock(Exception):
     """None of a client's last known block ids is a block of this chain."""
 
@@ -262,8 +266,15 @@ class EventHub:
     def first_block_after(self, last_known_block_ids: Sequence[str]) -> int:
         """Where catch-up starts: after the newest of these blocks on the chain (the null id: before genesis).
 
-        Raises UnknownBlock when none of them is known, as the validator answers UNKNOWN_BLOCK.
+        Raises UnknownBlock when none of them is known, as the validator answers UNKNOWN_BLOCK,
+        and when there are more than ``MAX_LAST_KNOWN_BLOCK_IDS`` (each is a lookup; a client
+        that knows where it stopped needs one).
         """
+        if len(last_known_block_ids) > MAX_LAST_KNOWN_BLOCK_IDS:
+            raise UnknownBlock(
+                f"too many last known block ids: {len(last_known_block_ids)} (at most {MAX_LAST_KNOWN_BLOCK_IDS});"
+                " send the newest few"
+            )
         known = [-1 if block_id == NULL_BLOCK_ID else self.block_num_of(block_id) for block_id in last_known_block_ids]
         numbers = [number for number in known if number is not None]
         if not numbers:

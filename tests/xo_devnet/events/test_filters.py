@@ -105,6 +105,19 @@ def test_a_catastrophically_backtracking_pattern_times_out_instead_of_stalling_t
     assert time.perf_counter() - started < 1.0
 
 
+def test_many_cheap_searches_together_time_out_instead_of_adding_up_to_a_stall():
+    # Each search stays under the per-search limit; a state delta has one address per changed address.
+    addresses = [f"{index:070x}" for index in range(20_000)]
+    slow = "(?:[0-9a-f]*){2}(?=[^0-9a-f])"
+    subscriptions = compile_subscriptions(
+        [subscription("sawtooth/state-delta", ("address", slow, EventFilter.REGEX_ANY))]
+    )
+    started = time.perf_counter()
+    with pytest.raises(FilterTimeout, match="20 ms"):
+        subscriptions.wants(event("sawtooth/state-delta", address=addresses))
+    assert time.perf_counter() - started < 0.5
+
+
 def test_equal_requests_have_equal_keys_so_their_results_can_be_shared():
     one = compile_subscriptions([subscription("xo/take", ("name", "g", EventFilter.SIMPLE_ANY))])
     same = compile_subscriptions([subscription("xo/take", ("name", "g", EventFilter.SIMPLE_ANY))])

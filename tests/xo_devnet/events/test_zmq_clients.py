@@ -22,6 +22,7 @@ from xo_core.protobuf.events_pb2 import EventFilter, EventList
 from xo_core.protobuf.transaction_receipt_pb2 import StateChangeList
 from xo_core.protobuf.validator_pb2 import Message
 from xo_devnet.chain import NULL_BLOCK_ID
+from xo_devnet.events.hub import MAX_LAST_KNOWN_BLOCK_IDS
 from xo_devnet.events.zmq_clients import MAX_GET_BLOCKS
 from xo_devnet.ledger import Ledger
 
@@ -126,6 +127,16 @@ def test_without_last_known_blocks_events_start_with_the_next_block():
             assert await client.nothing_within(0.2)
             await play(ledger, 2)
             assert block_num(await client.next_events()) == 2
+
+    run(scenario)
+
+
+def test_a_subscription_naming_over_a_hundred_last_known_blocks_is_refused_before_any_lookup():
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger), event_client(ledger.component_endpoint) as client:
+            answer = await client.subscribe([BLOCK_COMMIT], ["f" * 128] * (MAX_LAST_KNOWN_BLOCK_IDS + 1))
+            assert answer.status == ClientEventsSubscribeResponse.UNKNOWN_BLOCK
+            assert answer.response_message.startswith("too many last known block ids: 101 (at most 100)")
 
     run(scenario)
 
