@@ -8,6 +8,8 @@ reader of the specification finds each of them here under the same name.
 import re
 from typing import Final, NamedTuple
 
+from xo_core import text
+
 # Lifecycle states, in the order a game goes through them.
 AWAITING_HOST: Final = "AWAITING_HOST"
 AWAITING_GAME: Final = "AWAITING_GAME"
@@ -162,11 +164,9 @@ def laggard(game: Game) -> int | None:
     return None
 
 
-def quoted(text: str) -> str:
-    """Player-supplied text as messages show it: quoted, escaped, and cut if very long."""
-    if len(text) > SHORT_TEXT_LENGTH:
-        return repr(text[:SHORT_TEXT_LENGTH]) + "..."
-    return repr(text)
+def quoted(player_text: str) -> str:
+    """Player-supplied text as messages show it: quoted, escaped (:func:`xo_core.text.printable`), cut if very long."""
+    return text.quoted(player_text, SHORT_TEXT_LENGTH)
 
 
 def game_label(name: str) -> str:

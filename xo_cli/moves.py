@@ -25,7 +25,7 @@ from client_core.submission import await_outcome, require_committed, submit
 from xo_cli import games, render
 from xo_cli.notation import BadSpace, grid_name, parse_space
 from xo_tp.family import game_address
-from xo_tp.rules import game_label
+from xo_tp.rules import game_label, quoted
 from xo_tp.transactions import make_xo_transaction
 
 
@@ -84,7 +84,7 @@ def check_name(name: str, *, validate: bool) -> None:
     Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
     """
     if "," in name:
-        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {name!r}")
+        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}")
     if validate and (problem := games.name_problem(name)):
         raise InvalidInput(problem)
 

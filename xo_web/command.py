@@ -26,7 +26,7 @@ from client_core.errors import CommandError, InvalidInput, UsageError
 from client_core.keys import private_key_names
 from client_core.runner import notice, warn
 from xo_core.server_logs import install_accept_error_handler
-from xo_core.text import printable
+from xo_core.text import printable, quoted
 from xo_web.app import LOG_LIMITER, Settings, build_app, make_runner
 from xo_web.security import new_token
 
@@ -75,7 +75,7 @@ def listen_address(text: str, allow_remote: bool) -> tuple[str, str | None]:
         address = ipaddress.ip_address(candidate)
     except ValueError:
         raise UsageError(
-            f"--bind {printable(repr(text))}: give an IP address, such as 127.0.0.1, or localhost"
+            f"--bind {quoted(text)}: give an IP address, such as 127.0.0.1, or localhost"
         ) from None
     if address.is_loopback:
         return str(address), None

@@ -23,7 +23,7 @@ from client_core.submission import require_committed, submit
 from client_core.waiting import wait_for_batch
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
-from xo_core.text import printable
+from xo_core.text import quoted
 from xo_web.errors import REFUSED, REJECTED, UNAVAILABLE, ApiError, bad_request
 
 MOVE_WAIT_SECONDS: Final = 30.0
@@ -58,7 +58,7 @@ class Sender:
         A key file that cannot be used raises :class:`client_core.errors.InvalidInput`.
         """
         if player not in private_key_names(self.key_dir):
-            raise bad_request(f"there is no private key named {printable(repr(player))} in {self.key_dir}")
+            raise bad_request(f"there is no private key named {quoted(player)} in {self.key_dir}")
         return load_signer(self.key_dir, player, "xo web")
 
     def client(self) -> RestClient:
