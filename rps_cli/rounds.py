@@ -347,6 +347,6 @@ def lost_salt(game: Game, seat: int, vault: Vault, played: Round) -> str:
     who = played.who(opponent.key)
     return (
         f"your commitment in round {game.round} of {played.label} cannot be revealed: {cause}. Nobody can reveal it "
-        f"now: once {who} has revealed, {who} may claim the game when its time-out ({game.settings.timeout} s) has "
-        f"passed; {played.command('resign')} ends it at once"
+        f"now: once {who} has revealed, {who} may claim the game when the reveal phase has lasted its time-out "
+        f"({game.settings.timeout} s); {played.command('resign')} ends it at once"
     )

@@ -131,7 +131,8 @@ def test_a_lost_vault_says_the_round_cannot_be_revealed_and_the_opponent_claims(
     alice = table.run("alice", "reveal", "lost")
     assert alice.code == 1
     assert "your commitment in round 1 of game 'lost' cannot be revealed: the vault " in alice.err
-    assert "once bob has revealed, bob may claim the game when its time-out (1 s) has passed" in alice.err
+    claim_rule = "once bob has revealed, bob may claim the game when the reveal phase has lasted its time-out (1 s)"
+    assert claim_rule in alice.err
     bob = table.run("bob", "reveal", "lost", "--wait", "1")
     assert bob.code == 4 and bob.lines()[0].startswith("Revealed paper in round 1 of game 'lost'"), bob
     table.after_time_out("lost")

@@ -128,7 +128,7 @@ def test_a_lost_salt_is_said_plainly_with_what_the_opponent_may_do(fake, run, al
         "rps: error: your commitment in round 1 of game 'g1' cannot be revealed: the vault "
         f"{alice.key_dir / 'rps-vault' / (ALICE + '.json')} has no throw and salt for it"
     )
-    assert "once bob has revealed, bob may claim the game when its time-out (300 s) has passed" in err
+    assert "once bob has revealed, bob may claim the game when the reveal phase has lasted its time-out (300 s)" in err
     assert "'rps resign g1' ends it at once" in err
 
 
