@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from client_core.answers import MAX_SHOWN, Answers, Response, StateChange, parse_json
@@ -247,13 +247,3 @@ class ChainAnswers:
         if not isinstance(value, list) or not all(isinstance(address, str) for address in value):
             raise self.answers.not_sawtooth(f"{path} lists a transaction whose '{key}' is not a list of addresses")
         return tuple(value)
-
-
-def relevant_transactions(blocks: Iterable[ChainBlock], prefixes: Sequence[str]) -> list[str]:
-    """The ids of the transactions of ``blocks`` that may have written under ``prefixes``: the receipts to read."""
-    return [
-        transaction.transaction_id
-        for block in blocks
-        for transaction in block.transactions
-        if may_write_under(transaction, prefixes)
-    ]

@@ -32,8 +32,9 @@ def add_web_command(subcommands: argparse._SubParsersAction, rest: argparse.Argu
         "web",
         parents=[rest],
         help="play in the browser: serve the game's page on this machine",
-        description="Serve a web page for playing XO, live, on this machine: every game as its moves commit, "
-        "boards to click, each game's history. The server talks to the REST API for the page and signs moves "
+        description="Serve a web page for playing XO and rock-paper-scissors, live, on this machine: every game as "
+        "its moves commit, boards to click, each game's history, rps throws kept secret until both are bound. "
+        "The server talks to the REST API for the page and signs moves "
         "with the keys in KEY_DIR (they never reach the browser); --username picks the key the page starts "
         "with. By default it listens on 127.0.0.1 only; it answers only its own page. Ctrl-C stops it.",
         epilog=WEB_EXAMPLES,

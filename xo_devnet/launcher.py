@@ -166,8 +166,6 @@ def unused_game_name(ledger: Ledger) -> str:
     return f"game-{head[:8]}"
 
 
-
-
 async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:
     """Spawn every processor (without waiting for any to register), adding each to ``sidecars`` once it runs."""
     for processor in PROCESSORS:
@@ -182,8 +180,6 @@ async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Pr
 async def _stop_sidecars(sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:
     """Stop every sidecar at once: each unregisters and exits on its own time, not after the others."""
     await asyncio.gather(*(sidecar.stop() for _, sidecar in sidecars))
-
-
 
 
 async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool, out: TextIO) -> None:

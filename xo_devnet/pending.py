@@ -183,10 +183,6 @@ class PendingBatches:
         """Current status of each id, in the order asked."""
         return [self._status(batch_id) for batch_id in batch_ids]
 
-    def has_transaction(self, txn_id: str) -> bool:
-        """Whether a pending batch holds this transaction."""
-        return txn_id in self._txns
-
     async def wait(self, batch_ids: Sequence[str], timeout: float) -> list[BatchStatus]:
         """Statuses as soon as none is PENDING (or on ``close``), or whatever they are at ``timeout`` seconds."""
         loop = asyncio.get_running_loop()

@@ -289,7 +289,7 @@ def make_runner(app: web.Application) -> web.AppRunner:
 
     Cancelling the handler of a page that went away ends its event stream at once
     (otherwise only at its next write), so a page reloaded again and again never
-    holds more than its one place; a move on its way goes on regardless (``Server.move``).
+    holds more than its one place; a move on its way goes on regardless (``Server._play``).
     A malformed request is the client's mistake: one INFO line, rate-limited
     (:class:`xo_core.server_logs.RequestLogger`), never aiohttp's ERROR and traceback.
     """

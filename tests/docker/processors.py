@@ -5,10 +5,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-import pytest
-
 from tests.docker.build_sources import console_scripts
-from tests.docker.compose_files import NETWORKS, REPO_ROOT, program, services
+from tests.docker.compose_files import NETWORKS, program, services
 
 if TYPE_CHECKING:
     from tp_runtime.command import ProcessorCommand
@@ -30,13 +28,9 @@ def processor_command(name: str) -> ProcessorCommand:
     """The shared processor command behind the *-tp program ``name`` (``rps-tp``: ``rps_tp.cli.COMMAND``), which
     names its settings (ready file, connect URL); setup.py must install it as ``name``.
 
-    While the command's module is not on this branch the test is skipped, saying so; once the module exists,
-    a missing console script fails.
+    A missing module or console script fails.
     """
     module_name = f"{name.replace('-', '_')}.cli"
-    module_path = REPO_ROOT / f"{module_name.replace('.', '/')}.py"
-    if not module_path.exists():
-        pytest.skip(f"the compose files run {name}, but {module_path.relative_to(REPO_ROOT)} is not on this branch yet")
     assert console_scripts().get(name) == f"{module_name}:main", f"setup.py does not install {name}"
     command: ProcessorCommand = importlib.import_module(module_name).COMMAND
     return command

@@ -8,7 +8,6 @@ export const LINES = [
   [0, 3, 6], [1, 4, 7], [2, 5, 8],
   [0, 4, 8], [2, 4, 6],
 ];
-const MARKS = { 1: "X", 2: "O" };
 
 /** 5 -> "B2": column letter, row number. */
 export function gridName(space) {
@@ -83,4 +82,3 @@ export function changeText(change) {
   return "rewritten";
 }
 
-export { MARKS };

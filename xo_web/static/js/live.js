@@ -18,12 +18,10 @@ export class Live extends EventTarget {
     this.ready = false;
     this.status = { live: false, message: "Connecting to the local server…" };
     this.retryMs = FIRST_RETRY_MS;
-    this.source = null;
   }
 
   connect() {
     const source = new EventSource("/api/events");
-    this.source = source;
     source.addEventListener("snapshot", (event) => this.#snapshot(JSON.parse(event.data)));
     source.addEventListener("block", (event) => this.#block(JSON.parse(event.data)));
     source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
