@@ -352,8 +352,8 @@ class AsyncFollower:
 
 
 def pause(failures: int) -> float:
-    """Seconds to wait before attempt ``failures + 1``: doubling from 0.1 s to 5 s, give or take a quarter."""
-    return min(MAX_PAUSE, FIRST_PAUSE * 2 ** min(failures - 1, 16)) * random.uniform(0.75, 1.25)
+    """Seconds to wait before attempt ``failures + 1``: doubling from 0.1 s, give or take a quarter, 5 s at most."""
+    return min(MAX_PAUSE, FIRST_PAUSE * 2 ** min(failures - 1, 16) * random.uniform(0.75, 1.25))
 
 
 def _ignore(_message: str) -> None:

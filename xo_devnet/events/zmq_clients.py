@@ -39,6 +39,7 @@ import zmq
 from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.client_event_pb2 import (
     ClientEventsGetRequest,
     ClientEventsGetResponse,
@@ -105,6 +106,8 @@ class EventClients:
 
     def __init__(self, hub: EventHub, send: Send, send_tracked: SendTracked) -> None:
         self._hub = hub
+        self._log_limiter = LogLimiter()
+        """A client retrying past the subscriber limit is one warning per interval, not one per try."""
         self._send = send
         self._send_tracked = send_tracked
         self._clients: dict[bytes, _Client] = {}
@@ -156,7 +159,10 @@ class EventClients:
             try:
                 slot = self._hub.reserve()
             except TooManySubscribers as error:
-                LOG.warning("refusing the event subscription of %s: %s", identity.hex(), error)
+                self._log_limiter.log(
+                    LOG, "subscribers-full", logging.WARNING, "refusing the event subscription of %s: %s",
+                    identity.hex(), error,
+                )  # fmt: skip
                 answer(ClientEventsSubscribeResponse.STATUS_UNSET, str(error))
                 return
         answer(ClientEventsSubscribeResponse.OK, "")

@@ -45,7 +45,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from xo_devnet.events.blocks import BlockEvents
 from xo_devnet.events.hub import EventHub, Subscriber, SubscriberGone, TooManySubscribers, UnknownBlock
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import LEDGER, WEBSOCKETS
+from xo_devnet.rest.keys import LEDGER, LOG_LIMITER, WEBSOCKETS
 
 LOG = logging.getLogger(__name__)
 
@@ -193,7 +193,9 @@ async def subscriptions(request: web.Request) -> web.StreamResponse:
     try:
         slot = hub.reserve()
     except TooManySubscribers as error:
-        LOG.warning("refusing a websocket from %s: %s", request.remote, error)
+        request.app[LOG_LIMITER].log(
+            LOG, "subscribers-full", logging.WARNING, "refusing a websocket from %s: %s", request.remote, error
+        )
         raise ApiError(90, message=f"{error}.") from None
     transport = request.transport
     peer = transport.get_extra_info("peername") if transport is not None else None
