@@ -7,7 +7,7 @@ one move by each level in every unfinished position play can reach, for the mark
 move. It prints one JSON line: per level the median ("typical") and the slowest
 ("worst") move in microseconds, plus the cold and warm empty-board figures.
 
-    python benchmarks/ai_move.py [--cold-runs N] [--repeat N]
+    python benchmarks/ai_move.py [--cold-runs N] [--repeat N] [--smoke]
 """
 
 import argparse
@@ -53,7 +53,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold-runs", type=int, default=5, help="cold empty-board moves (memo cleared before each)")
     parser.add_argument("--repeat", type=int, default=5, help="timings per position; the fastest counts")
+    parser.add_argument("--smoke", action="store_true", help="one run, every 50th position: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cold_runs, args.repeat = 1, 1
     rng = random.Random(0)
 
     cold = []
@@ -64,7 +67,7 @@ def main() -> None:
         cold.append((time.perf_counter() - started) * 1e3)
     solved = solve.cache_info().currsize
 
-    positions = unfinished_positions()
+    positions = unfinished_positions()[:: 50 if args.smoke else 1]
     report: dict[str, object] = {
         "benchmark": "ai_move",
         "positions": len(positions),

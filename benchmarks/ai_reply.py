@@ -11,7 +11,7 @@ path, so the follower's delivery delay cancels out. Prints one JSON line: p50, p
 and max over every reply, in milliseconds, and the devnet's block interval that
 bounds it from below.
 
-    python benchmarks/ai_reply.py [--games N] [--level perfect|heuristic|random]
+    python benchmarks/ai_reply.py [--games N] [--level perfect|heuristic|random] [--smoke]
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--level", default="perfect", choices=("perfect", "heuristic", "random"))
+    parser.add_argument("--smoke", action="store_true", help="one game: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.games = 1
     with tempfile.TemporaryDirectory() as scratch, DevnetProcess(log_path=Path(scratch, "devnet.log")) as devnet:
         replies: list[float] = []
         for game in range(args.games):

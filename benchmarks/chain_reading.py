@@ -88,7 +88,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--blocks", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="10 blocks, one run: checks it still runs")
     options = parser.parse_args()
+    if options.smoke:
+        options.blocks, options.runs = len(TIE_GAME) + 1, 1
     with DevnetProcess() as devnet:
         client = RestClient(devnet.rest_url)
         fill(client, devnet.key_dir, options.blocks)

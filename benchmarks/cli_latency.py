@@ -14,6 +14,7 @@ machine it shows how much of a figure is the machine rather than xo.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -26,9 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from xo_devnet.spawn import DevnetProcess
+
 # Moves that alternate X and O over all nine spaces and end in a tie, so one game yields nine takes.
 TIE_GAME = (1, 2, 3, 5, 4, 6, 8, 7, 9)
 COMMAND_TIMEOUT = 120.0
+DEFAULT_URL = "http://127.0.0.1:8008"
 
 
 def xo_command(explicit: str | None) -> list[str]:
@@ -84,12 +88,26 @@ def summary(seconds: list[float]) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default=os.environ.get("XO_URL", "http://127.0.0.1:8008"), help="REST API URL")
+    parser.add_argument("--url", help="REST API URL (default $XO_URL, else http://127.0.0.1:8008)")
     parser.add_argument("--runs", type=int, default=20, help="samples per command (default 20)")
     parser.add_argument("--xo", help="path of the xo command to measure (default: the installed one)")
+    parser.add_argument(
+        "--smoke", action="store_true", help="two runs, on a ledger of its own unless --url: checks it still runs"
+    )
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.smoke:
+        args.runs = 2
+    with contextlib.ExitStack() as stack:
+        if args.url is None:
+            own = args.smoke
+            args.url = stack.enter_context(DevnetProcess()).rest_url if own else os.environ.get("XO_URL", DEFAULT_URL)
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
+    """Time each command ``args.runs`` times against ``args.url``; print the JSON line."""
     xo = xo_command(args.xo)
     tag = secrets.token_hex(4)
     with tempfile.TemporaryDirectory(prefix="xo-bench-") as key_dir:

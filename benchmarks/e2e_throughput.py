@@ -12,7 +12,7 @@ CPU milliseconds per batch spent by each process: the clients, xo-devnet (REST A
 and engine) and xo-tp. On a machine with fewer cores than busy processes, those
 figures say where the time goes.
 
-With --watchers N, N websocket subscribers (``benchmarks/watchers.py``, a process of
+With --watchers N, N websocket subscribers (``benchmarks/_watchers.py``, a process of
 their own, subscribed to the XO namespace and otherwise idle) are attached to the
 REST API for the whole run; the line then also says how many block messages they got
 and whether each got every block once, in order.
@@ -47,7 +47,7 @@ from xo_devnet.spawn import DevnetProcess
 from xo_tp.transactions import make_xo_transaction
 
 WAIT_SECONDS = 120
-WATCHERS_SCRIPT = Path(__file__).with_name("watchers.py")
+WATCHERS_SCRIPT = Path(__file__).with_name("_watchers.py")
 
 
 def signed_batch_lists(count: int, signers: int) -> list[tuple[str, bytes]]:
@@ -164,7 +164,10 @@ def main() -> int:
         "--persistent", action="store_true", help="run that xo-devnet on a temporary data dir instead of in memory"
     )
     parser.add_argument("--watchers", type=int, default=0, help="idle websocket subscribers attached during the run")
+    parser.add_argument("--smoke", action="store_true", help="60 batches, 8 clients, 2 watchers: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.batches, args.clients, args.watchers = 60, 8, 2
     bodies = signed_batch_lists(args.batches, min(args.clients, 16))
     watched: dict[str, object] = {}
     if args.url:

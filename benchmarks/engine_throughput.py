@@ -139,22 +139,31 @@ async def run(args: argparse.Namespace, data_dir: Path | None) -> dict[str, obje
         await ledger.stop()
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", choices=sorted(PROCESSORS), default="xo", help="whose batches (default xo)")
+    parser.add_argument("--family", choices=sorted(PROCESSORS), help="whose batches (default xo; with --smoke, each)")
     parser.add_argument("--batches", type=int, default=5000)
     parser.add_argument("--chunk", type=int, default=50, help="batches per submit call")
     parser.add_argument("--rate", type=float, default=0, help="offered batches/s (default: all at once)")
     parser.add_argument("--occupancy", type=int, default=10, help="the processor's --max-occupancy")
     parser.add_argument("--data-dir", action="store_true", help="persist to a temporary data directory")
+    parser.add_argument("--smoke", action="store_true", help="64 batches of each family: checks it still runs")
     args = parser.parse_args()
-    if args.data_dir:
-        with tempfile.TemporaryDirectory(prefix="xo-engine-bench-") as directory:
-            result = asyncio.run(run(args, Path(directory)))
-    else:
-        result = asyncio.run(run(args, None))
-    print(json.dumps(result))
+    families = [args.family] if args.family else sorted(PROCESSORS) if args.smoke else ["xo"]
+    if args.smoke:
+        args.batches = 64
+    uncommitted = 0
+    for family in families:
+        args.family = family
+        if args.data_dir:
+            with tempfile.TemporaryDirectory(prefix="xo-engine-bench-") as directory:
+                result = asyncio.run(run(args, Path(directory)))
+        else:
+            result = asyncio.run(run(args, None))
+        uncommitted += int(result["batches"]) - int(result["committed"])  # type: ignore[call-overload]
+        print(json.dumps(result), flush=True)
+    return 1 if uncommitted else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -67,7 +67,10 @@ def requests(games: int) -> list[TpProcessRequest]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2000, help="whole games to play (10 transactions each)")
+    parser.add_argument("--smoke", action="store_true", help="20 games: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.games = 20
     handler = XoTransactionHandler()
     context = DictContext({})
     batch = requests(args.games)

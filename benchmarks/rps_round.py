@@ -14,6 +14,7 @@ that a game lasts), deletes them afterwards, and prints one JSON line in ms.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -25,7 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from xo_devnet.spawn import DevnetProcess
+
 COMMAND_TIMEOUT = 120.0
+DEFAULT_URL = "http://127.0.0.1:8008"
 RPS = str(Path(sys.executable).parent / "rps")
 
 
@@ -63,11 +67,25 @@ def round_time(game: str, flags: dict[str, list[str]]) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default=os.environ.get("XO_URL", "http://127.0.0.1:8008"), help="REST API URL")
+    parser.add_argument("--url", help="REST API URL (default $XO_URL, else http://127.0.0.1:8008)")
     parser.add_argument("--runs", type=int, default=10, help="samples of each (default 10)")
+    parser.add_argument(
+        "--smoke", action="store_true", help="one run, on a ledger of its own unless --url: checks it still runs"
+    )
     args = parser.parse_args()
     if not 1 <= args.runs <= 99:
         parser.error("--runs must be from 1 to 99 (one game holds at most 100 rounds)")
+    if args.smoke:
+        args.runs = 1
+    with contextlib.ExitStack() as stack:
+        if args.url is None:
+            own = args.smoke
+            args.url = stack.enter_context(DevnetProcess()).rest_url if own else os.environ.get("XO_URL", DEFAULT_URL)
+        return measure(args)
+
+
+def measure(args: argparse.Namespace) -> int:
+    """Time ``rps show`` and a whole round ``args.runs`` times each against ``args.url``; print the JSON line."""
     tag = secrets.token_hex(4)
     game = f"bench-{tag}"
     with tempfile.TemporaryDirectory(prefix="rps-bench-") as key_dir:

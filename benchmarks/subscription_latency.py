@@ -2,7 +2,7 @@
 
 Runs xo-devnet's parts in this process (the ledger, its REST API) with a real
 ``xo-tp`` beside it, and --watchers websocket clients in a separate process
-(``benchmarks/watchers.py``) subscribed to the XO namespace. It then commits XO
+(``benchmarks/_watchers.py``) subscribed to the XO namespace. It then commits XO
 ``create`` batches at --rate per second for --seconds. The commit time of a block
 is noted when the ledger publishes it to its subscribers (the moment its head
 moves, after storage made it durable); each watcher notes when the block's message
@@ -77,7 +77,7 @@ async def run(args: argparse.Namespace, out: Path) -> dict[str, object]:
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip
     watchers = await asyncio.create_subprocess_exec(
-        sys.executable, str(HERE / "watchers.py"), "--url", rest.url, "--count", str(args.watchers), "--out", str(out),
+        sys.executable, str(HERE / "_watchers.py"), "--url", rest.url, "--count", str(args.watchers), "--out", str(out),
         stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
@@ -127,7 +127,10 @@ def main() -> int:
     parser.add_argument("--watchers", type=int, default=1, help="websocket subscribers (in one other process)")
     parser.add_argument("--rate", type=float, default=20.0, help="batches committed per second")
     parser.add_argument("--seconds", type=float, default=10.0, help="how long to commit")
+    parser.add_argument("--smoke", action="store_true", help="one second, two watchers: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.watchers, args.seconds = 2, 1.0
     with tempfile.TemporaryDirectory(prefix="xo-latency-") as work:
         report = asyncio.run(run(args, Path(work, "arrivals.json")))
     print(json.dumps(report))

@@ -12,12 +12,13 @@ message for a transaction or a context that is not in flight counts as an error.
   expected states come from this script's own model of the XO rules.
 - ``--family rps``: create, join, ready, ready, then rounds of commit, commit,
   reveal, reveal with random throws until a player has the points, then delete; the
-  validator's state holds a BlockInfo (commits and reveals read the time). The
-  expected states come from the family's pure rules and codecs (``rps_tp.rules``,
-  ``rps_tp.state``), so what is measured is the processor over the wire, not a
-  second implementation of the rules.
+  validator's state holds a BlockInfo (the ops the handler times, ``TIMED_OPS``:
+  the ready that starts play, commits, reveals and claims, read the time). The
+  expected states and reads come from the family's own rules, codecs and list of timed
+  ops (``rps_tp.rules``, ``rps_tp.state``, ``rps_tp.handler.TIMED_OPS``), so what is
+  measured is the processor over the wire, not a second implementation of the rules.
 
-Prints one JSON line:
+Prints one JSON line per family it runs:
 
     {"processor": ..., "transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ...,
      "p99_ms": ..., "cpu_ms_per_txn": ..., "errors": ...}
@@ -50,7 +51,8 @@ from rps_tp.family import game_address as rps_address
 from rps_tp.family import transaction_inputs as rps_inputs
 from rps_tp.family import transaction_outputs as rps_outputs
 from rps_tp.game import THROWS, Settings
-from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Reveal
+from rps_tp.handler import TIMED_OPS
+from rps_tp.ops import Commit, Create, Delete, Join, Op, Ready, Reveal
 from rps_tp.payload import encode_payload as rps_payload
 from rps_tp.state import encode_bucket, encode_game
 from xo_core import block_info
@@ -201,18 +203,19 @@ def script_rps_game(name: str, players: tuple[str, str], rng: random.Random, ser
     game = None
     scripted: list[Move] = []
     address = rps_address(name)
-    timed = frozenset([address, block_info.CONFIG_ADDRESS, block_info.block_address(RPS_BLOCK)])
+    timed_reads = frozenset([address, block_info.CONFIG_ADDRESS, block_info.block_address(RPS_BLOCK)])
     round_number = 0
     while True:
         while ops:
             op, signer = ops.pop(0)
-            game = rps_rules.apply_op(game, op, signer, RPS_NOW if isinstance(op, Commit | Reveal | Claim) else None)
+            timed = game is not None and isinstance(op, TIMED_OPS)  # as the handler decides when to read the time
+            game = rps_rules.apply_op(game, op, signer, RPS_NOW if timed else None)
             attributes = [("name", name), ("game-state", "DELETED" if game is None else game.state), ("signer", signer)]
             if isinstance(op, Commit | Reveal):
                 attributes.append(("round", str(op.round)))
             event = ExpectedEvent(f"rps/{op.NAME}", attributes, b"" if game is None else encode_game(game))
             written = {address: None if game is None else encode_bucket([game])}
-            reads = timed if isinstance(op, Commit | Reveal) else frozenset([address])
+            reads = timed_reads if timed else frozenset([address])
             scripted.append(rps_move(op, signer, f"rps-{serial}-{len(scripted)}", reads, written, event))
         if game is None:
             return scripted
@@ -447,30 +450,24 @@ def positive(text: str) -> int:
     return value
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--family", choices=sorted(FAMILIES), default="xo", help="whose processor (default xo)")
-    parser.add_argument("--window", type=positive, default=16, help="transactions in flight (default 16)")
-    parser.add_argument("--transactions", type=positive, default=20000, help="measured transactions (default 20000)")
-    parser.add_argument("--max-occupancy", type=positive, help="the processor's --max-occupancy (default: the window)")
-    args = parser.parse_args()
-    family = FAMILIES[args.family]
-    games = scripted_games(WARMUP + args.transactions + 12 * args.window, family.script)
-    harness = Harness(args.window, family.initial_state())
+def measure(family_name: str, window: int, transactions: int, max_occupancy: int | None, warmup: int) -> dict:
+    """One run of ``family_name``'s processor: ``warmup`` transactions, then ``transactions`` measured."""
+    family = FAMILIES[family_name]
+    games = scripted_games(warmup + transactions + 12 * window, family.script)
+    harness = Harness(window, family.initial_state())
     command = [
-        sys.executable, "-m", family.module, "-C", harness.url,
-        "--max-occupancy", str(args.max_occupancy or args.window),
-    ]
+        sys.executable, "-m", family.module, "-C", harness.url, "--max-occupancy", str(max_occupancy or window),
+    ]  # fmt: skip
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"tp_throughput-{os.getpid()}.log"
     with log.open("w") as log_file:
         processor = subprocess.Popen(command, stderr=log_file)
     try:
         harness.register()
-        harness.run(games, WARMUP)
+        harness.run(games, warmup)
         # the measured run carries on each game where the warm-up left it
         cpu_before = cpu_seconds(processor.pid)
         started = time.perf_counter()
-        latencies = harness.run([game for game in games if game], args.transactions)
+        latencies = harness.run([game for game in games if game], transactions)
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(processor.pid) - cpu_before
     finally:
@@ -481,10 +478,10 @@ def main() -> None:
             processor.kill()
         harness.close()
     latencies.sort()
-    result = {
-        "processor": f"{args.family}-tp",
+    result: dict[str, object] = {
+        "processor": f"{family_name}-tp",
         "transactions": len(latencies),
-        "window": args.window,
+        "window": window,
         "txns_per_s": round(len(latencies) / elapsed, 1),
         "p50_ms": round(percentile(latencies, 0.50) * 1000, 3),
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
@@ -493,9 +490,27 @@ def main() -> None:
     }
     if harness.error_samples:
         result["error_samples"] = harness.error_samples
-    print(json.dumps(result))
     log.unlink(missing_ok=True)
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--family", choices=sorted(FAMILIES), help="whose processor (default xo; with --smoke, each)")
+    parser.add_argument("--window", type=positive, default=16, help="transactions in flight (default 16)")
+    parser.add_argument("--transactions", type=positive, default=20000, help="measured transactions (default 20000)")
+    parser.add_argument("--max-occupancy", type=positive, help="the processor's --max-occupancy (default: the window)")
+    parser.add_argument("--smoke", action="store_true", help="200 transactions of each family: checks it still runs")
+    args = parser.parse_args()
+    families = [args.family] if args.family else sorted(FAMILIES) if args.smoke else ["xo"]
+    transactions, warmup = (200, 50) if args.smoke else (args.transactions, WARMUP)
+    errors = 0
+    for family in families:
+        result = measure(family, args.window, transactions, args.max_occupancy, warmup)
+        errors += int(result["errors"])  # type: ignore[call-overload]
+        print(json.dumps(result), flush=True)
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

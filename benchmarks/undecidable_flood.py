@@ -178,10 +178,17 @@ def main() -> int:
     parser.add_argument("--honest-interval", type=float, default=0.1, help="seconds between honest batches")
     parser.add_argument("--persistent", action="store_true", help="run xo-devnet on a temporary data dir")
     parser.add_argument("--restart", action="store_true", help="restart xo-devnet (same data dir) after the flood")
+    parser.add_argument(
+        "--smoke", action="store_true", help="100 flood batches decided after 1 s, 20 honest: checks it still runs"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.flood, args.honest, args.honest_interval = 100, 20, 0.05
     persistent = args.persistent or args.restart
     with tempfile.TemporaryDirectory(prefix="xo-flood-") as data_dir:
         storage = ["--data-dir", data_dir] if persistent else ["--ephemeral"]
+        if args.smoke:
+            storage += ["--dependency-wait", "1"]
         devnet = DevnetProcess(storage).start()
         devnets = [devnet]
 

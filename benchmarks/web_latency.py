@@ -80,7 +80,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    parser.add_argument("--smoke", action="store_true", help="one game: checks it still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.games = 1
     xo = str(Path(sys.executable).parent / "xo")
     with DevnetProcess() as devnet:
         web = subprocess.Popen(

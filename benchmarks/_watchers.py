@@ -1,6 +1,6 @@
 """Websocket watchers for the benchmarks: N clients on a REST API's /subscriptions, noting when each block arrives.
 
-    python benchmarks/watchers.py --url http://127.0.0.1:8008 --count 100 --out arrivals.json
+    python benchmarks/_watchers.py --url http://127.0.0.1:8008 --count 100 --out arrivals.json
 
 Opens --count websockets, subscribes each to --prefix (default: the XO namespace),
 prints ``ready`` on stdout once every one has had its first message (the head), then
@@ -8,7 +8,8 @@ notes (watcher, block number, arrival time) for every message until SIGTERM or
 SIGINT. It then writes the arrivals to --out as JSON ([[watcher, block_num, unix
 time], ...]) and prints one JSON line: the messages received, and whether every
 watcher got the same blocks, each once, in order, with no gap. Run as a process of
-its own, so its work is not counted in the process it measures.
+its own, so its work is not counted in the process it measures. A helper, not a benchmark:
+the leading underscore keeps it out of the smoke run (tests/benchmarks/test_smoke.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,58 @@
+"""Every benchmark still runs: each ``benchmarks/*.py`` with ``--smoke``, as a process of its own.
+
+A benchmark nobody runs rots (``tp_throughput.py --family rps`` once reported 8,112 errors in
+20,000 transactions, its model of the processor out of date). ``--smoke`` makes a few iterations
+of every mode the script has; no figure is asserted, only that it exits 0 and that every JSON line
+it prints reports no errors. The scripts are discovered, so a new benchmark is covered the day it
+lands; a file whose name starts with ``_`` is a helper the benchmarks start, not a benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.xo_web.browser import chromium_executable
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+SCRIPTS = sorted(path for path in BENCHMARKS.glob("*.py") if not path.name.startswith("_"))
+#: Scripts that drive a browser: they need Debian's Chromium, as the browser tests do.
+BROWSER_SCRIPTS = {"web_latency.py"}
+SMOKE_TIMEOUT = 90.0
+
+
+def json_lines(stdout: str) -> list[dict[str, object]]:
+    """The JSON objects a benchmark printed, one a line (any other line is not a result)."""
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def test_the_benchmarks_are_found() -> None:
+    names = {path.name for path in SCRIPTS}
+    assert {"tp_throughput.py", "engine_throughput.py", "cli_latency.py"} <= names
+    assert "_watchers.py" not in names
+
+
+def test_an_error_count_in_a_line_is_seen() -> None:
+    printed = 'tp_throughput: starting\n{"processor": "rps-tp", "errors": 3}\n{"processor": "xo-tp", "errors": 0}\n'
+    assert [line.get("errors") for line in json_lines(printed)] == [3, 0]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=[path.stem for path in SCRIPTS])
+def test_benchmark_runs_in_smoke_mode(script: Path, tmp_path: Path) -> None:
+    command = [sys.executable, str(script), "--smoke"]
+    if script.name in BROWSER_SCRIPTS:
+        command += ["--chromium", chromium_executable()]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=SMOKE_TIMEOUT, cwd=tmp_path, check=False,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, f"{script.name} --smoke exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    results = json_lines(done.stdout)
+    assert results, f"{script.name} --smoke printed no JSON line:\n{done.stdout}"
+    for result in results:
+        assert result.get("errors", 0) == 0, f"{script.name} --smoke reported errors: {result}"
