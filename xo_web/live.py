@@ -136,10 +136,15 @@ class Live:
         self.say(message, live=not message.endswith(RECONNECTING))
 
     def say(self, message: str, *, live: bool) -> None:
-        """Tell the person running the server (stderr) and every page (a ``status`` event)."""
+        """Tell the person running the server (stderr) and every open page (a ``status`` event).
+
+        A page opened later starts from the standing condition (``self.status``, in its
+        snapshot): why the server is offline, but not that it is back, which is news only to
+        the pages that saw it go.
+        """
         notice("xo", message)
-        self.status = {"live": live, "message": message}
-        self.fanout.publish(encode("status", self.status))
+        self.status = {"live": live, "message": None if live else message}
+        self.fanout.publish(encode("status", {"live": live, "message": message}))
 
     @staticmethod
     def _event_id(block: BlockRef | None) -> str | None:
