@@ -39,6 +39,7 @@ setup(
         "PyYAML>=6,<7",
         "wcwidth>=0.2.13,<1",
         "regex>=2024.4.16,<2028",
+        "prometheus-client>=0.20,<1",
     ],
     extras_require={
         "test": [

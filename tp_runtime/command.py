@@ -3,7 +3,7 @@
 A family's command (``xo-tp``, ``rps-tp``) is a :class:`ProcessorCommand` naming its
 program, its settings file and environment prefix, and its handlers; :func:`run` does
 the rest, so every processor of this project takes the same flags (``-C``, ``-v``,
-``--max-occupancy``, ``--config``, ``--ready-file``) and behaves alike under a
+``--max-occupancy``, ``--config``, ``--ready-file``, ``--metrics``) and behaves alike under a
 supervisor. Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the validator
 refuses the registration, 2 for bad flags or settings.
 """
@@ -20,11 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from tp_runtime.config import DEFAULT_CONNECT, DEFAULT_MAX_OCCUPANCY, ConfigError, resolve
+from tp_runtime.config import DEFAULT_CONNECT, DEFAULT_MAX_OCCUPANCY, ConfigError, MetricsAddress, resolve
 from xo_core import __version__, logs
 
 if TYPE_CHECKING:
+    from tp_runtime.core import TransactionProcessor
     from tp_runtime.handlers import Handler
+    from tp_runtime.metrics import MetricsServer
+    from tp_runtime.tallies import ProcessorTallies
 
 RUNTIME_LOGGER = "tp_runtime"
 
@@ -52,6 +55,10 @@ class ProcessorCommand:
     @property
     def ready_file_env(self) -> str:
         return f"{self.env_prefix}_READY_FILE"
+
+    @property
+    def metrics_env(self) -> str:
+        return f"{self.env_prefix}_METRICS"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,6 +96,12 @@ def build_parser(command: ProcessorCommand) -> argparse.ArgumentParser:
         type=Path,
         default=os.environ.get(command.ready_file_env) or None,
         help=f"create FILE while registered with the validator, remove it otherwise (also ${command.ready_file_env})",
+    )
+    parser.add_argument(
+        "--metrics",
+        metavar="HOST:PORT",
+        help=f"serve Prometheus metrics at http://HOST:PORT/metrics (also ${command.metrics_env} or 'metrics' in the"
+        " config file; default: off)",
     )
     loudness = parser.add_mutually_exclusive_group()
     loudness.add_argument(
@@ -145,6 +158,8 @@ def run(command: ProcessorCommand, argv: list[str] | None = None) -> int:
             connect_flag=args.connect,
             max_occupancy_flag=args.max_occupancy,
             config_flag=args.config,
+            metrics_env=command.metrics_env,
+            metrics_flag=args.metrics,
         )
     except ConfigError as error:
         parser.error(str(error))
@@ -154,15 +169,42 @@ def run(command: ProcessorCommand, argv: list[str] | None = None) -> int:
 
     from tp_runtime.core import TransactionProcessor  # noqa: PLC0415 (keeps --help and --version instant)
     from tp_runtime.errors import ProcessorFailed, RegistrationRejected  # noqa: PLC0415
+    from tp_runtime.tallies import ProcessorTallies  # noqa: PLC0415
 
+    tallies = ProcessorTallies() if settings.metrics is not None else None
     processor = TransactionProcessor(
-        settings.connect, max_occupancy=settings.max_occupancy, ready_file=args.ready_file
+        settings.connect, max_occupancy=settings.max_occupancy, ready_file=args.ready_file, tallies=tallies
     )
     for handler in command.handlers():
         processor.add_handler(handler)
+    metrics = _serve_metrics(parser, command, settings.metrics, processor, tallies)
     try:
         processor.start()
     except (RegistrationRejected, ProcessorFailed) as error:
         logging.getLogger(command.logger).error("%s", error)
         return 1
+    finally:
+        if metrics is not None:
+            metrics.close()
     return 0
+
+
+def _serve_metrics(
+    parser: argparse.ArgumentParser,
+    command: ProcessorCommand,
+    address: MetricsAddress | None,
+    processor: TransactionProcessor,
+    tallies: ProcessorTallies | None,
+) -> MetricsServer | None:
+    """Start the metrics endpoint, if asked for, before connecting: an address in use is a bad setting (status 2)."""
+    if address is None or tallies is None:
+        return None
+    from tp_runtime.metrics import ProcessorCollector, namespace_of, serve_metrics  # noqa: PLC0415
+
+    collector = ProcessorCollector(
+        namespace_of(command.prog), tallies, processor.family_versions, lambda: processor.in_flight
+    )
+    try:
+        return serve_metrics(address, collector)
+    except OSError as error:
+        parser.error(f"--metrics: cannot serve metrics on {address}: {error.strerror or error}")

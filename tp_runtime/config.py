@@ -1,11 +1,14 @@
 """Where a ``*-tp`` command finds its settings: flags, then ``<PREFIX>_CONNECT``, then its TOML file, then defaults.
 
+``--metrics`` follows the same order, with ``<PREFIX>_METRICS``; ``--max-occupancy`` has no variable.
+
 The file follows the Sawtooth processors' convention, one per family:
 ``$SAWTOOTH_HOME/etc/<family>.toml`` when ``SAWTOOTH_HOME`` is set,
 ``/etc/sawtooth/<family>.toml`` otherwise; for ``xo-tp``, ``xo.toml``, e.g.::
 
     connect = "tcp://validator:4004"
     max_occupancy = 10
+    metrics = "127.0.0.1:9400"   # serve Prometheus metrics there (off when absent)
 
 A missing default file is fine; a file named with ``--config`` must exist. Unknown
 keys are refused, since a misspelt key would otherwise be silently ignored.
@@ -23,11 +26,23 @@ import zmq
 DEFAULT_CONNECT = "tcp://127.0.0.1:4004"
 DEFAULT_MAX_OCCUPANCY = 10
 MAX_MAX_OCCUPANCY = 1024  # a greenlet and a send-queue allowance each: far beyond this the machine is the limit
-KNOWN_KEYS = ("connect", "max_occupancy")
+KNOWN_KEYS = ("connect", "max_occupancy", "metrics")
 
 
 class ConfigError(ValueError):
     """A setting that cannot be used; the message names where it came from."""
+
+
+@dataclass(frozen=True)
+class MetricsAddress:
+    """The host and TCP port the metrics endpoint binds (port 0: a free one, logged once bound)."""
+
+    host: str
+    port: int
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}"
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,8 @@ class Settings:
 
     connect: str
     max_occupancy: int
+    metrics: MetricsAddress | None = None
+    """Where to serve Prometheus metrics; None: nowhere (the default)."""
 
 
 def default_config_path(config_name: str, environ: Mapping[str, str]) -> Path:
@@ -110,6 +127,21 @@ def check_max_occupancy(value: object, source: str) -> int:
     return value
 
 
+def check_metrics_address(value: object, source: str) -> MetricsAddress:
+    """Accept ``HOST:PORT`` (``[::1]:9400`` for IPv6): the host is required, so binding every interface is a choice."""
+    problem = f"{source}: {value!r} is not a metrics address like 127.0.0.1:9400"
+    if not isinstance(value, str):
+        raise ConfigError(problem)
+    host, colon, port = value.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host or any(char.isspace() or char in "/[]" for char in host):
+        raise ConfigError(problem)
+    if not (port.isascii() and port.isdigit() and int(port) <= 65535):
+        raise ConfigError(f"{source}: {value!r} has no valid port (0-65535; 0 picks a free one)")
+    return MetricsAddress(host, int(port))
+
+
 def resolve(
     *,
     connect_env: str,
@@ -117,12 +149,14 @@ def resolve(
     connect_flag: str | None,
     max_occupancy_flag: int | None,
     config_flag: Path | None,
+    metrics_env: str | None = None,
+    metrics_flag: str | None = None,
     environ: Mapping[str, str] = os.environ,
 ) -> Settings:
     """Combine every source, most specific first, checking each value against where it came from.
 
-    ``connect_env`` and ``config_name`` are the command's own (``XO_TP_CONNECT``, ``xo.toml``), so
-    two processors on one machine never read each other's settings.
+    ``connect_env``, ``metrics_env`` and ``config_name`` are the command's own (``XO_TP_CONNECT``,
+    ``XO_TP_METRICS``, ``xo.toml``), so two processors on one machine never read each other's settings.
     """
     path = config_flag if config_flag is not None else default_config_path(config_name, environ)
     from_file = load_config_file(path, required=config_flag is not None)
@@ -140,4 +174,11 @@ def resolve(
         max_occupancy = check_max_occupancy(from_file["max_occupancy"], f"{path} max_occupancy")
     else:
         max_occupancy = DEFAULT_MAX_OCCUPANCY
-    return Settings(connect=connect, max_occupancy=max_occupancy)
+    metrics = None
+    if metrics_flag is not None:
+        metrics = check_metrics_address(metrics_flag, "--metrics")
+    elif metrics_env is not None and environ.get(metrics_env):
+        metrics = check_metrics_address(environ[metrics_env], metrics_env)
+    elif "metrics" in from_file:
+        metrics = check_metrics_address(from_file["metrics"], f"{path} metrics")
+    return Settings(connect=connect, max_occupancy=max_occupancy, metrics=metrics)

@@ -29,6 +29,7 @@ from tp_runtime.registration import register, unregister
 from tp_runtime.replies import LoopSink, PendingReplies
 from tp_runtime.scheduler import HandlerScheduler
 from tp_runtime.signals import stop_signals
+from tp_runtime.tallies import ProcessorTallies
 from tp_runtime.transactions import WIRE_LOGGER, ProcessJob, TransactionRunner
 from xo_core.protobuf.validator_pb2 import Message
 
@@ -61,6 +62,7 @@ class TransactionProcessor:
     ``shutdown_grace`` for transactions in flight. ``ready_file``, if given, exists
     exactly while every handler is registered with a validator, so that a container
     health check or a supervisor can tell "serving" from merely "running".
+    ``tallies``, if given, count what the processor does (see :mod:`tp_runtime.metrics`).
     """
 
     def __init__(
@@ -75,6 +77,7 @@ class TransactionProcessor:
         reconnect_first: float = 0.1,
         reconnect_max: float = 5.0,
         ready_file: Path | None = None,
+        tallies: ProcessorTallies | None = None,
     ) -> None:
         if max_occupancy < 1:
             raise ValueError(f"max_occupancy must be at least 1, got {max_occupancy}")
@@ -86,6 +89,7 @@ class TransactionProcessor:
         self._shutdown_grace = shutdown_grace
         self._backoff = Backoff(reconnect_first, reconnect_max)
         self._ready_file = ReadyFile(ready_file)
+        self._tallies = tallies
         self._handlers = Handlers()
         self._pending = PendingReplies()
         self._next_id = correlation_ids()
@@ -100,6 +104,17 @@ class TransactionProcessor:
     def add_handler(self, handler: Handler) -> None:
         """Serve ``handler`` (SDK ``TransactionHandler`` interface) for each of its family versions."""
         self._handlers.add(handler)
+
+    @property
+    def family_versions(self) -> list[str]:
+        """Every family version served, once each, in the order the handlers were added."""
+        return list(dict.fromkeys(self._handlers.versions()))
+
+    @property
+    def in_flight(self) -> int:
+        """Transactions received and not yet answered (0 while not running); safe from any thread."""
+        scheduler = self._scheduler
+        return scheduler.in_flight if scheduler is not None else 0
 
     def start(self) -> None:
         """Run until stopped; the blocking entry point for a command's ``main``."""
@@ -123,7 +138,9 @@ class TransactionProcessor:
         self._abandon = asyncio.Event()
         if self._stop_requested.is_set():
             self._stopping.set()
-        runner = TransactionRunner(self._handlers, self._pending, self._next_id, self._request_timeout)
+        runner = TransactionRunner(
+            self._handlers, self._pending, self._next_id, self._request_timeout, self._tallies
+        )
         self._scheduler = HandlerScheduler(runner, self._dispatch, self._max_occupancy, self._handler_thread_died)
         zmq_context = zmq.Context()
         self._ready_file.clear()  # left behind by a processor that was killed: this one is not registered yet
@@ -147,7 +164,11 @@ class TransactionProcessor:
         self.stop()
 
     async def _serve(self, zmq_context: zmq.Context) -> None:
+        first = True
         while not self._stopping.is_set():
+            if not first and self._tallies is not None:
+                self._tallies.reconnects += 1
+            first = False
             session = self._open(zmq_context)
             try:
                 await self._session(session)
@@ -178,6 +199,9 @@ class TransactionProcessor:
             )
             self._backoff.reset()
             self._ready_file.mark(self.url)
+            if self._tallies is not None:
+                self._tallies.registrations += 1
+                self._tallies.registered = True
             await self._first(session.lost, self._stopping)
             if session.lost.is_set():
                 LOGGER.warning("lost the validator at %s", self.url)
@@ -186,6 +210,8 @@ class TransactionProcessor:
             await self._finish_in_flight(session)
         finally:
             self._ready_file.clear()
+            if self._tallies is not None:
+                self._tallies.registered = False
             watchdog.cancel()
 
     async def _cover_for_stuck_handlers(self, session: _Session) -> None:

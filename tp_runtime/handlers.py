@@ -73,6 +73,10 @@ class Handlers:
             for (family, version), handler in self._by_family.items()
         ]
 
+    def versions(self) -> list[str]:
+        """The family version of every (family, version) served, in the order they were added."""
+        return [version for _, version in self._by_family]
+
     def describe(self) -> str:
         """``xo 1.0, intkey 1.0`` for log lines."""
         return ", ".join(f"{family} {version}" for family, version in self._by_family)

@@ -19,6 +19,7 @@ from tp_runtime.connection import ValidatorConnection
 from tp_runtime.envelope import envelope, message_type_name
 from tp_runtime.errors import ValidatorConnectionLost
 from tp_runtime.scheduler import HandlerScheduler, Waiter
+from tp_runtime.tallies import ProcessorTallies
 from xo_core.protobuf.validator_pb2 import Message
 
 
@@ -95,11 +96,13 @@ class Requester:
         pending: PendingReplies,
         next_id: Callable[[], str],
         default_timeout: float,
+        tallies: ProcessorTallies | None = None,
     ) -> None:
         self._connection = connection
         self._pending = pending
         self._next_id = next_id
         self._default_timeout = default_timeout
+        self._tallies = tallies
 
     def request(self, message_type: int, content: bytes, reply_type: int, timeout: float | None = None) -> bytes:
         """Send one request and return the content of its reply.
@@ -109,6 +112,8 @@ class Requester:
         connection drops first, and ``InternalError`` for a reply of the wrong type.
         """
         seconds = self._default_timeout if timeout is None else timeout
+        if self._tallies is not None:
+            self._tallies.call(message_type)
         correlation_id = self._next_id()
         frame = envelope(message_type, correlation_id, content)
         scheduler = HandlerScheduler.current()

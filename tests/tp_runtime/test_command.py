@@ -21,12 +21,13 @@ class Command:
     prog: str
     connect_env: str
     ready_file_env: str
+    metrics_env: str
     config_name: str
 
 
 COMMANDS = [
-    Command(xo_tp.cli.main, "xo-tp", "XO_TP_CONNECT", "XO_TP_READY_FILE", "xo.toml"),
-    Command(rps_tp.cli.main, "rps-tp", "RPS_TP_CONNECT", "RPS_TP_READY_FILE", "rps.toml"),
+    Command(xo_tp.cli.main, "xo-tp", "XO_TP_CONNECT", "XO_TP_READY_FILE", "XO_TP_METRICS", "xo.toml"),
+    Command(rps_tp.cli.main, "rps-tp", "RPS_TP_CONNECT", "RPS_TP_READY_FILE", "RPS_TP_METRICS", "rps.toml"),
 ]
 
 
@@ -36,6 +37,7 @@ def command(request, monkeypatch, tmp_path) -> Command:
     monkeypatch.setenv("SAWTOOTH_HOME", str(tmp_path))
     for chosen in COMMANDS:
         monkeypatch.delenv(chosen.connect_env, raising=False)
+        monkeypatch.delenv(chosen.metrics_env, raising=False)
     return request.param
 
 
@@ -58,9 +60,9 @@ def test_help_names_every_setting_with_the_commands_own_variables_and_file(capsy
     status, out, _ = run(capsys, command, "--help")
 
     assert status == 0
-    for text in ("--connect", "--max-occupancy", "--config", "--ready-file", "--verbose"):
+    for text in ("--connect", "--max-occupancy", "--config", "--ready-file", "--metrics", "--verbose"):
         assert text in out
-    for text in (command.connect_env, command.ready_file_env, command.config_name):
+    for text in (command.connect_env, command.ready_file_env, command.metrics_env, command.config_name):
         assert text in out.replace("\n", "")
 
 
@@ -73,6 +75,8 @@ def test_help_names_every_setting_with_the_commands_own_variables_and_file(capsy
         (["--max-occupancy", "-3"], "'-3' is not a whole number"),
         (["--max-occupancy", "0"], "max occupancy must be a whole number from 1"),
         (["--config", "/nonexistent/tp.toml"], "config file /nonexistent/tp.toml does not exist"),
+        (["--metrics", "9400"], "--metrics: '9400' is not a metrics address"),
+        (["--metrics", "127.0.0.1:99999"], "has no valid port"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
     ],
 )
@@ -93,6 +97,15 @@ def test_a_bad_environment_variable_is_reported_by_name(capsys, monkeypatch, com
 
     assert status == 2
     assert f"{command.connect_env}: 'localhost' is not a validator URL" in err
+
+
+def test_a_bad_metrics_variable_is_reported_by_name(capsys, monkeypatch, command):
+    monkeypatch.setenv(command.metrics_env, "everywhere")
+
+    status, _, err = run(capsys, command)
+
+    assert status == 2
+    assert f"{command.metrics_env}: 'everywhere' is not a metrics address" in err
 
 
 def test_each_command_reads_only_its_own_variable_and_file(capsys, monkeypatch, tmp_path, command):

@@ -11,6 +11,7 @@ from tp_runtime.config import (
     DEFAULT_CONNECT,
     DEFAULT_MAX_OCCUPANCY,
     ConfigError,
+    MetricsAddress,
     Settings,
     check_url,
     default_config_path,
@@ -148,3 +149,62 @@ def test_refuses_what_is_not_a_validator_endpoint_naming_the_source(url):
 
     assert str(raised.value).startswith("XO_TP_CONNECT: ")
     assert repr(url) in str(raised.value)
+
+
+# --metrics HOST:PORT, XO_TP_METRICS, metrics = "HOST:PORT": off unless one of them says where.
+
+
+def metrics_settings(home: Path, *, flag: str | None = None, env: str | None = None) -> Settings:
+    environ = {"SAWTOOTH_HOME": str(home)}
+    if env is not None:
+        environ["XO_TP_METRICS"] = env
+    return resolve(
+        connect_env="XO_TP_CONNECT",
+        config_name="xo.toml",
+        connect_flag=None,
+        max_occupancy_flag=None,
+        config_flag=None,
+        metrics_env="XO_TP_METRICS",
+        metrics_flag=flag,
+        environ=environ,
+    )
+
+
+def test_metrics_are_off_unless_asked_for(home):
+    assert metrics_settings(home).metrics is None
+
+
+def test_the_metrics_flag_beats_the_environment_which_beats_the_file(home):
+    write_config(home, 'metrics = "127.0.0.1:9401"\n')
+
+    assert metrics_settings(home).metrics == MetricsAddress("127.0.0.1", 9401)
+    assert metrics_settings(home, env="0.0.0.0:9402").metrics == MetricsAddress("0.0.0.0", 9402)
+    assert metrics_settings(home, flag="[::1]:9403", env="0.0.0.0:9402").metrics == MetricsAddress("::1", 9403)
+
+
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("9400", "is not a metrics address"),
+        (":9400", "is not a metrics address"),
+        ("localhost:", "has no valid port"),
+        ("localhost:http", "has no valid port"),
+        ("localhost:65536", "has no valid port"),
+        ("local host:9400", "is not a metrics address"),
+    ],
+)
+def test_a_metrics_address_needs_a_host_and_a_port(home, text, complaint):
+    with pytest.raises(ConfigError, match=f"--metrics: .*{complaint}"):
+        metrics_settings(home, flag=text)
+
+
+def test_a_bad_metrics_address_in_the_file_names_the_file(home):
+    path = write_config(home, "metrics = 9400\n")
+
+    with pytest.raises(ConfigError, match=f"{path} metrics: 9400 is not a metrics address"):
+        metrics_settings(home)
+
+
+def test_a_metrics_address_prints_as_it_is_written():
+    assert str(MetricsAddress("::1", 9400)) == "[::1]:9400"
+    assert str(MetricsAddress("127.0.0.1", 0)) == "127.0.0.1:0"

@@ -1,0 +1,141 @@
+"""``xo-tp`` and ``rps-tp`` with ``--metrics``, as separate processes, playing scripted games on an xo-devnet ledger.
+
+Each scrape is checked against what the script did: so many moves committed, so many
+refused by the rules, one event per committed move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from collections.abc import Callable
+
+import pytest
+
+from rps_tp.commitment import commitment, new_salt
+from rps_tp.game import Settings
+from rps_tp.ops import Commit, Create, Join, Ready, Reveal
+from rps_tp.transactions import make_rps_transaction
+from tests.scraping import convention_problems, scrape, value
+from tests.tp_runtime.conftest import TpProcess
+from tests.xo_devnet.harness import running_ledger
+from xo_core.batches import make_batch
+from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.signing import Signer
+from xo_tp.transactions import make_xo_transaction
+
+pytestmark = pytest.mark.subprocess
+
+SERVING = re.compile(r"serving metrics at (http://\S+/metrics)")
+
+
+async def registered(ledger, family: str, tp: TpProcess) -> str:
+    """Wait until ``family`` is registered with the ledger; the processor's metrics URL, from its log."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while (family, "1.0") not in ledger.processors():
+        assert loop.time() < deadline, f"{family}-tp did not register:\n{tp.log_text()}"
+        assert tp.process.poll() is None, f"{family}-tp exited:\n{tp.log_text()}"
+        await asyncio.sleep(0.05)
+    found = SERVING.search(tp.log_text())
+    assert found, tp.log_text()
+    return found.group(1)
+
+
+async def play(ledger, moves: list[tuple[Signer, Callable[[Signer], Transaction]]]) -> list[str]:
+    """Submit each move as a batch of its own, waiting for it to be decided; their statuses."""
+    statuses = []
+    for signer, build in moves:
+        batch = make_batch(signer, [build(signer)])
+        await ledger.submit([batch])
+        [status] = await ledger.wait_for_batches([batch.header_signature], 30)
+        statuses.append(status.status)
+    return statuses
+
+
+def test_xo_tp_counts_a_scripted_game(start_tp):
+    alice, bob = Signer.generate(), Signer.generate()
+
+    def xo(action: str, space: int | None = None) -> Callable[[Signer], Transaction]:
+        return lambda signer: make_xo_transaction(signer, "scored", action, space)
+
+    async def scenario() -> None:
+        async with running_ledger(block_time_limit=30.0) as ledger:
+            tp = start_tp("-C", ledger.component_endpoint, "--metrics", "127.0.0.1:0")
+            url = await registered(ledger, "xo", tp)
+            statuses = await play(ledger, [
+                (alice, xo("create")), (alice, xo("take", 1)), (bob, xo("take", 4)),
+                (bob, xo("take", 1)),  # taken: invalid
+                (alice, xo("take", 2)), (bob, xo("take", 5)), (alice, xo("take", 3)),
+                (bob, xo("take", 9)),  # the game is over: invalid
+            ])  # fmt: skip
+            assert statuses.count("COMMITTED") == 6
+            assert statuses.count("INVALID") == 2
+            families = await asyncio.to_thread(scrape, url)
+
+        assert value(families, "xo_tp_transactions_total", result="ok", family_version="1.0") == 6
+        assert value(families, "xo_tp_transactions_total", result="invalid", family_version="1.0") == 2
+        assert value(families, "xo_tp_transactions_total", result="internal_error", family_version="1.0") == 0
+        assert value(families, "xo_tp_transaction_processing_seconds_count") == 8
+        assert value(families, "xo_tp_state_reads_total") == 8
+        assert value(families, "xo_tp_state_writes_total") == 6
+        assert value(families, "xo_tp_events_added_total") == 6
+        assert value(families, "xo_tp_registered") == 1
+        assert value(families, "xo_tp_registrations_total") == 1
+        assert convention_problems(families.values(), "xo_tp") == []
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
+
+
+def test_rps_tp_counts_a_scripted_round_with_its_address_from_the_environment(start_tp):
+    alice, bob = Signer.generate(), Signer.generate()
+    settings = Settings(points=1, timeout=300)
+    salts = {"alice": new_salt(), "bob": new_salt()}
+
+    def rps(op) -> Callable[[Signer], Transaction]:
+        return lambda signer: make_rps_transaction(signer, op)
+
+    def commit(name: str, signer: Signer, throw: str) -> Callable[[Signer], Transaction]:
+        return rps(Commit("round", 1, commitment("round", 1, signer.public_key, throw, salts[name])))
+
+    async def scenario() -> None:
+        async with running_ledger(block_time_limit=30.0) as ledger:
+            tp = start_tp("-C", ledger.component_endpoint, env={"RPS_TP_METRICS": "127.0.0.1:0"}, command="rps-tp")
+            url = await registered(ledger, "rps", tp)
+            statuses = await play(ledger, [
+                (alice, rps(Create("round", settings=settings))), (bob, rps(Join("round"))),
+                (bob, rps(Join("round"))),  # seated already: invalid
+                (alice, rps(Ready("round", settings))), (bob, rps(Ready("round", settings))),
+                (alice, commit("alice", alice, "rock")),
+                (alice, rps(Reveal("round", 1, "rock", salts["alice"]))),  # before bob commits: invalid
+                (bob, commit("bob", bob, "paper")),
+                (alice, rps(Reveal("round", 1, "rock", salts["alice"]))),
+                (bob, rps(Reveal("round", 1, "paper", salts["bob"]))),
+            ])  # fmt: skip
+            assert statuses.count("COMMITTED") == 8
+            assert statuses.count("INVALID") == 2
+            families = await asyncio.to_thread(scrape, url)
+
+        assert value(families, "rps_tp_transactions_total", result="ok", family_version="1.0") == 8
+        assert value(families, "rps_tp_transactions_total", result="invalid", family_version="1.0") == 2
+        assert value(families, "rps_tp_transaction_processing_seconds_count") == 10
+        assert value(families, "rps_tp_state_reads_total") >= 10  # each move reads its game; some read the clock
+        assert value(families, "rps_tp_state_writes_total") == 8
+        assert value(families, "rps_tp_events_added_total") == 8
+        assert convention_problems(families.values(), "rps_tp") == []
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
+
+
+def test_a_metrics_port_in_use_is_a_bad_setting(start_tp):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        tp = start_tp("-C", "tcp://127.0.0.1:1", "--metrics", f"127.0.0.1:{port}")
+
+        assert tp.wait() == 2
+    log = tp.log_text()
+    assert log.startswith(f"xo-tp: error: --metrics: cannot serve metrics on 127.0.0.1:{port}: ")
+    assert log.count("\n") == 1
