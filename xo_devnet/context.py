@@ -6,7 +6,10 @@ and outputs may be namespaces). Writes and deletes must also fall under a namesp
 the processor registered for the transaction's family (``restrict_writes``), so that no
 family's processor can change another family's state, which Sawtooth 1.x does not
 check; reads stay governed by the inputs alone, since one family may read another's
-state (BlockInfo, say). Reads see the state the transaction would see if the
+state (BlockInfo, say). Two namespaces belong to the ledger whatever a processor
+registered (``LEDGER_NAMESPACES``): BlockInfo's ``00b10c`` and the settings' ``000000``;
+only their own family may write there, for the chain's clock and configuration are
+what every other family trusts. Reads see the state the transaction would see if the
 block were executed serially: committed state, then earlier batches of the block,
 then earlier transactions of its own batch, then its own writes.
 """
@@ -22,6 +25,10 @@ from xo_devnet.merkle import ADDRESS_PATTERN
 Reader = Callable[[str], bytes | None]
 
 
+LEDGER_NAMESPACES: dict[str, str] = {"00b10c": "block_info", "000000": "sawtooth_settings"}
+"""Namespace -> the one family that may write it, whatever namespaces another family's processor registers."""
+
+
 class AuthorizationError(Exception):
     """The processor touched an address it may not (outside inputs/outputs, or not an address)."""
 
@@ -29,23 +36,26 @@ class AuthorizationError(Exception):
 class TxnContext:
     """State access for one attempt at one transaction; discarded if the attempt fails."""
 
-    __slots__ = ("_inputs", "_namespaces", "_outputs", "_owner", "_read", "data", "events", "writes")
+    __slots__ = ("_family", "_inputs", "_namespaces", "_outputs", "_owner", "_read", "data", "events", "writes")
 
     def __init__(self, inputs: Sequence[str], outputs: Sequence[str], read: Reader) -> None:
         self._inputs = tuple(inputs)
         self._outputs = tuple(outputs)
         self._namespaces: tuple[str, ...] | None = None
+        self._family = ""
         self._owner = ""
         self._read = read
         self.writes: dict[str, bytes | None] = {}
         self.events: list[Event] = []
         self.data: list[bytes] = []
 
-    def restrict_writes(self, namespaces: Sequence[str], owner: str) -> None:
-        """Allow writes and deletes only under ``namespaces``, those ``owner`` (a processor's family and
-        version) registered; without this call only the outputs limit them."""
+    def restrict_writes(self, namespaces: Sequence[str], family: str, version: str) -> None:
+        """Allow writes and deletes only under ``namespaces``, those the processor of ``family`` ``version``
+        registered, and never under a ledger namespace of another family; without this call only the
+        outputs limit them."""
         self._namespaces = tuple(namespaces)
-        self._owner = owner
+        self._family = family
+        self._owner = f"{family} {version}"
 
     def get(self, addresses: Iterable[str]) -> list[tuple[str, bytes]]:
         """Each address with its value (empty bytes when unset), as Sawtooth answers TP_STATE_GET."""
@@ -77,6 +87,12 @@ class TxnContext:
         if namespaces is None:
             return
         for address in addresses:
+            owner = LEDGER_NAMESPACES.get(address[:6])
+            if owner is not None and owner != self._family:
+                raise AuthorizationError(
+                    f"cannot {verb} {address}: the namespace {address[:6]} belongs to the ledger ({owner});"
+                    f" {self._owner} may not write it, whatever namespaces its processor registered"
+                )
             if not address.startswith(namespaces):
                 registered = ", ".join(namespaces) or "none"
                 raise AuthorizationError(

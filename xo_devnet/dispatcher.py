@@ -136,7 +136,7 @@ class Dispatcher:
         )
         connection.requests[correlation_id] = request
         registration.in_flight += 1
-        context.restrict_writes(registration.namespaces, f"{registration.family} {registration.version}")
+        context.restrict_writes(registration.namespaces, registration.family, registration.version)
         self._contexts[context_id] = context
         if registration.raw_header:
             content = processor_pb2.TpProcessRequest(

@@ -26,7 +26,11 @@ are held to the same rules, so a restart never brings back a frozen queue.
 Every block opens with its BlockInfo (``block_info``), as a Sawtooth validator with the
 BlockInfo injector makes it: a batch signed by the node key describing the previous
 block with the time the block started, applied in-process before any other batch of
-the block starts. Nobody else may submit a ``block_info`` transaction.
+the block starts. Nobody else may submit a ``block_info`` transaction, no other family
+may write its namespace or the settings' (``context.LEDGER_NAMESPACES``), and the
+BlockInfo is made from the chain, never from state, so nothing a processor writes can
+stop blocks. Should block production stop all the same (a failed write, a bug),
+``failure`` says why; submissions are refused with it and reads are still served.
 
 Each block, once durable and the head, is published to the event subscribers
 (``events``): event clients on the component endpoint and the REST API's websockets.
@@ -177,6 +181,9 @@ class Ledger:
         self._exec_header = self._head_header
         self._exec_num = self._head_header.block_num
         self._exec_root = self._head_header.state_root_hash
+        self._exec_timestamp = block_opener.timestamp_in(head) or 0
+        """The BlockInfo timestamp of the block being executed on, from the chain: the next may not be earlier."""
+        self._open_timestamp = self._exec_timestamp
         self._batches = PendingBatches(
             storage, capacity=config.max_pending_batches, waiting_capacity=config.max_waiting_batches
         )
@@ -338,6 +345,11 @@ class Ledger:
     def events(self) -> EventHub:
         """The committed blocks' events, for subscribers (the REST API's websockets use it in-process)."""
         return self._events
+
+    @property
+    def failure(self) -> str | None:
+        """Why blocks cannot be produced now (batches are refused, reads still served); None while they can."""
+        return self._failure
 
     @property
     def node_public_key(self) -> str:
@@ -503,8 +515,9 @@ class Ledger:
         try:
             await self._produce_blocks()
         except Exception as error:
-            self._failure = f"block production failed: {error!r}"
-            LOG.exception("block production failed; no further blocks will be produced")
+            if self._failure is None:
+                self._failure = f"block production failed at block {self._exec_num + 1}: {error}"
+                LOG.exception("%s; no further blocks will be produced until a restart", self._failure)
 
     async def _produce_blocks(self) -> None:
         """Start the ready batches, wait for the running ones (bounded), cut a block from those finished."""
@@ -543,11 +556,12 @@ class Ledger:
         """Start the next block with its BlockInfo: the block being executed on, at the time now.
 
         The time never goes backwards: while the clock is behind the newest BlockInfo's,
-        the block keeps that one's. A BlockInfo the processor refuses means a corrupt
-        chain or a bug: block production stops (``_produce`` logs why).
+        the block keeps that one's. Both come from the chain, never from state a
+        processor could have written. A BlockInfo the built-in processor refuses is a bug:
+        block production stops (``_produce`` says why).
         """
-        newest = block_opener.newest_timestamp(self._read_executed) or 0
-        timestamp = max(int(self._config.clock()), newest)
+        timestamp = max(int(self._config.clock()), self._exec_timestamp)
+        self._open_timestamp = timestamp
         batch = block_opener.injected_batch(self._signer, self._exec_header, self._exec_block_id, timestamp)
         try:
             self._executor.open_block(PendingBatch.parse(batch), _apply_block_info)
@@ -640,6 +654,7 @@ class Ledger:
         self._nodes.unsaved.update(nodes)
         self._exec_root, self._exec_num, self._exec_block_id = root, self._exec_num + 1, block.header_signature
         self._exec_header = header_of(block)
+        self._exec_timestamp = self._open_timestamp
         for pending, _ in result.valid:
             self._executed_txns.update(pending.txn_ids)
         return CommitRecord(block=block, block_num=self._exec_num, receipts=receipts, nodes=nodes, invalid=invalid)
@@ -703,7 +718,7 @@ def _reads_block_info(pending: PendingBatch) -> bool:
 
 def _apply_block_info(txn: Transaction, header: TransactionHeader, context: TxnContext) -> None:
     """The built-in block_info processor: it writes only under BlockInfo's namespace, like any processor its own."""
-    context.restrict_writes((block_info.NAMESPACE,), f"{block_info.FAMILY_NAME} {block_info.FAMILY_VERSION}")
+    context.restrict_writes((block_info.NAMESPACE,), block_info.FAMILY_NAME, block_info.FAMILY_VERSION)
     block_opener.apply(txn.payload, context)
 
 

@@ -36,7 +36,7 @@ def test_writes_must_be_under_the_outputs_even_if_readable():
 
 def test_writes_and_deletes_must_also_be_under_the_namespaces_the_processor_registered():
     context = TxnContext([NS, OTHER], [NS, OTHER], committed)
-    context.restrict_writes(("00",), "kv 1.0")
+    context.restrict_writes(("00",), "kv", "1.0")
     context.set([(OTHER, b"mine")])
     with pytest.raises(AuthorizationError, match=r"namespaces kv 1\.0 registered \(00\)"):
         context.set([(GAME, b"not mine")])
@@ -46,9 +46,26 @@ def test_writes_and_deletes_must_also_be_under_the_namespaces_the_processor_regi
     assert context.writes == {OTHER: b"mine"}
 
 
+@pytest.mark.parametrize(("namespace", "owner"), [("00b10c", "block_info"), ("000000", "sawtooth_settings")])
+def test_the_ledgers_namespaces_are_written_by_their_own_family_only_whatever_a_processor_registered(namespace, owner):
+    target = namespace + "0" * 64
+    context = TxnContext([namespace], [namespace], committed)
+    context.restrict_writes((namespace, "00"), "evil", "1.0")
+    refusal = rf"namespace {namespace} belongs to the ledger \({owner}\); evil 1\.0 may not write it"
+    with pytest.raises(AuthorizationError, match=refusal):
+        context.set([(target, b"forged")])
+    with pytest.raises(AuthorizationError, match="belongs to the ledger"):
+        context.delete([target])
+    assert context.writes == {}
+    own = TxnContext([namespace], [namespace], committed)
+    own.restrict_writes((namespace,), owner, "1.0")
+    own.set([(target, b"its own")])
+    assert own.writes == {target: b"its own"}
+
+
 def test_a_processor_that_registered_no_namespace_may_write_nothing():
     context = TxnContext([NS], [NS], committed)
-    context.restrict_writes((), "quiet 1.0")
+    context.restrict_writes((), "quiet", "1.0")
     with pytest.raises(AuthorizationError, match=r"registered \(none\)"):
         context.set([(GAME, b"x")])
 

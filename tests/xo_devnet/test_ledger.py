@@ -2,11 +2,13 @@
 
 import asyncio
 import contextlib
+import logging
 import shutil
 import sqlite3
 import threading
 import time
 
+import aiohttp
 import pytest
 
 from tests.xo_devnet.harness import (
@@ -23,10 +25,13 @@ from tests.xo_devnet.harness import (
     running_ledger,
     submitted_batches,
 )
+from xo_core.protobuf.batch_pb2 import BatchList
 from xo_core.signing import verify
+from xo_devnet import block_info as block_opener
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import DuplicateBatch, Ledger, LedgerConfig, LedgerError, QueueFull
 from xo_devnet.merkle import EMPTY_ROOT
+from xo_devnet.rest.server import start_rest_server
 from xo_devnet.storage import DATABASE_NAME, Storage, StorageError
 
 A, B, C = address("a"), address("b"), address("c")
@@ -419,5 +424,46 @@ def test_an_accepted_batch_reaches_the_database_file_within_the_sync_interval_wi
             assert not in_database_file()
             await eventually(in_database_file, timeout=5)
             assert ledger.batch_statuses([batch.header_signature])[0].status == "PENDING"
+
+    run(scenario)
+
+
+def test_a_ledger_that_cannot_produce_blocks_says_why_once_refuses_batches_with_it_and_still_serves_reads(
+    monkeypatch, caplog
+):
+    def broken(payload, context):
+        raise block_opener.BlockInfoRefused("a bug, for this test")
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger):
+            assert await commit(ledger, kv_batch(set={A: "before"})) == ["COMMITTED"]
+            assert ledger.failure is None
+            monkeypatch.setattr(block_opener, "apply", broken)
+            with caplog.at_level(logging.ERROR, logger="xo_devnet.ledger"):
+                await ledger.submit([kv_batch(set={B: "stuck"})])
+                await eventually(lambda: ledger.failure is not None)
+                reason = "block production failed at block 2: the BlockInfo of block 2 cannot be applied: a bug"
+                assert ledger.failure.startswith(reason)
+                rest = await start_rest_server(ledger, "127.0.0.1", 0)
+                try:
+                    async with aiohttp.ClientSession() as session:
+                        for _ in range(3):
+                            async with session.post(
+                                f"{rest.url}/batches",
+                                data=BatchList(batches=[kv_batch(set={C: "refused"})]).SerializeToString(),
+                                headers={"Content-Type": "application/octet-stream"},
+                            ) as answer:
+                                assert answer.status == 429
+                                assert reason in (await answer.json())["error"]["message"]
+                        async with session.get(f"{rest.url}/status") as answer:
+                            assert (await answer.json())["data"]["failure"] == ledger.failure
+                        async with session.get(f"{rest.url}/state/{A}") as answer:
+                            assert answer.status == 200
+                        async with session.get(f"{rest.url}/blocks?limit=1") as answer:
+                            assert (await answer.json())["data"][0]["header"]["block_num"] == "1"
+                finally:
+                    await rest.stop()
+            failures = [record for record in caplog.records if "block production failed" in record.getMessage()]
+            assert len(failures) == 1
 
     run(scenario)

@@ -66,11 +66,11 @@ def test_the_document_is_served_as_yaml_and_as_json(api):
     assert openapi_document()["openapi"].startswith("3.1")
 
 
-def test_status_lists_the_registered_processors_and_no_peers(api):
+def test_status_lists_the_registered_processors_no_peers_and_no_failure(api):
     answer = api.get("/status").json
     processors = [{"family": "rps", "version": "1.0"}, {"family": "xo", "version": "1.0"}]
     assert answer == {
-        "data": {"endpoint": "", "peers": [], "processors": processors},
+        "data": {"endpoint": "", "peers": [], "processors": processors, "failure": None},
         "link": f"{api.url}/status",
     }
 
