@@ -21,9 +21,9 @@ from client_core.follow import Follower
 from client_core.rest import RestClient
 from client_core.runner import notice, warn
 from rps_cli.games import decode_games, find_game
-from rps_tp.clock import current_time
 from rps_tp.family import game_address
 from rps_tp.game import Game, game_label
+from tp_runtime.clock import current_time
 
 
 class Budget:
@@ -67,7 +67,7 @@ class _Entry(NamedTuple):
 
 
 class _RestState:
-    """The REST API's state as the family's clock reads a processor's context (:func:`rps_tp.clock.current_time`)."""
+    """The REST API's state as the family's clock reads a processor's context (:func:`tp_runtime.clock.current_time`)."""
 
     def __init__(self, client: RestClient) -> None:
         self._client = client

@@ -1,9 +1,9 @@
-"""The time on the chain, as rps reads it: the timestamp of the newest BlockInfo in state.
+"""The time on the chain, as every family that needs it reads it: the timestamp of the newest BlockInfo in state.
 
 At the start of every block the validator's BlockInfo injector writes a description of
 the previous block with a timestamp taken as the new block starts, so the newest one
 in state says roughly when the block being built began: a transaction in a block of its
-own (a claim on an idle chain, say) sees a fresh time. The timestamp is the same for
+own (an rps claim or a chips finalize on an idle chain, say) sees a fresh time. The timestamp is the same for
 every validator that replays the block, which a processor's own clock never is.
 """
 

@@ -3,8 +3,8 @@
 import pytest
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 
-from rps_tp.clock import current_time
 from tests.rps_tp.fakes import FakeContext, block_info_entries
+from tp_runtime.clock import current_time
 from xo_core import block_info
 from xo_core.protobuf.block_info_pb2 import BlockInfo, BlockInfoConfig
 

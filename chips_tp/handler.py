@@ -1,0 +1,147 @@
+"""The chips family as a Sawtooth ``TransactionHandler``: records read, rules applied, records and an event written.
+
+It speaks only the SDK's handler and context interfaces (through
+:mod:`tp_runtime.handler_api`), so it runs under this project's processor runtime and
+under the official SDK processor alike.
+"""
+
+from typing import Final
+
+from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
+from sawtooth_sdk.processor.handler import TransactionHandler
+
+from chips_tp import rules
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.family import (
+    FAMILY_NAME,
+    FAMILY_VERSION,
+    ISSUERS_ADDRESS,
+    ISSUERS_SETTING,
+    NAMESPACE,
+    account_address,
+    channel_address,
+)  # fmt: skip
+from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Fund, Issue, Op, Open, Respond, Transfer
+from chips_tp.payload import parse_payload
+from chips_tp.state import CLOSED, Account, Channel, decode_account, decode_channel, encode_account, encode_channel
+from tp_runtime.clock import current_time
+from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from xo_core.settings import CorruptSetting, listed, setting_value
+from xo_core.text import quoted
+
+EVENT_PREFIX: Final = "chips/"
+
+
+class ChipsTransactionHandler(TransactionHandler):
+    """Applies the ten chips ops; each applied transaction emits one event ``chips/<op>``.
+
+    Account ops: attributes ``account`` (the credited key) and ``signer``, data the
+    credited account's record. Channel ops: ``channel`` (id in hex), ``status``,
+    ``turn`` and ``signer``, data the channel's record.
+    """
+
+    @property
+    def family_name(self) -> str:
+        return FAMILY_NAME
+
+    @property
+    def family_versions(self) -> list[str]:
+        return [FAMILY_VERSION]
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [NAMESPACE]
+
+    def apply(self, transaction: ProcessRequest, context: StateContext) -> None:
+        """Apply one chips transaction; ``InvalidTransaction`` for a refused op, ``InternalError`` for bad state."""
+        op = parse_payload(transaction.payload)
+        signer = transaction.header.signer_public_key
+        check_signer(signer, quoted)
+        if isinstance(op, Issue | Transfer):
+            _account_op(op, signer, context)
+        else:
+            _channel_op(op, signer, context)
+
+
+def _account_op(op: Issue | Transfer, signer: str, context: StateContext) -> None:
+    recipient = _account(context, op.to)
+    if isinstance(op, Issue):
+        credited = rules.issue(recipient, op, signer, _issuers(context))
+    else:
+        sender, credited = rules.transfer(_account(context, signer), recipient, op, signer)
+        _write_account(context, signer, sender)
+    _write_account(context, op.to, credited)
+    context.add_event(EVENT_PREFIX + op.NAME, [("account", op.to), ("signer", signer)], encode_account(credited))
+
+
+def _channel_op(op: Op, signer: str, context: StateContext) -> None:
+    if isinstance(op, Open):
+        identity = channel_id(Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce))
+        channel = rules.open_channel(_channel(context, identity), op, signer)
+    else:
+        found = _channel(context, op.channel)
+        if found is None:
+            raise rules.Refused(f"there is no channel {op.channel.hex()}")
+        channel = _play(op, found, signer, context)
+    address = channel_address(channel.id)
+    if channel.status == CLOSED and channel.payout is not None:
+        for key, paid in zip(channel.fixed.participants, channel.payout, strict=True):
+            if paid:
+                _write_account(context, key, rules.credited(_account(context, key), key, paid))
+    data = encode_channel(channel)
+    write_entry(context, address, data)
+    attributes = [
+        ("channel", channel.id.hex()),
+        ("status", channel.status),
+        ("turn", str(channel.turn)),
+        ("signer", signer),
+    ]
+    context.add_event(EVENT_PREFIX + op.NAME, attributes, data)
+
+
+def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> Channel:
+    """The channel after ``op``, which is not an open; reads the time only when the op can need it."""
+    now = current_time(context, op.NAME) if isinstance(op, Challenge | Finalize) or channel.challenge else None
+    match op:
+        case Fund():
+            channel, account = rules.fund(channel, _account(context, signer), op, signer)
+            _write_account(context, signer, account)
+            return channel
+        case Cancel():
+            return rules.cancel(channel, op, signer)
+        case Conclude():
+            return rules.conclude(channel, op, signer, now)
+        case Challenge():
+            return rules.challenge(channel, op, signer, now)
+        case Checkpoint():
+            return rules.checkpoint(channel, op, signer, now)
+        case Respond():
+            return rules.respond(channel, op, signer, now)
+        case Finalize():
+            return rules.finalize(channel, op, now)
+    raise InternalError(f"no rule for the op {op.NAME}")
+
+
+def _issuers(context: StateContext) -> list[str]:
+    try:
+        return listed(setting_value(read_entry(context, ISSUERS_ADDRESS), ISSUERS_SETTING))
+    except AuthorizationException:
+        raise InvalidTransaction(
+            f"an issue reads the setting {ISSUERS_SETTING}: list {ISSUERS_ADDRESS} in its inputs"
+        ) from None
+    except CorruptSetting as error:
+        raise InternalError(str(error)) from None
+
+
+def _account(context: StateContext, key: str) -> Account | None:
+    address = account_address(key)
+    return decode_account(address, read_entry(context, address), key)
+
+
+def _write_account(context: StateContext, key: str, account: Account | None) -> None:
+    write_entry(context, account_address(key), None if account is None else encode_account(account))
+
+
+def _channel(context: StateContext, identity: bytes) -> Channel | None:
+    address = channel_address(identity)
+    return decode_channel(address, read_entry(context, address))
