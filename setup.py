@@ -11,7 +11,7 @@ VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py
 setup(
     name="xo-sawtooth",
     version=VERSION,
-    description="Hyperledger Sawtooth XO and rps transaction families: processors, clients, web page, one-node ledger",
+    description="Hyperledger Sawtooth XO, rps and chips families: processors, clients, web page, one-node ledger",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
@@ -20,6 +20,7 @@ setup(
         include=[
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
             "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "rps_cli", "rps_cli.*",
+            "chips_tp", "chips_tp.*",
             "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*",
         ]
     ),
@@ -58,6 +59,7 @@ setup(
         "console_scripts": [
             "xo-tp=xo_tp.cli:main",
             "rps-tp=rps_tp.cli:main",
+            "chips-tp=chips_tp.cli:main",
             "xo=xo_cli.main:main",
             "rps=rps_cli.main:main",
             "xo-devnet=xo_devnet.cli:main",

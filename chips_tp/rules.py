@@ -56,7 +56,7 @@ def transfer(
     """The signer's chips to ``op.to``; refused for more than the signer holds, or to themself."""
     if op.to == signer:
         raise Refused("a transfer to yourself moves nothing")
-    return debited(sender, signer, op.amount, f"a transfer of {op.amount} chips"), credited(recipient, op.to, op.amount)
+    return debited(sender, signer, op.amount, "the transfer"), credited(recipient, op.to, op.amount)
 
 
 def open_channel(existing: Channel | None, op: Open, signer: str) -> Channel:

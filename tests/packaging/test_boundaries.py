@@ -18,26 +18,35 @@ SHARED = ("xo_core", "tp_runtime", "client_core")
 FAMILIES = {
     "xo": ("xo_tp", "xo_cli"),
     "rps": ("rps_tp", "rps_cli"),
+    "chips": ("chips_tp",),
 }
-"""Each family's packages; a family may import shared packages and its own packages only."""
+"""Each family's packages; a family may import shared packages and its own packages only (and the pure rules below)."""
+
+PURE_RULES = {"chips": {"xo_tp.bitboard", "rps_tp.canonical", "rps_tp.commitment", "rps_tp.game"}}
+"""Another family's pure modules (no I/O) a family reuses rather than copies: chips's channel apps play XO and RPS."""
 
 APPLICATIONS = ("xo_devnet", "xo_web")
 """Programs built from several families (the ledger runs every family's processor; the web page plays every game)."""
 
 
-def imported_packages(package: str) -> dict[str, set[str]]:
-    """Top-level packages each module of ``package`` imports, by module path."""
+def imported_modules(package: str) -> dict[str, set[str]]:
+    """What each module of ``package`` imports, by module path (``from x import y`` as ``x.y``)."""
     found: dict[str, set[str]] = {}
     for path in sorted((ROOT / package).rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         names: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
+                names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
         found[str(path.relative_to(ROOT))] = names
     return found
+
+
+def imported_packages(package: str) -> dict[str, set[str]]:
+    """Top-level packages each module of ``package`` imports, by module path."""
+    return {module: {name.split(".")[0] for name in names} for module, names in imported_modules(package).items()}
 
 
 OURS = set(SHARED) | {package for packages in FAMILIES.values() for package in packages} | set(APPLICATIONS)
@@ -52,9 +61,21 @@ def test_shared_packages_import_no_family_and_no_application(package):
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_a_family_imports_only_shared_packages_and_its_own(family):
     allowed = set(SHARED) | set(FAMILIES[family])
+    pure = PURE_RULES.get(family, set())
     for package in FAMILIES[family]:
-        for module, names in imported_packages(package).items():
-            assert names & OURS <= allowed, f"{module} imports {sorted(names & OURS - allowed)}"
+        for module, names in imported_modules(package).items():
+            crossing = {name for name in names if name.split(".")[0] in OURS - allowed}
+            foreign = {
+                name for name in crossing if not any(name == rules or name.startswith(rules + ".") for rules in pure)
+            }
+            assert not foreign, f"{module} imports {sorted(foreign)}"
+
+
+@pytest.mark.parametrize("module", sorted(set().union(*PURE_RULES.values())))
+def test_the_pure_rules_a_family_reuses_do_no_io(module):
+    path = ROOT / (module.replace(".", "/") + ".py")
+    packages = {name.split(".")[0] for name in imported_modules(path.parent.name)[str(path.relative_to(ROOT))]}
+    assert not packages & {"tp_runtime", "client_core", "asyncio", "socket", "zmq", "aiohttp", "os", "pathlib"}
 
 
 def test_xo_web_is_an_application_that_no_other_package_imports():

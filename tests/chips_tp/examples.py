@@ -1,0 +1,76 @@
+"""The worked examples of ``docs/chips-family.md``, built from the family's own codecs and rules.
+
+Keys: Alice holds private key 1, Bob 2, the issuer 3 (anyone can check them). Alice
+opens an XO channel with Bob (stake 10, deposits 100 each, an hour to answer a
+challenge, nonce 1), both fund it, Alice plays X in the centre and, Bob being silent,
+challenges with that state; Bob's O in the top-left corner answers. The signatures are
+deterministic (RFC 6979), so every byte below is reproducible.
+"""
+
+from chips_tp import rules, xo_app
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel_state import State, encode_state
+from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_message
+from chips_tp.ops import Challenge, Fund, Issue, Open, Respond, SignedState, Transfer
+from chips_tp.payload import encode_payload
+from chips_tp.state import Account, encode_account, encode_channel
+from rps_tp import canonical
+from xo_core.signing import Signer
+
+ALICE = Signer.from_hex("00" * 31 + "01")
+BOB = Signer.from_hex("00" * 31 + "02")
+ISSUER = Signer.from_hex("00" * 31 + "03")
+FIXED = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 100), 3600, 1)
+CHANNEL_ID = channel_id(FIXED)
+NOW = 1_700_000_000
+OPEN = Open(BOB.public_key, "xo", 10, (100, 100), 3600, 1)
+
+
+def turn_1() -> bytes:
+    """Alice's first move: X in the centre (bit 16); she takes the stake."""
+    return encode_state(State(CHANNEL_ID, 1, False, xo_app.XoData("XPlaying", 16, 0), (110, 90)), xo_app.encode)
+
+
+def turn_2() -> bytes:
+    """Bob's answer: O in the top-left corner (bit 256); the stake swings to him."""
+    return encode_state(State(CHANNEL_ID, 2, False, xo_app.XoData("OPlaying", 16, 256), (90, 110)), xo_app.encode)
+
+
+def examples() -> dict[str, bytes]:
+    """Every example the specification shows, by title."""
+    channel = rules.open_channel(None, OPEN, ALICE.public_key)
+    channel, _ = rules.fund(channel, Account(ALICE.public_key, 1000), Fund(CHANNEL_ID, 0), ALICE.public_key)
+    channel, _ = rules.fund(channel, Account(BOB.public_key, 1000), Fund(CHANNEL_ID, 100), BOB.public_key)
+    assert channel.state is not None
+    funded_state = channel.state
+    alice_turn_1 = sign(ALICE, state_message(turn_1()))
+    challenger = sign(ALICE, challenge_message(turn_1()))
+    challenge = Challenge(CHANNEL_ID, (SignedState(turn_1(), (alice_turn_1, None)),), challenger)
+    challenged = rules.challenge(channel, challenge, ALICE.public_key, NOW)
+    bob_turn_2 = sign(BOB, state_message(turn_2()))
+    return {
+        "issue": encode_payload(Issue(ALICE.public_key, 1000)),
+        "account": encode_account(Account(ALICE.public_key, 1000)),
+        "transfer": encode_payload(Transfer(BOB.public_key, 25)),
+        "open": encode_payload(OPEN),
+        "channel id preimage": canonical.encode(
+            ["chips/1.0 channel", list(FIXED.participants), "xo", 10, [100, 100], 3600, 1]
+        ),
+        "channel id": CHANNEL_ID,
+        "fund": encode_payload(Fund(CHANNEL_ID, 0)),
+        "state of turn 0": funded_state,
+        "state of turn 1": turn_1(),
+        "state message of turn 1": state_message(turn_1()),
+        "hash to sign for turn 1": digest_to_sign(state_message(turn_1())),
+        "alice's signature of turn 1": alice_turn_1,
+        "challenge message of turn 1": challenge_message(turn_1()),
+        "hash to sign for the challenge": digest_to_sign(challenge_message(turn_1())),
+        "challenge": encode_payload(challenge),
+        "channel after the challenge": encode_channel(challenged),
+        "state of turn 2": turn_2(),
+        "respond": encode_payload(Respond(CHANNEL_ID, SignedState(turn_2(), (None, bob_turn_2)))),
+    }
+
+
+#: The examples that are raw bytes (a hash, a signature), not CBOR: shown in hex only.
+RAW = ("channel id", "hash to sign for turn 1", "alice's signature of turn 1", "hash to sign for the challenge")
