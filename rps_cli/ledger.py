@@ -67,7 +67,7 @@ class _Entry(NamedTuple):
 
 
 class _RestState:
-    """The REST API's state as the family's clock reads a processor's context (:func:`tp_runtime.clock.current_time`)."""
+    """The REST API's state as the clock reads a processor's context (:func:`tp_runtime.clock.current_time`)."""
 
     def __init__(self, client: RestClient) -> None:
         self._client = client
