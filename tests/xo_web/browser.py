@@ -13,9 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 CHROMIUM_ENV: Final = "XO_CHROMIUM"
 CHROMIUM_ARGS: Final = [
@@ -66,3 +69,42 @@ def chromium_executable() -> str:
         unavailable("no Chromium to run the browser tests: install Debian's chromium (apt-get install chromium) "
                     f"or set {CHROMIUM_ENV}")
     return str(found)
+
+
+# Which characters of the page's text the browser has no glyph for: each is drawn on a canvas in the page's
+# font and compared, pixel for pixel, with a private-use character, which no font draws (the "tofu" box).
+TOFU_SCRIPT: Final = """
+() => {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 64;
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  context.font = `32px ${getComputedStyle(document.body).fontFamily}`;
+  const pixels = (text) => {
+    context.clearRect(0, 0, 64, 64);
+    context.fillText(text, 8, 44);
+    return context.getImageData(0, 0, 64, 64).data.join(",");
+  };
+  const box = pixels("\\uE000");
+  const characters = new Set(document.body.innerText.replace(/\\s/g, ""));
+  return [...characters].filter((character) => pixels(character) === box);
+}
+"""
+
+# Every SVG icon under a selector: [its data-throw, width, height, how many of its shapes have an area].
+ICONS_SCRIPT: Final = """
+(icons) => icons.map((icon) => {
+  const box = icon.getBoundingClientRect();
+  const drawn = [...icon.children].filter((shape) => shape.getBBox().width > 0 && shape.getBBox().height > 0);
+  return [icon.dataset.throw, box.width, box.height, drawn.length];
+})
+"""
+
+
+def tofu(page: Page) -> list[str]:
+    """The characters of ``page``'s text drawn as the missing-glyph box (none, on a page that renders everywhere)."""
+    return page.evaluate(TOFU_SCRIPT)
+
+
+def drawn_icons(page: Page, selector: str) -> list[tuple[str, float, float, int]]:
+    """Each SVG icon matching ``selector``: (its throw, rendered width, rendered height, shapes with an area)."""
+    return [tuple(icon) for icon in page.locator(selector).evaluate_all(ICONS_SCRIPT)]

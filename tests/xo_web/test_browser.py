@@ -19,7 +19,15 @@ import time
 import pytest
 
 from tests.xo_cli.devnet_play import Running, Table
-from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT, SECONDS, chromium_executable, unavailable
+from tests.xo_web.browser import (
+    CHROMIUM_ARGS,
+    MEASURE_SCRIPT,
+    SECONDS,
+    chromium_executable,
+    drawn_icons,
+    tofu,
+    unavailable,
+)
 from xo_core.text import printable
 
 try:
@@ -134,11 +142,17 @@ def test_alice_and_bob_play_a_whole_game_each_seeing_the_others_moves_live(pages
             expect(cell(bob, 2)).to_have_attribute("data-mark", "-")
 
     expect(alice.locator("#game-status")).to_have_text("Your turn: you play X")
+    expect(alice.locator("#move-help")).to_have_text(re.compile(r"^Click a space, or type 1-9 or A1-C3"))
     cell(alice, 6).click()
     delays.append(latency_ms(alice, bob, 6))
     expect(alice.locator("#game-status")).to_have_text("You won as X!")
-    expect(bob.locator("#game-status")).to_have_text(f"X won: alice ({table.key('alice')[:6]}…)")
-    expect(bob.locator("#announcer")).to_contain_text("alice")
+    alice_label = f"alice ({table.key('alice')[:6]}…)"
+    expect(bob.locator("#game-status")).to_have_text(f"X won: {alice_label}")
+    # one sentence after another, each ended once; a key's name as it was typed, at the start of a sentence too
+    expect(alice.locator("#announcer")).to_have_text(f"{alice_label} took C2 (6) as X. You won as X!")
+    expect(bob.locator("#announcer")).to_have_text(f"{alice_label} took C2 (6) as X. X won: {alice_label}.")
+    for page in (alice, bob):  # no hint on how to move once there is no move to make
+        expect(page.locator("#move-help")).to_be_hidden()
     expect(bob.locator(".cell.winning")).to_have_count(3)
     print(f"move click -> opponent's page shows it: p50 {statistics.median(delays):.0f} ms, "
           f"max {max(delays):.0f} ms over {len(delays)} moves")
@@ -233,22 +247,43 @@ def test_alice_and_bob_play_rock_paper_scissors_each_throw_secret_until_both_hav
     expect(alice.locator("h1")).to_have_text("Rock-paper-scissors rps-duel")
     link = bob.locator("#rps-games .game-link", has_text="rps-duel")
     expect(link).to_be_visible()  # bob's lobby, live
+    badge = drawn_icons(bob, "#rps-games .game-link .rps-badge svg")  # the page's own pictures: no emoji font needed
+    assert [icon[0] for icon in badge] == ["rock", "paper", "scissors"]
+    assert all(width > 0 and height > 0 and shapes > 0 for _, width, height, shapes in badge), badge
+    assert tofu(bob) == []
+    bob.screenshot(path=screenshots / "lobby-rps.png")
     link.click()
     bob.get_by_role("button", name="Join the game").click()
+    expect(bob.locator("#rps-help")).to_be_hidden()  # how to throw: not before play starts
     bob.get_by_role("button", name="I'm ready").click()
     alice.get_by_role("button", name="I'm ready").click()
     expect(alice.locator("#rps-status")).to_have_text("You and bob must throw in round 1")
+    expect(bob.locator("#rps-status")).to_have_text("You and alice must throw in round 1")
+    expect(alice.locator("#rps-announcer")).to_have_text("You are ready. Play starts, round 1.")
+    expect(bob.locator("#rps-announcer")).to_have_text("alice is ready. Play starts, round 1.")
+    expect(alice.locator("#rps-help")).to_have_text(re.compile(r"^Throw with the buttons, or type r, p or s"))
+    throws = drawn_icons(alice, ".throws button.throw svg.throw-icon")
+    assert [icon[0] for icon in throws] == ["rock", "paper", "scissors"]
+    assert all(width >= 16 and height >= 16 and shapes > 0 for _, width, height, shapes in throws), throws
+    assert tofu(alice) == []
+    alice.screenshot(path=screenshots / "rps-throws.png")
 
     alice.get_by_role("button", name="rock").click()
     expect(bob.locator(".rps-seats")).to_contain_text("has thrown (secret until both have)")
     expect(bob.locator("#rps-status")).to_have_text("You must throw in round 1")
+    expect(bob.locator("#rps-announcer")).to_have_text("alice has thrown in round 1.")
+    expect(alice.locator("#rps-announcer")).to_have_text("You have thrown in round 1.")
     for part in (".rps-seats", "#rps-status", "#rps-note", ".rounds"):  # alice's throw is nowhere in bob's page yet
         assert "rock" not in bob.locator(part).inner_text()
     bob.screenshot(path=screenshots / "rps-secret-throw.png")
     bob.keyboard.press("s")  # scissors, from the keyboard
-    expect(bob.locator("#rps-status")).to_have_text("Alice won 1-0")
+    expect(bob.locator("#rps-status")).to_have_text("alice won 1-0")  # a key's name as it was typed, never capitalised
     expect(alice.locator("#rps-status")).to_have_text("You won 1-0")
     expect(bob.locator(".rounds")).to_have_text("alice rock, you scissors: alice won the round")
+    expect(alice.locator(".rounds")).to_have_text("You rock, bob scissors: you won the round")
+    for page in (alice, bob):  # the game is over: no throw buttons, and no hint on how to throw
+        expect(page.locator(".throws")).to_be_hidden()
+        expect(page.locator("#rps-help")).to_be_hidden()
     expect(alice.locator(".rps-seats")).to_contain_text("won, 1 point")
     expect(alice.locator("#rps-note")).to_have_text("Revealed rock in round 1 of game 'rps-duel'")  # her own reveal
     alice.screenshot(path=screenshots / "rps-finished.png")

@@ -57,3 +57,16 @@ def test_every_file_of_the_page_is_package_data_and_served():
         assert any(fnmatch.fnmatch(path, pattern) for pattern in patterns), f"{path} is not package data"
     served = load_static()
     assert sorted("static/" + name for name in served) == shipped
+
+
+# Emoji and pictographic symbols: a machine without an emoji font draws them as empty boxes. The page's
+# pictures are its own SVG (js/icons.js), so none of these may appear in what it ships.
+PICTOGRAPHS = re.compile("[\u2600-\u26ff\u2700-\u27bf\u2b00-\u2bff\ufe0f\U0001f000-\U0001faff]")
+
+
+@pytest.mark.parametrize(
+    "path", sorted(path for path in STATIC.rglob("*") if path.is_file()), ids=lambda path: path.name
+)
+def test_no_file_of_the_page_relies_on_an_emoji_font(path):
+    found = PICTOGRAPHS.findall(path.read_text(encoding="utf-8"))
+    assert found == [], f"{path.name} holds {found}: draw it with js/icons.js instead"

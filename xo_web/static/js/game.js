@@ -6,7 +6,7 @@
 import { move, startComputer, stopComputer } from "./api.js";
 import { BoardView } from "./board.js";
 import { h, replace, shown } from "./dom.js";
-import { changeText, gridName, isOver, parseSpace, playerLabel, seat, stateText } from "./labels.js";
+import { changeText, gridName, isOver, parseSpace, playerLabel, seat, sentence, stateText } from "./labels.js";
 
 const TYPING_TARGETS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 
@@ -22,6 +22,7 @@ export function mount(app, name, signal) {
   const deleteButton = h("button", { type: "button", class: "danger", text: "Delete game", on: { click: askDelete } });
   const actions = h("div", { class: "actions" }, historyLink, deleteButton);
   const computer = computerPanel(app, name, (message) => (error.textContent = message));
+  const help = h("p", { class: "help", id: "move-help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." });
   let pending = null;
   let last = null;
   let letter = null;
@@ -43,6 +44,7 @@ export function mount(app, name, signal) {
       board.element.hidden = true;
       actions.hidden = true;
       computer.element.hidden = true;
+      help.hidden = true;
       return;
     }
     document.title = `xo · ${game.shown}`;
@@ -58,6 +60,7 @@ export function mount(app, name, signal) {
     status.textContent = stateText(game, me);
     status.dataset.over = String(isOver(game));
     board.element.hidden = false;
+    help.hidden = isOver(game); // how to move: only while there are moves to make
     actions.hidden = false;
     computer.render(game);
     board.update(game.board, { last, pending, active: !isOver(game) && pending === null });
@@ -146,7 +149,7 @@ export function mount(app, name, signal) {
       if (mine.length) {
         const game = current();
         const said = mine.map(changeText).join("; ");
-        announcer.textContent = game ? `${said}. ${stateText(game, app.me())}.` : `The game was ${said}.`;
+        announcer.textContent = game ? `${sentence(said)} ${sentence(stateText(game, app.me()))}` : `The game was ${said}.`;
       }
       render();
     },
@@ -171,7 +174,7 @@ export function mount(app, name, signal) {
       announcer,
       computer.element,
       actions,
-      h("p", { class: "help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." }),
+      help,
     ),
   );
   render();

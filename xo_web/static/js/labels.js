@@ -71,6 +71,11 @@ export function stateText(game, me) {
   return `${mover.mark} to play: ${playerLabel(mover.key, mover.name)}`;
 }
 
+/** `text` ended as a sentence: a full stop, unless it already ends with one, a "!" or a "?". */
+export function sentence(text) {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
 /** One change as a sentence: "bob (03a9f3…) took B2 (5) as O". */
 export function changeText(change) {
   if (change.action === "take" && change.game) {

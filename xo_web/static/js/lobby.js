@@ -4,7 +4,8 @@ import { move, rps } from "./api.js";
 import { miniBoard } from "./board.js";
 import { h, replace, shown } from "./dom.js";
 import { isOver, nextPlayer, playerLabel, seat, stateText } from "./labels.js";
-import { nextText, outcomeText, seatLabel } from "./rps_labels.js";
+import { throwIcon } from "./icons.js";
+import { THROWS, nextText, outcomeText, seatLabel } from "./rps_labels.js";
 
 const MAX_SHOWN = 200;
 const FRESH_MS = 1500;
@@ -19,7 +20,7 @@ export function rpsHref(name) {
 
 function rpsItem(game, me) {
   const yourTurn = me !== null && game.next.some((step) => step.player === me);
-  const over = outcomeText(game, me);
+  const over = outcomeText(game, me, true);
   const players = game.players.map(seatLabel).join(" vs ") || "nobody has joined yet";
   const score = game.players.length === 2 && game.state !== "AWAITING_GAME" ? ` · ${game.players.map((p) => p.score).join("-")}` : "";
   return h(
@@ -28,13 +29,13 @@ function rpsItem(game, me) {
     h(
       "a",
       { href: rpsHref(game.name), class: "game-link rps-link" },
-      h("span", { class: "rps-badge", "aria-hidden": "true", text: "✊✋✌" }),
+      h("span", { class: "rps-badge", "aria-hidden": "true" }, THROWS.map((throw_) => throwIcon(throw_, "badge-icon"))),
       h(
         "span",
         { class: "game-text" },
         shown(game.shown, "name game-name"),
         yourTurn ? h("span", { class: "badge", text: "your move" }) : null,
-        h("span", { class: "game-state", text: over ? `${over.charAt(0).toUpperCase()}${over.slice(1)}` : nextText(game, me) }),
+        h("span", { class: "game-state", text: over ?? nextText(game, me) }),
         h("span", { class: "game-players", text: `${players}${score}` }),
       ),
     ),

@@ -5,10 +5,13 @@
 
 import { rps } from "./api.js";
 import { h, replace, shown } from "./dom.js";
+import { throwIcon } from "./icons.js";
+import { shortKey } from "./labels.js";
 import {
   THROWS,
   duration,
   nextText,
+  opening,
   outcomeText,
   roundText,
   seatLabel,
@@ -19,14 +22,9 @@ import {
 
 const TYPING_TARGETS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 const THROW_KEYS = { r: "rock", p: "paper", s: "scissors" };
-const THROW_ICONS = { rock: "✊", paper: "✋", scissors: "✌" };
 
 function button(text, send, className = "") {
   return h("button", { type: "button", class: className, text, on: { click: send } });
-}
-
-function capitalized(text) {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 export function mount(app, name, signal) {
@@ -37,7 +35,7 @@ export function mount(app, name, signal) {
   const claim = h("p", { class: "note", id: "rps-claim" });
   const note = h("p", { class: "note", id: "rps-note" });
   const error = h("p", { class: "error", role: "alert", id: "rps-error" });
-  const announcer = h("p", { class: "visually-hidden", "aria-live": "polite" });
+  const announcer = h("p", { class: "visually-hidden", "aria-live": "polite", id: "rps-announcer" });
   const throws = h(
     "div",
     { class: "throws", role: "group", "aria-label": "Your throw" },
@@ -45,7 +43,7 @@ export function mount(app, name, signal) {
       h(
         "button",
         { type: "button", class: "throw", dataset: { throw: throw_ }, on: { click: () => send("throw", { throw: throw_ }) } },
-        h("span", { class: "throw-icon", "aria-hidden": "true", text: THROW_ICONS[throw_] }),
+        throwIcon(throw_),
         ` ${throw_}`,
       ),
     ),
@@ -76,6 +74,11 @@ export function mount(app, name, signal) {
   const actions = h("div", { class: "actions" }, Object.values(buttons));
   const roundsHeading = h("h2", { text: "Rounds" });
   const rounds = h("ol", { class: "rounds", "aria-label": "Rounds played" });
+  const help = h("p", {
+    class: "help",
+    id: "rps-help",
+    text: "Throw with the buttons, or type r, p or s. Your throw stays secret until both players have thrown.",
+  });
   let busy = false;
   let thrownHere = null; // the round this page threw in: its reveal is the server's to make
   let clock = null;
@@ -96,7 +99,7 @@ export function mount(app, name, signal) {
       document.title = "xo · rock-paper-scissors";
       heading.textContent = app.live.ready ? "No such game" : "Loading…";
       status.textContent = app.live.ready ? "There is no rock-paper-scissors game by this name (yet)." : "";
-      for (const element of [settings, seats, throws, setup, actions, roundsHeading, rounds, claim]) element.hidden = true;
+      for (const element of [settings, seats, throws, setup, actions, roundsHeading, rounds, claim, help]) element.hidden = true;
       return;
     }
     const me = app.me();
@@ -104,7 +107,7 @@ export function mount(app, name, signal) {
     document.title = `xo · ${game.shown}`;
     replace(heading, "Rock-paper-scissors ", shown(game.shown));
     settings.hidden = false;
-    settings.textContent = capitalized(settingsText(game.settings));
+    settings.textContent = opening(settingsText(game.settings));
     seats.hidden = false;
     replace(
       seats,
@@ -117,13 +120,14 @@ export function mount(app, name, signal) {
         ];
       }),
     );
-    const over = outcomeText(game, me);
-    status.textContent = over ? capitalized(over) : nextText(game, me);
+    const over = outcomeText(game, me, true);
+    status.textContent = over ?? nextText(game, me);
     status.dataset.over = String(game.state === "CONCLUDED");
     const playing = game.state === "PLAYING_GAME";
     const due = (action) => game.next.some((step) => step.action === action && step.player === me && me !== null);
     const bothCommitted = playing && game.players.every((player) => player.committed);
     throws.hidden = !due("commit");
+    help.hidden = !(playing && you); // how to throw: for the players, while there are throws to make
     buttons.join.hidden = !(game.state === "AWAITING_HOST" || (game.state === "AWAITING_GAME" && game.players.length < 2)) || Boolean(you);
     buttons.ready.hidden = !due("ready");
     buttons.reveal.hidden = !(bothCommitted && you && !you.throw && thrownHere !== game.round);
@@ -152,7 +156,7 @@ export function mount(app, name, signal) {
     for (const button of Object.values(buttons)) button.disabled = busy;
     for (const button of throws.querySelectorAll("button")) button.disabled = busy;
     rounds.hidden = roundsHeading.hidden = !game.history.length;
-    replace(rounds, game.history.map((_, index) => h("li", { text: roundText(game, index + 1, me) })));
+    replace(rounds, game.history.map((_, index) => h("li", { text: roundText(game, index + 1, me, true) })));
   }
 
   async function send(op, fields = {}) {
@@ -193,7 +197,7 @@ export function mount(app, name, signal) {
     "games",
     (event) => {
       const told = event.detail.rpsChanges.filter((change) => change.name === name && change.change !== "snapshot");
-      if (told.length) announcer.textContent = told.map((change) => changeText(change, app.me())).join(". ");
+      if (told.length) announcer.textContent = `${told.map((change) => changeText(change, app.me())).join(". ")}.`;
       render();
     },
     { signal },
@@ -226,39 +230,39 @@ export function mount(app, name, signal) {
     setup,
     roundsHeading,
     rounds,
-    h("p", { class: "help", text: "Throw with the buttons, or type r, p or s. Your throw stays secret until both players have thrown." }),
+    help,
   );
   render();
 }
 
-/** One change as a sentence for screen readers: "bob has thrown in round 1", "round 1: you rock, bob scissors: you won the round". */
+/**
+ * One change as a sentence for screen readers: "bob has thrown in round 1", "You are ready",
+ * "Round 1: you rock, bob scissors: you won the round". Players are named as everywhere on the page (rps_labels.js).
+ */
 function changeText(change, me) {
   const game = change.game;
-  const player = change.player ? (change.player === me ? "you" : (change.player_name ?? change.player.slice(0, 6))) : "";
-  return capitalized(said(change, game, player, me));
-}
-
-function said(change, game, player, me) {
+  const you = change.player !== null && change.player === me;
+  const player = change.player ? (you ? "You" : (change.player_name ?? shortKey(change.player))) : "";
   switch (change.change) {
     case "created":
-      return "the game was created";
+      return "The game was created";
     case "joined":
       return `${player} joined`;
     case "ready":
-      return `${player} is ready`;
+      return `${player} ${you ? "are" : "is"} ready`;
     case "set-up":
       return `${player} changed the settings`;
     case "started":
-      return "play starts, round 1";
+      return "Play starts, round 1";
     case "committed":
-      return `${player} has thrown in round ${change.round}`;
+      return `${player} ${you ? "have" : "has"} thrown in round ${change.round}`;
     case "revealed":
       return `${player} revealed ${change.throws?.[0]}`;
     case "round":
-      return game && game.history.length >= change.round ? `round ${change.round}: ${roundText(game, change.round, me)}` : `round ${change.round} is over`;
+      return game && game.history.length >= change.round ? `Round ${change.round}: ${roundText(game, change.round, me)}` : `Round ${change.round} is over`;
     case "deleted":
-      return "the game was deleted";
+      return "The game was deleted";
     default:
-      return game ? `the game is over: ${outcomeText(game, me)}` : "the game is over";
+      return game ? `The game is over: ${outcomeText(game, me)}` : "The game is over";
   }
 }

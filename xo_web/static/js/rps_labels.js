@@ -1,5 +1,7 @@
 // What rps games say to a person: players, where a game stands, rounds and results. Pure: games in, text out.
-// The wording follows the rps command's (rps_cli/render.py).
+// The wording follows the rps command's (rps_cli/render.py). A player is "you" or their key's name exactly as
+// it was typed: a sentence that starts with a key's name starts in its spelling ("alice won 1-0"), never
+// capitalised; "You" takes its own verbs ("You are ready", "You have thrown").
 
 import { shortKey } from "./labels.js";
 
@@ -12,6 +14,16 @@ export function who(key, game, me) {
   if (key && key === me) return "you";
   const player = game.players.find((seat) => seat.key === key);
   return player?.name ?? shortKey(key ?? "");
+}
+
+/** A player opening a sentence: "You", or the key's name as it is. */
+export function subject(player) {
+  return player === "you" ? "You" : player;
+}
+
+/** Text opening a sentence with a word of the page's own (never a player's name): its first letter capitalised. */
+export function opening(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** "alice (0208fb…)" for a seat's list entry. */
@@ -30,29 +42,34 @@ export function roundWinner(throws) {
   return BEATS[throws[0]] === throws[1] ? 0 : 1;
 }
 
-export function roundText(game, number, me) {
+/** A round, "alice rock, you scissors: alice won the round"; with `starts`, as a sentence's start ("You rock, ..."). */
+export function roundText(game, number, me, starts = false) {
   const throws = game.history[number - 1];
   const [first, second] = game.players.map((player) => who(player.key, game, me));
   const winner = roundWinner(throws);
   const result = winner === null ? "a tie" : `${[first, second][winner]} won the round`;
-  return `${first} ${throws[0]}, ${second} ${throws[1]}: ${result}`;
+  return `${starts ? subject(first) : first} ${throws[0]}, ${second} ${throws[1]}: ${result}`;
 }
 
-/** How a concluded game ended, said to `me`: "you won 2-1", "bob resigned: alice won", "a draw at 3-3 ...". */
-export function outcomeText(game, me) {
+/**
+ * How a concluded game ended, said to `me`: "you won 2-1", "bob resigned: alice won", "a draw at 3-3 ...";
+ * with `starts`, as a sentence's start: "You won 2-1", "A draw at ...", "bob resigned: alice won".
+ */
+export function outcomeText(game, me, starts = false) {
   if (game.state !== "CONCLUDED" || !game.results) return null;
   const names = game.players.map((player) => who(player.key, game, me));
   const outcomes = game.results.map((result) => result.outcome);
   const scores = game.results.map((result) => result.final_score);
-  if (outcomes[0] === "drew") return `a draw at ${scores[0]}-${scores[1]} after round ${game.round}`;
+  const start = (name) => (starts ? subject(name) : name);
+  if (outcomes[0] === "drew") return `${starts ? "A" : "a"} draw at ${scores[0]}-${scores[1]} after round ${game.round}`;
   const winner = outcomes.indexOf("won");
   const loser = 1 - winner;
-  if (game.conclusion_type === "by-resignation") return `${names[loser]} resigned: ${names[winner]} won`;
-  if (game.conclusion_type === "by-timeout") return `${names[loser]} timed out: ${names[winner]} won`;
-  return `${names[winner]} won ${scores[winner]}-${scores[loser]}`;
+  if (game.conclusion_type === "by-resignation") return `${start(names[loser])} resigned: ${names[winner]} won`;
+  if (game.conclusion_type === "by-timeout") return `${start(names[loser])} timed out: ${names[winner]} won`;
+  return `${start(names[winner])} won ${scores[winner]}-${scores[loser]}`;
 }
 
-/** What the game waits for, said to `me`: "you and bob must throw in round 2", "alice must get ready". */
+/** What the game waits for, said to `me` as a sentence: "You and bob must throw in round 2", "alice must get ready". */
 export function nextText(game, me) {
   if (game.state === "CONCLUDED") return `The game is over: ${outcomeText(game, me)}`;
   if (game.state === "AWAITING_HOST") return "Anyone may join: the first player to join hosts the game";
@@ -60,12 +77,13 @@ export function nextText(game, me) {
   for (const action of ["ready", "commit", "reveal"]) {
     const players = game.next.filter((step) => step.action === action && step.player).map((step) => who(step.player, game, me));
     if (!players.length) continue;
+    players.sort((a, b) => (b === "you") - (a === "you")); // "you and bob", never "bob and you"
+    if (!clauses.length) players[0] = subject(players[0]);
     const round = game.state === "PLAYING_GAME" ? ` in round ${game.round}` : "";
     clauses.push(`${players.join(" and ")} must ${ACTIONS[action]}${round}`);
   }
-  if (game.next.some((step) => step.action === "join")) clauses.push("a second player may join");
-  const text = clauses.join("; ");
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  if (game.next.some((step) => step.action === "join")) clauses.push(`${clauses.length ? "a" : "A"} second player may join`);
+  return clauses.join("; ");
 }
 
 /** A seat's standing: score and step in play, ready or not before. */
