@@ -17,6 +17,7 @@ from pathlib import Path
 
 from xo_core import __version__, logs
 from xo_core.keyfiles import DEFAULT_KEY_DIR
+from xo_devnet.already_running import WAIT_SECONDS, RunningDevnet, describe, find_running, is_held
 from xo_devnet.families import Family, parse_families
 
 LOGGER = logging.getLogger("xo_devnet")
@@ -237,12 +238,33 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(run_devnet(options))
     except StartupError as error:
         LOGGER.debug("startup failed", exc_info=True)
-        print(f"xo-devnet: {error}", file=sys.stderr)
-        return 1
+        return _already_running(data_dir) if data_dir is not None and is_held(data_dir) else _failed(error)
     except Exception:
         LOGGER.exception("xo-devnet stopped on an unexpected error")
         return 1
     return 0
+
+
+def _already_running(data_dir: Path) -> int:
+    """Another xo-devnet holds the data dir: say where it serves and exit 0, or exit 1 if it never gets ready."""
+
+    def waiting(running: RunningDevnet) -> None:
+        print(f"xo-devnet: another xo-devnet (pid {running.pid}) is starting on {data_dir}; waiting for it to be"
+              f" ready (at most {WAIT_SECONDS:g} s)", file=sys.stderr, flush=True)  # fmt: skip
+
+    running = find_running(data_dir, wait=WAIT_SECONDS, on_wait=waiting)
+    if running is None:
+        return _failed(f"another xo-devnet held {data_dir}, then stopped: start again")
+    if not running.serving:
+        return _failed(f"data directory {data_dir} is in use by another xo-devnet (pid {running.pid}), which is not"
+                       f" serving yet")  # fmt: skip
+    print(describe(running), flush=True)
+    return 0
+
+
+def _failed(error: object) -> int:
+    print(f"xo-devnet: {error}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from rps_tp import family as rps_family
 from xo_core.text import counted
+from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
 from xo_devnet.ledger import Ledger, LedgerConfig
@@ -142,13 +143,21 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
             example_game=unused_game_name(ledger),
         )
         print(banner(info), file=out, flush=True)
-        if options.ready_file is not None:
-            write_ready_file(options.ready_file, info)
-            running.callback(remove_ready_file, options.ready_file)
+        for ready_file in _ready_files(options):
+            write_ready_file(ready_file, info)
+            running.callback(remove_ready_file, ready_file)
         await stop.wait()
         print(f"{stopped_by[0]}: stopping xo-devnet", file=out, flush=True)
     kept = "nothing was kept (ephemeral)" if options.data_dir is None else f"the chain is kept in {options.data_dir}"
     print(f"xo-devnet stopped; {kept}", file=out, flush=True)
+
+
+def _ready_files(options: DevnetOptions) -> list[Path]:
+    """Where the ready document goes: ``--ready-file``, and the data dir, where a second start looks for it."""
+    files = [options.ready_file] if options.ready_file is not None else []
+    if options.data_dir is not None:
+        files.append(serving_path(options.data_dir))
+    return files
 
 
 def unused_game_name(ledger: Ledger) -> str:
