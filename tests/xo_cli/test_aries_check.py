@@ -179,9 +179,9 @@ def test_the_installed_command_reads_a_pipe(tmp_path):
     assert done.stdout.startswith("stdin[4]: bad-message: @type \"ddid:sov:")
 
 
-def test_the_readmes_example_thread_checks_as_the_readme_says(tmp_path, run):
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("in which X took B2 and O took A1", 1)[1]
+def test_the_reference_example_thread_checks_as_the_reference_says(tmp_path, run):
+    reference = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    example = reference.split("in which X took B2 and O took A1", 1)[1]
     thread = example.split("```json\n", 1)[1].split("```", 1)[0]
     path = write(tmp_path, thread)
     said = example.split("$ xo aries check game.json\n", 1)[1].splitlines()[0]

@@ -139,10 +139,10 @@ def test_the_computer_s_key_is_made_on_first_use_and_said_once(devnet, tmp_path)
     assert stat.S_IMODE(os.stat(keys / "xo-ai.priv").st_mode) == 0o600
 
 
-def test_the_readme_s_game_against_the_computer_replays_as_printed(devnet):
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    command = next(line for line in readme.splitlines() if line.startswith("$ printf") and "xo play" in line)
-    shown = readme.split(command + "\n", 1)[1].split("```", 1)[0].splitlines()
+def test_the_reference_game_against_the_computer_replays_as_printed(devnet):
+    reference = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    command = next(line for line in reference.splitlines() if line.startswith("$ printf") and "xo play" in line)
+    shown = reference.split(command + "\n", 1)[1].split("```", 1)[0].splitlines()
     typed, argv = re.fullmatch(r"\$ printf '(.*)' \| xo (.*)", command).groups()
     where = ["--url", devnet.rest_url, "--key-dir", str(devnet.key_dir)]
     done = subprocess.run(

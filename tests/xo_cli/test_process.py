@@ -1,6 +1,8 @@
 """The installed ``xo`` command as a separate process: exit codes, streams, and what it loads."""
 
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
@@ -107,14 +109,34 @@ def test_a_hostile_name_on_a_real_ledger_reaches_no_terminal_unescaped(devnet):
     assert xo("delete", hostile, "--wait", "60", *flags).returncode == 0
 
 
-def test_the_component_endpoint_given_as_the_rest_api_is_named_at_once_as_the_readme_shows(devnet):
+def test_the_reference_s_status_lookup_pastes_as_printed_and_reports_the_move(devnet):
+    reference = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    [script] = [block for block in reference.split("```sh\n")[1:] if 'xo status "$batch"' in block]
+    script = script.split("```", 1)[0]
+    flags = ["--url", devnet.rest_url, "--key-dir", devnet.key_dir]
+    assert xo("create", "g1", "--username", "alice", "--wait", "60", *flags).returncode == 0
+    assert xo("take", "g1", "5", "--username", "alice", "--wait", "60", *flags).returncode == 0
+    environment = {**os.environ, "PATH": f"{XO.parent}{os.pathsep}{os.environ['PATH']}", "XO_URL": devnet.rest_url,
+                   "XO_KEY_DIR": str(devnet.key_dir)}  # fmt: skip
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=environment,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    assert re.fullmatch(r"batch [0-9a-f]{128}: COMMITTED", line), line
+    game = json.loads(xo("show", "g1", "--json", *flags).stdout)
+    assert game["board"] == "O---X----"
+
+
+def test_the_component_endpoint_given_as_the_rest_api_is_named_at_once_as_the_reference_shows(devnet):
     endpoint = devnet.component_endpoint.removeprefix("tcp://")
     started = time.monotonic()
     done = xo("list", "--url", endpoint)
     assert time.monotonic() - started < 10
     assert done.returncode == 3
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    [example] = {line for line in readme.splitlines() if line.startswith("xo: error: http://127.0.0.1:4004 is a ")}
+    reference = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    [example] = {line for line in reference.splitlines() if line.startswith("xo: error: http://127.0.0.1:4004 is a ")}
     assert done.stderr == example.replace("127.0.0.1:4004", endpoint, 1) + "\n"
 
 

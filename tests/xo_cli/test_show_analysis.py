@@ -113,9 +113,9 @@ def test_the_solver_is_loaded_only_for_analyze(fake, flags, loaded):
     assert done.stderr.strip() == f"0 {loaded}"
 
 
-def test_the_readmes_example_is_what_xo_prints(fake, run):
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-    example = readme.split("$ xo show g1 --analyze --username alice\n", 1)[1].split("```", 1)[0]
+def test_the_reference_example_is_what_xo_prints(fake, run):
+    reference = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    example = reference.split("$ xo show g1 --analyze --username alice\n", 1)[1].split("```", 1)[0]
     out = analyzed(fake, run, "XO--X-O--", "P1-NEXT")
     assert analysis_text(out) == example.splitlines()[-3:]
     assert out.split("\n\n")[1] == example.split("\n\n")[1]  # the board

@@ -7,7 +7,7 @@ its history; a hostile game name shows as text and runs nothing. Screenshots of 
 lobby and the finished game, at desktop width and at 360 px, go to a directory under
 the test's tmp path (its path is printed). The time from a click in one page to the
 move showing in the other is measured in the pages and printed (the figure quoted in
-the README comes from benchmarks/web_latency.py).
+docs/web.md comes from benchmarks/web_latency.py).
 """
 
 from __future__ import annotations

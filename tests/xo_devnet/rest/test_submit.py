@@ -110,7 +110,7 @@ def test_an_empty_or_other_content_type_is_error_42_even_for_a_valid_batch_list(
 
 
 def test_the_octet_stream_media_type_is_matched_ignoring_case_and_parameters(api, player, game_name, make_xo_batch):
-    """Deliberately more lenient than Sawtooth's exact string comparison (README: differs on purpose)."""
+    """Deliberately more lenient than Sawtooth's exact string comparison (docs/rest-api.md: differs on purpose)."""
     batch = make_xo_batch(player, game_name, "create")
     assert api.post("/batches", make_batch_list([batch]), "Application/Octet-Stream; charset=binary").status == 202
 
