@@ -18,16 +18,22 @@ message for a transaction or a context that is not in flight counts as an error.
   ops (``rps_tp.rules``, ``rps_tp.state``, ``rps_tp.handler.TIMED_OPS``), so what is
   measured is the processor over the wire, not a second implementation of the rules.
 
-Prints one JSON line per family it runs:
+Prints one JSON line per run:
 
-    {"processor": ..., "transactions": ..., "window": ..., "txns_per_s": ..., "p50_ms": ...,
-     "p99_ms": ..., "cpu_ms_per_txn": ..., "errors": ...}
+    {"processor": ..., "metrics": false, "transactions": ..., "window": ..., "txns_per_s": ...,
+     "p50_ms": ..., "p99_ms": ..., "cpu_ms_per_txn": ..., "errors": ...}
 
 ``cpu_ms_per_txn`` is the processor process's user+system CPU time (all its threads,
 from /proc) over the measured transactions, divided by their number.
 
+``--metrics-cost ROUNDS`` measures what ``--metrics`` costs: ROUNDS runs without it and
+ROUNDS with it (scraped every second, the last scrape checked against the transactions
+sent), alternating so that the machine's drift hits both alike, then one more line with
+the medians' difference: ``{"metrics_cost": {"cpu_per_txn_pct": ..., "throughput_loss_pct": ...}}``.
+
     python benchmarks/tp_throughput.py --window 16 --transactions 20000
     python benchmarks/tp_throughput.py --family rps --window 16 --transactions 20000
+    python benchmarks/tp_throughput.py --metrics-cost 3 --transactions 20000
 """
 
 import argparse
@@ -35,15 +41,20 @@ import hashlib
 import json
 import os
 import random
+import re
+import statistics
 import subprocess
 import sys
+import threading
 import time
+import urllib.request
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
+from prometheus_client.parser import text_string_to_metric_families
 
 from rps_tp import rules as rps_rules
 from rps_tp.commitment import commitment
@@ -76,6 +87,7 @@ from xo_core.protobuf.validator_pb2 import Message
 NAMESPACE = hashlib.sha512(b"xo").hexdigest()[:6]
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 WARMUP = 300
+SCRAPE_EVERY = 1.0  # seconds; Prometheus scrapes every 15 s by default, so this overstates the cost of scrapes
 DEADLINE_S = 300.0
 # plain ints: pyzmq's enum wrappers cost microseconds per call, and this loop competes with xo-tp for the CPU
 EVENTS = int(zmq.EVENTS)
@@ -450,18 +462,76 @@ def positive(text: str) -> int:
     return value
 
 
-def measure(family_name: str, window: int, transactions: int, max_occupancy: int | None, warmup: int) -> dict:
-    """One run of ``family_name``'s processor: ``warmup`` transactions, then ``transactions`` measured."""
+class Scraper:
+    """Prometheus' side of a processor run with ``--metrics``: a GET of /metrics every ``SCRAPE_EVERY`` seconds."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.scrapes = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="scraper", daemon=True)
+        self._thread.start()
+
+    def scrape(self) -> str:
+        with urllib.request.urlopen(self.url, timeout=10) as response:
+            self.scrapes += 1
+            return response.read().decode()
+
+    def _run(self) -> None:
+        while not self._stop.wait(SCRAPE_EVERY):
+            self.scrape()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def metrics_url(log: Path, deadline_s: float = 30.0) -> str:
+    """Where the processor serves its metrics: it logs the address once bound, before it connects."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        found = re.search(r"serving metrics at (http://\S+/metrics)", log.read_text())
+        if found:
+            return found.group(1)
+        time.sleep(0.02)
+    raise SystemExit(f"the processor never said where it serves metrics:\n{log.read_text()}")
+
+
+def answered_ok(text: str, family_name: str) -> float:
+    """``<family>_tp_transactions_total{result="ok"}`` summed over family versions, from a scrape."""
+    wanted = f"{family_name}_tp_transactions"
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == wanted
+        for sample in family.samples
+        if sample.labels.get("result") == "ok"
+    )
+
+
+def measure(
+    family_name: str, window: int, transactions: int, max_occupancy: int | None, warmup: int, *, metrics: bool = False
+) -> dict:
+    """One run of ``family_name``'s processor: ``warmup`` transactions, then ``transactions`` measured.
+
+    With ``metrics`` the processor serves them (``--metrics 127.0.0.1:0``), scraped every
+    ``SCRAPE_EVERY`` seconds meanwhile, and its last scrape must count every transaction as ok.
+    """
     family = FAMILIES[family_name]
     games = scripted_games(warmup + transactions + 12 * window, family.script)
     harness = Harness(window, family.initial_state())
     command = [
         sys.executable, "-m", family.module, "-C", harness.url, "--max-occupancy", str(max_occupancy or window),
     ]  # fmt: skip
+    if metrics:
+        command += ["--metrics", "127.0.0.1:0"]
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"tp_throughput-{os.getpid()}.log"
     with log.open("w") as log_file:
         processor = subprocess.Popen(command, stderr=log_file)
+    scraper = None
     try:
+        if metrics:
+            scraper = Scraper(metrics_url(log))
         harness.register()
         harness.run(games, warmup)
         # the measured run carries on each game where the warm-up left it
@@ -470,7 +540,14 @@ def measure(family_name: str, window: int, transactions: int, max_occupancy: int
         latencies = harness.run([game for game in games if game], transactions)
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(processor.pid) - cpu_before
+        if scraper is not None:
+            scraper.stop()
+            counted = answered_ok(scraper.scrape(), family_name)
+            if counted != warmup + transactions:
+                harness.error(f"the metrics count {counted:g} transactions ok, not {warmup + transactions}")
     finally:
+        if scraper is not None:
+            scraper.stop()
         processor.terminate()
         try:
             processor.wait(10)
@@ -480,6 +557,7 @@ def measure(family_name: str, window: int, transactions: int, max_occupancy: int
     latencies.sort()
     result: dict[str, object] = {
         "processor": f"{family_name}-tp",
+        "metrics": metrics,
         "transactions": len(latencies),
         "window": window,
         "txns_per_s": round(len(latencies) / elapsed, 1),
@@ -488,10 +566,27 @@ def measure(family_name: str, window: int, transactions: int, max_occupancy: int
         "cpu_ms_per_txn": round(cpu * 1000 / len(latencies), 4),
         "errors": harness.errors,
     }
+    if scraper is not None:
+        result["scrapes"] = scraper.scrapes
     if harness.error_samples:
         result["error_samples"] = harness.error_samples
     log.unlink(missing_ok=True)
     return result
+
+
+def metrics_cost(family_name: str, without: list[dict], with_: list[dict]) -> dict:
+    """The median run with metrics against the median without, as percentages (positive: metrics cost more)."""
+    def median(runs: list[dict], key: str) -> float:
+        return statistics.median(float(run[key]) for run in runs)
+
+    cpu = median(with_, "cpu_ms_per_txn") / median(without, "cpu_ms_per_txn") - 1
+    rate = 1 - median(with_, "txns_per_s") / median(without, "txns_per_s")
+    return {
+        "processor": f"{family_name}-tp",
+        "metrics_cost": {"runs_each": len(without), "cpu_per_txn_pct": round(cpu * 100, 2),
+                         "throughput_loss_pct": round(rate * 100, 2)},
+        "errors": 0,
+    }  # fmt: skip
 
 
 def main() -> int:
@@ -500,15 +595,28 @@ def main() -> int:
     parser.add_argument("--window", type=positive, default=16, help="transactions in flight (default 16)")
     parser.add_argument("--transactions", type=positive, default=20000, help="measured transactions (default 20000)")
     parser.add_argument("--max-occupancy", type=positive, help="the processor's --max-occupancy (default: the window)")
+    parser.add_argument(
+        "--metrics-cost",
+        type=positive,
+        metavar="ROUNDS",
+        help="ROUNDS runs without --metrics and as many with (scraped every second), alternating, then the"
+        " median cost of metrics in one more line (with --smoke, one round)",
+    )
     parser.add_argument("--smoke", action="store_true", help="200 transactions of each family: checks it still runs")
     args = parser.parse_args()
     families = [args.family] if args.family else sorted(FAMILIES) if args.smoke else ["xo"]
     transactions, warmup = (200, 50) if args.smoke else (args.transactions, WARMUP)
+    rounds = 1 if args.smoke else args.metrics_cost
     errors = 0
     for family in families:
-        result = measure(family, args.window, transactions, args.max_occupancy, warmup)
-        errors += int(result["errors"])  # type: ignore[call-overload]
-        print(json.dumps(result), flush=True)
+        runs: dict[bool, list[dict]] = {False: [], True: []}
+        for metrics in [False, True] * rounds if rounds else [False]:
+            result = measure(family, args.window, transactions, args.max_occupancy, warmup, metrics=metrics)
+            errors += int(result["errors"])  # type: ignore[call-overload]
+            runs[metrics].append(result)
+            print(json.dumps(result), flush=True)
+        if rounds:
+            print(json.dumps(metrics_cost(family, runs[False], runs[True])), flush=True)
     return 1 if errors else 0
 
 
