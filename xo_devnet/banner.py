@@ -49,6 +49,7 @@ def banner(info: ReadyInfo) -> str:
     lines = [
         f"xo-devnet {__version__} is ready",
         f"  REST API               {info.rest_url}",
+        f"  metrics, health        {info.rest_url}/metrics (Prometheus), {info.rest_url}/health",
         f"  component endpoint     {info.component_endpoint}",
         f"  data dir               {data_dir}",
         *_processor_lines(info),

@@ -71,6 +71,7 @@ from xo_devnet.events.zmq_clients import REQUEST_TYPES as EVENT_REQUEST_TYPES
 from xo_devnet.events.zmq_clients import EventClients
 from xo_devnet.executor import BlockExecutor, BlockResult
 from xo_devnet.families import Family, UnacceptedFamily, refusal
+from xo_devnet.ledger_metrics import LedgerMetrics
 from xo_devnet.merkle import ADDRESS_PATTERN, PREFIX_PATTERN, CorruptState, MerkleTree, MissingNode, NodeKey
 from xo_devnet.pending import DuplicateBatch, PendingBatches, QueueFull
 from xo_devnet.scheduler import PendingBatch, Selection, missing_dependency, select_batches, unserved_transaction
@@ -198,6 +199,8 @@ class Ledger:
         )
         self._failure: str | None = None
         self._stopped = False
+        self.metrics = LedgerMetrics()
+        """Batches decided, blocks built, commit latency: served by the REST API's /metrics."""
         self._last_block_at = float("-inf")
         self._dispatcher = Dispatcher(
             self._send,
@@ -342,6 +345,11 @@ class Ledger:
         return self._socket.endpoint
 
     @property
+    def pending_batches(self) -> PendingBatches:
+        """The accepted, undecided batches (read-only use: how many, how many cannot run yet)."""
+        return self._batches
+
+    @property
     def events(self) -> EventHub:
         """The committed blocks' events, for subscribers (the REST API's websockets use it in-process)."""
         return self._events
@@ -372,7 +380,9 @@ class Ledger:
         self._check_families(parsed)
         self._batches.admit(parsed, self._unable_to_run(parsed))
         self._wake.set()
-        acknowledged = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        self.metrics.submitted((pending.batch_id for pending in parsed), loop.time())
+        acknowledged = loop.create_future()
         recorded = self._writer.record(batches)
         recorded.add_done_callback(functools.partial(self._recorded, parsed, acknowledged))
         return acknowledged
@@ -417,6 +427,7 @@ class Ledger:
         except Exception as error:
             self._halt(f"storage failed to record accepted batches: {error}")
             self._batches.withdraw(parsed)
+            self.metrics.withdrawn(pending.batch_id for pending in parsed)
             _settle(acknowledged, QueueFull(f"the ledger could not record the batches: {error}"))
         else:
             _settle(acknowledged)
@@ -560,6 +571,7 @@ class Ledger:
         processor could have written. A BlockInfo the built-in processor refuses is a bug:
         block production stops (``_produce`` says why).
         """
+        self.metrics.block_started(self._exec_num + 1, asyncio.get_running_loop().time())
         timestamp = max(int(self._config.clock()), self._exec_timestamp)
         self._open_timestamp = timestamp
         batch = block_opener.injected_batch(self._signer, self._exec_header, self._exec_block_id, timestamp)
@@ -680,6 +692,12 @@ class Ledger:
         self._batches.decide(pending for pending, _ in result.invalid)
         for pending, infos in result.invalid:
             LOG.info("batch %s is invalid: %s", pending.batch_id[:16], "; ".join(info.message for info in infos))
+        self.metrics.decided(
+            [pending.batch_id for pending, _ in result.valid if not _is_block_info(pending)],
+            [pending.batch_id for pending, _ in result.invalid],
+            None if record.block is None else record.block_num,
+            asyncio.get_running_loop().time(),
+        )
         if record.block is not None:
             for key in record.nodes:
                 self._nodes.unsaved.pop(key, None)
@@ -714,6 +732,11 @@ class Ledger:
 def _reads_block_info(pending: PendingBatch) -> bool:
     """Whether a batch could see a block's BlockInfo: then it must finish in the block it starts in."""
     return pending.touches(block_info.NAMESPACE)
+
+
+def _is_block_info(pending: PendingBatch) -> bool:
+    """Whether a batch is a block's BlockInfo (the ledger's own; nobody may submit one): not a batch submitted."""
+    return pending.headers[0].family_name == block_info.FAMILY_NAME
 
 
 def _apply_block_info(txn: Transaction, header: TransactionHeader, context: TxnContext) -> None:

@@ -111,6 +111,25 @@ class PendingBatches:
             self._forget(pending)
         self.notify()
 
+    @property
+    def count(self) -> int:
+        """Batches accepted and not decided yet: queued, parked on a dependency, or executing."""
+        return len(self._pending)
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    @property
+    def waiting_count(self) -> int:
+        """Pending batches that cannot run yet (a dependency not run, no processor for their family)."""
+        return self._waiting
+
+    @property
+    def waiting_capacity(self) -> int:
+        """The places such batches may hold at most."""
+        return self._waiting_share
+
     def queued(self) -> Iterable[PendingBatch]:
         """The batches waiting to execute, in queue order."""
         return self._queue.values()

@@ -1,7 +1,8 @@
 """``xo-tp`` and ``rps-tp`` with ``--metrics``, as separate processes, playing scripted games on an xo-devnet ledger.
 
 Each scrape is checked against what the script did: so many moves committed, so many
-refused by the rules, one event per committed move.
+refused by the rules, one event per committed move; for xo, the moves go through the
+REST API and the devnet's own /metrics is checked against the same script.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 import socket
 from collections.abc import Callable
 
+import aiohttp
 import pytest
 
 from rps_tp.commitment import commitment, new_salt
@@ -20,9 +22,10 @@ from rps_tp.transactions import make_rps_transaction
 from tests.scraping import convention_problems, scrape, value
 from tests.tp_runtime.conftest import TpProcess
 from tests.xo_devnet.harness import running_ledger
-from xo_core.batches import make_batch
+from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
+from xo_devnet.rest.server import start_rest_server
 from xo_tp.transactions import make_xo_transaction
 
 pytestmark = pytest.mark.subprocess
@@ -43,14 +46,24 @@ async def registered(ledger, family: str, tp: TpProcess) -> str:
     return found.group(1)
 
 
-async def play(ledger, moves: list[tuple[Signer, Callable[[Signer], Transaction]]]) -> list[str]:
-    """Submit each move as a batch of its own, waiting for it to be decided; their statuses."""
+Moves = list[tuple[Signer, Callable[[Signer], Transaction]]]
+
+
+async def play(ledger, moves: Moves, rest_url: str | None = None) -> list[str]:
+    """Submit each move as a batch of its own (to the ledger, or POSTed to ``rest_url``), waiting for it to be
+    decided; their statuses."""
     statuses = []
-    for signer, build in moves:
-        batch = make_batch(signer, [build(signer)])
-        await ledger.submit([batch])
-        [status] = await ledger.wait_for_batches([batch.header_signature], 30)
-        statuses.append(status.status)
+    async with aiohttp.ClientSession() as session:
+        for signer, build in moves:
+            batch = make_batch(signer, [build(signer)])
+            if rest_url is None:
+                await ledger.submit([batch])
+            else:
+                body, headers = make_batch_list([batch]), {"Content-Type": "application/octet-stream"}
+                async with session.post(f"{rest_url}/batches", data=body, headers=headers) as response:
+                    assert response.status == 202
+            [status] = await ledger.wait_for_batches([batch.header_signature], 30)
+            statuses.append(status.status)
     return statuses
 
 
@@ -62,17 +75,22 @@ def test_xo_tp_counts_a_scripted_game(start_tp):
 
     async def scenario() -> None:
         async with running_ledger(block_time_limit=30.0) as ledger:
-            tp = start_tp("-C", ledger.component_endpoint, "--metrics", "127.0.0.1:0")
-            url = await registered(ledger, "xo", tp)
-            statuses = await play(ledger, [
-                (alice, xo("create")), (alice, xo("take", 1)), (bob, xo("take", 4)),
-                (bob, xo("take", 1)),  # taken: invalid
-                (alice, xo("take", 2)), (bob, xo("take", 5)), (alice, xo("take", 3)),
-                (bob, xo("take", 9)),  # the game is over: invalid
-            ])  # fmt: skip
-            assert statuses.count("COMMITTED") == 6
-            assert statuses.count("INVALID") == 2
-            families = await asyncio.to_thread(scrape, url)
+            rest = await start_rest_server(ledger, "127.0.0.1", 0)
+            try:
+                tp = start_tp("-C", ledger.component_endpoint, "--metrics", "127.0.0.1:0")
+                url = await registered(ledger, "xo", tp)
+                statuses = await play(ledger, [
+                    (alice, xo("create")), (alice, xo("take", 1)), (bob, xo("take", 4)),
+                    (bob, xo("take", 1)),  # taken: invalid
+                    (alice, xo("take", 2)), (bob, xo("take", 5)), (alice, xo("take", 3)),
+                    (bob, xo("take", 9)),  # the game is over: invalid
+                ], rest.url)  # fmt: skip
+                assert statuses.count("COMMITTED") == 6
+                assert statuses.count("INVALID") == 2
+                families = await asyncio.to_thread(scrape, url)
+                devnet = await asyncio.to_thread(scrape, f"{rest.url}/metrics")
+            finally:
+                await rest.stop()
 
         assert value(families, "xo_tp_transactions_total", result="ok", family_version="1.0") == 6
         assert value(families, "xo_tp_transactions_total", result="invalid", family_version="1.0") == 2
@@ -84,6 +102,11 @@ def test_xo_tp_counts_a_scripted_game(start_tp):
         assert value(families, "xo_tp_registered") == 1
         assert value(families, "xo_tp_registrations_total") == 1
         assert convention_problems(families.values(), "xo_tp") == []
+        assert value(devnet, "xo_devnet_batches_received_total") == 8
+        assert value(devnet, "xo_devnet_batches_committed_total") == 6
+        assert value(devnet, "xo_devnet_batches_invalid_total") == 2
+        assert value(devnet, "xo_devnet_batch_commit_seconds_count") == 6
+        assert value(devnet, "xo_devnet_pending_batches") == 0
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
 

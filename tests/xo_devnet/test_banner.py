@@ -32,6 +32,7 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
     text = banner(info())
     for expected in (
         "REST API               http://127.0.0.1:8008",
+        "metrics, health        http://127.0.0.1:8008/metrics (Prometheus), http://127.0.0.1:8008/health",
         "component endpoint     tcp://127.0.0.1:4004",
         "data dir               /data/xo",
         "  transaction processors xo-tp (xo 1.0), pid 42, registered\n"

@@ -173,15 +173,18 @@ class Subscriber:
                 raise
             reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
             LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+            self._hub.dropped += 1
         except SubscriberGone as gone:
             LOG.info("event subscriber %s ended: %s", self.name, gone)
             reason = str(gone)
         except FilterTimeout as error:
             reason = f"its filter is too slow: {error}"
             LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+            self._hub.dropped += 1
         except Exception:
             reason = "an internal error"
             LOG.exception("event subscriber %s failed", self.name)
+            self._hub.dropped += 1
         self._hub._subscribers.discard(self)
         self._on_end(reason)
 
@@ -204,6 +207,8 @@ class EventHub:
         self.queue_limit = queue_limit
         self.stall_timeout = stall_timeout
         self._slots_taken = 0
+        self.dropped = 0
+        """Subscribers the ledger ended: stalled (not reading), too slow a filter, or an internal error."""
         self._subscribers: set[Subscriber] = set()
         self._recent: OrderedDict[int, BlockEvents] = OrderedDict()
         self._watchdog: asyncio.Task[None] | None = None

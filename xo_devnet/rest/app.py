@@ -19,11 +19,12 @@ from aiohttp.typedefs import Handler
 
 from xo_core.log_limits import LogLimiter
 from xo_devnet.ledger import Ledger
-from xo_devnet.rest import chain, node, openapi, state, submit, subscriptions
+from xo_devnet.rest import chain, metrics, node, openapi, state, submit, subscriptions
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER, WEBSOCKETS
+from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER, METRICS, SUBMISSIONS, WEBSOCKETS
 from xo_devnet.rest.responses import error_response
+from xo_devnet.rest.submissions import Submissions
 from xo_devnet.validation import MAX_BODY_BYTES
 
 LOGGER = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/status", node.get_status),
     ("GET", "/peers", node.get_peers),
     ("GET", "/subscriptions", subscriptions.subscriptions),
+    ("GET", "/metrics", metrics.get_metrics),
+    ("GET", "/health", metrics.get_health),
     ("GET", "/openapi.yaml", openapi.get_openapi_yaml),
     ("GET", "/openapi.json", openapi.get_openapi_json),
 )
@@ -58,6 +61,8 @@ def build_app(ledger: Ledger) -> web.Application:
     app[ACCEPTED] = AcceptedBatches(ledger)
     app[LOG_LIMITER] = LogLimiter()
     app[WEBSOCKETS] = set()
+    app[SUBMISSIONS] = submissions = Submissions()
+    app[METRICS] = metrics.metrics_registry(ledger, submissions, lambda: len(app[WEBSOCKETS]))
     app.on_shutdown.append(subscriptions.close_all)
     for method, path, handler in ROUTES:
         app.router.add_route(method, _any_segment(path), handler)

@@ -22,6 +22,7 @@ class ErrorKind:
 
 _KINDS = (
     ErrorKind(10, 500, "Unknown Validator Error", "An unexpected error occurred in the ledger handling the request."),
+    ErrorKind(15, 503, "Validator Not Ready", "The ledger cannot produce blocks: "),
     ErrorKind(30, 400, "Submitted Batches Invalid", "The submitted BatchList was rejected: "),
     ErrorKind(31, 429, "Unable to Accept Batches", "The pending batch queue is full. Submit the batches again later."),
     ErrorKind(

@@ -17,7 +17,7 @@ from google.protobuf.message import DecodeError
 from xo_core.protobuf.batch_pb2 import Batch, BatchList
 from xo_devnet.ledger import BatchStatus, DuplicateBatch, Ledger, QueueFull, UnacceptedFamily
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import ACCEPTED, LEDGER
+from xo_devnet.rest.keys import ACCEPTED, LEDGER, SUBMISSIONS
 from xo_devnet.rest.queries import bounded_body, declared_media_type, id_query, json_id_list, wait_seconds
 from xo_devnet.rest.rendering import render_batch_status
 from xo_devnet.rest.responses import json_response
@@ -33,7 +33,21 @@ async def post_batches(request: web.Request) -> web.Response:
 
     The Content-Type must name application/octet-stream, as Sawtooth requires; unlike
     Sawtooth's exact string comparison, case and parameters are ignored (RFC 9110).
+    Every answer is counted for /metrics: the batches taken in, or the error code.
     """
+    submissions = request.app[SUBMISSIONS]
+    try:
+        batches = await _take_in(request)
+    except ApiError as error:
+        submissions.refusal(error.kind.code)
+        raise
+    submissions.received.inc(len(batches))
+    link = build_url(request, path="/batch_statuses", id=",".join(batch.header_signature for batch in batches))
+    return json_response({"link": link}, status=202)
+
+
+async def _take_in(request: web.Request) -> list[Batch]:
+    """Decode, check and queue the body's batches; an ApiError says why not."""
     if declared_media_type(request) != "application/octet-stream":
         raise ApiError(42)
     batches = _decode(await _read_body(request))
@@ -45,8 +59,7 @@ async def post_batches(request: web.Request) -> web.Response:
     except (DuplicateBatch, UnacceptedFamily) as error:
         raise ApiError(30, str(error)) from None
     request.app[ACCEPTED].add(batch.header_signature for batch in batches)
-    link = build_url(request, path="/batch_statuses", id=",".join(batch.header_signature for batch in batches))
-    return json_response({"link": link}, status=202)
+    return batches
 
 
 async def get_batch_statuses(request: web.Request) -> web.Response:

@@ -144,6 +144,7 @@ def test_a_subscriber_that_takes_nothing_is_dropped_once_with_a_warning(caplog):
         await until(lambda: stuck.ended)
         assert stuck.ended == ["it took nothing for 0.1 s (not reading)"]
         assert hub.subscriber_count == 1
+        assert hub.dropped == 1  # counted for /metrics
         await until(lambda: healthy.numbers == [1, 2, 3])
         await hub.close()
 
@@ -163,6 +164,7 @@ def test_a_transport_whose_peer_is_gone_ends_its_subscriber_quietly(caplog):
 
         hub.subscribe("gone", 0, gone, ended.append)
         await until(lambda: ended)
+        assert hub.dropped == 0  # it left: nothing the ledger did
         assert ended == ["its connection is gone"]
         assert hub.subscriber_count == 0
 
