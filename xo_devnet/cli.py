@@ -1,7 +1,8 @@
 """The ``xo-devnet`` command: a one-node Sawtooth-compatible ledger, its REST API and its processors, in one go.
 
-Exit codes: 0 after Ctrl-C or SIGTERM, 1 when the devnet cannot start (a port in
-use, an unusable data directory, a declined ``--reset``), 2 for bad flags.
+Exit codes: 0 after Ctrl-C or SIGTERM, and at once when another xo-devnet already runs on
+the data directory (it says where that one serves); 1 when the devnet cannot start (a
+port in use, an unusable data directory, a declined ``--reset``); 2 for bad flags.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
         f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV}, {PROCESSOR_WAIT_ENV} and"
-        f" {DEPENDENCY_WAIT_ENV} stand for the flags of the same names.",
+        f" {DEPENDENCY_WAIT_ENV} stand for the flags of the same names. Started again on a data dir that a running"
+        " xo-devnet holds, it starts nothing: it prints where that one serves and exits 0.",
     )
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument(
