@@ -6,11 +6,14 @@ address (the family's whole namespace for the lobby), and the family's
 :class:`client_core.game_book.GameBook` tells what happened. On a terminal, ``watch
 NAME`` redraws the game's card after each block with the last changes under it;
 elsewhere it prints the card once and then one line per change; ``--json`` writes one
-JSON object per line. ``watch NAME`` ends (exit 0) once the game is over or deleted;
-Ctrl-C ends any watch (130, SIGTERM 143) without an error line, as it is how a person
-stops watching. A chain replaced under the watch (a fork resolved the other way, a
-ledger started afresh) is said in a warning, and watching starts again from its newest
-block: the games are read afresh, so nothing stale is shown.
+JSON object per line. ``watch NAME`` before the game exists says so on its first line,
+naming the games there are and the likely one (``did you mean 'game1'?``), as a
+mistyped command is answered, then waits: a typo must not look like a hang. ``watch
+NAME`` ends (exit 0) once the game is over or deleted; Ctrl-C ends any watch (130,
+SIGTERM 143) without an error line, as it is how a person stops watching. A chain
+replaced under the watch (a fork resolved the other way, a ledger started afresh) is
+said in a warning, and watching starts again from its newest block: the games are read
+afresh, so nothing stale is shown.
 
 What differs between families (their addresses, how a game is told, drawn and ended)
 is a :class:`WatchedFamily` each family's ``watch`` module fills in; this module knows
@@ -20,11 +23,12 @@ no game.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from client_core import session
 from client_core.blocks import BlockChanges, BlockRef, ChainChanged
@@ -34,10 +38,17 @@ from client_core.game_book import GameBook, Named
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import notice, sigterm_interrupts, warn
+from xo_core.text import quoted
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 RESTART_PAUSE = 1.0
 """Seconds between a chain found replaced and the fresh start: never a tight loop against a ledger in flux."""
+ENTRIES_READ_FOR_NAMES: Final = 1000
+"""State entries read, at most, to name the games there are when the watched one does not exist."""
+NAMES_SHOWN: Final = 8
+NAME_CHARACTERS_SHOWN: Final = 40
+SUGGESTION_CUTOFF: Final = 0.5
+"""difflib's similarity a name must reach to be suggested: ``g1`` for ``game1`` is 0.57."""
 
 
 class Change(Protocol):
@@ -79,8 +90,9 @@ class WatchedFamily(Generic[GameT, ChangeT]):
     change_line: Callable[[BlockRef, ChangeT, KeyNames, str | None], str]
     """A change for people (``block 14: game 'g1': ...``); the last argument is the reader's key, if known."""
     change_json: Callable[[BlockRef, ChangeT], str]
-    waiting_line: Callable[[BlockRef, str], str]
-    """What is said while the named game does not exist yet."""
+    waiting_line: Callable[[BlockRef, str, str], str]
+    """What is said while the named game does not exist yet; the last argument (:func:`suggestion`) goes after the
+    first clause (``there is no game 'g1' yet``)."""
     card: Callable[[GameT, str | None, KeyNames], str]
     """One game drawn in full, for the reader (``you``) with the key directory's names."""
     lobby_noun: str
@@ -134,11 +146,12 @@ class GameWatch(Generic[GameT, ChangeT]):
         if self.name is not None:
             game = self.book.game(self.name, self.prefix)
             first = family.snapshot(self.name, game)
-            self.screen.snapshot(start, [first], self.name)
+            hint = suggestion(self.name, self.existing_names(start)) if game is None else ""
+            self.screen.snapshot(start, [first], self.name, hint)
             if game is not None and family.is_over(first):
                 return 0
         else:
-            self.screen.snapshot(start, [family.snapshot(game.name, game) for game in self.book.games()], None)
+            self.screen.snapshot(start, [family.snapshot(game.name, game) for game in self.book.games()], None, "")
         with Follower(
             self.client.base_url,
             [self.prefix],
@@ -159,6 +172,13 @@ class GameWatch(Generic[GameT, ChangeT]):
             return [] if data is None else [(self.prefix, data)]
         return list(self.client.list_state(self.family.namespace, head=start.block_id))
 
+    def existing_names(self, start: BlockRef) -> list[str]:
+        """The names of the family's games as of ``start`` (of its first entries, if it has very many)."""
+        entries = self.client.list_state(self.family.namespace, head=start.block_id)
+        book = self.family.book(lambda problem: None)  # an unreadable entry is not the watched game's business
+        book.load(itertools.islice(entries, ENTRIES_READ_FOR_NAMES))
+        return [game.name for game in book.games()]
+
     def apply(self, block: BlockChanges) -> bool:
         """Show what ``block`` did to the watched games; True once the watched game has ended.
 
@@ -177,10 +197,34 @@ class GameWatch(Generic[GameT, ChangeT]):
         return ended is not None
 
 
-class Screen(Protocol[ChangeT]):
-    """Where a watch shows games: the snapshot as watching begins, then each block's changes."""
+def suggestion(name: str, existing: Sequence[str]) -> str:
+    """What follows "there is no game NAME yet": the likely game, if any, and the games there are (pure).
 
-    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None) -> None: ...
+    ``"; did you mean 'game1'? (games now: 'duel', 'game1')"``, or ``" (games now: 'duel')"``
+    with none alike, or nothing when there is no game at all. Names are the chain's (anyone's)
+    text, so each is quoted, escaped and cut short.
+    """
+    if not existing:
+        return ""
+    import difflib  # noqa: PLC0415 - only a watch of a game that does not exist needs it
+
+    folded = {other.casefold(): other for other in reversed(existing)}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=SUGGESTION_CUTOFF)
+    shown = ", ".join(quoted(other, NAME_CHARACTERS_SHOWN) for other in existing[:NAMES_SHOWN])
+    more = f" and {len(existing) - NAMES_SHOWN} more" if len(existing) > NAMES_SHOWN else ""
+    listed = f"(games now: {shown}{more})"
+    if not close:
+        return f" {listed}"
+    return f"; did you mean {quoted(folded[close[0]], NAME_CHARACTERS_SHOWN)}? {listed}"
+
+
+class Screen(Protocol[ChangeT]):
+    """Where a watch shows games: the snapshot as watching begins, then each block's changes.
+
+    ``hint``: what to add when the named game does not exist (:func:`suggestion`).
+    """
+
+    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None: ...
 
     def changes(self, block: BlockRef, changes: list[ChangeT]) -> None: ...
 
@@ -191,7 +235,7 @@ class JsonLines(Generic[GameT, ChangeT]):
     def __init__(self, family: WatchedFamily[GameT, ChangeT]) -> None:
         self.family = family
 
-    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None) -> None:
+    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
         self.changes(block, games)
 
     def changes(self, block: BlockRef, changes: list[ChangeT]) -> None:
@@ -207,11 +251,13 @@ class TextLines(Generic[GameT, ChangeT]):
         self.names = names
         self.you = you
 
-    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None) -> None:
+    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
         if name is not None:
             game = games[0].game
-            shown = self.family.card(game, self.you, self.names) if game else self.family.waiting_line(block, name)
-            print(shown, flush=True)
+            if game is not None:
+                print(self.family.card(game, self.you, self.names), flush=True)
+            else:
+                print(self.family.waiting_line(block, name, hint), flush=True)
             return
         for change in games:
             print(self.line(block, change))
@@ -239,9 +285,9 @@ class Card(TextLines[GameT, ChangeT]):
         self.recent: list[str] = []
         self.write = write if write is not None else sys.stdout.write
 
-    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None) -> None:
+    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
         assert name is not None
-        self.recent = [] if games[0].game else [self.family.waiting_line(block, name)]
+        self.recent = [] if games[0].game else [self.family.waiting_line(block, name, hint)]
         self.draw(games[0])
 
     def changes(self, block: BlockRef, changes: list[ChangeT]) -> None:

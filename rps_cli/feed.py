@@ -75,10 +75,10 @@ def _standing(game: Game, names: KeyNames, you: str | None) -> str:
     return "next: " + render.next_text(game, you, names)
 
 
-def waiting_line(block: BlockRef, name: str) -> str:
-    return render.say(
-        f"block {block.block_num}: there is no {game_label(name)} yet; waiting for it to be created (Ctrl-C stops)"
-    )
+def waiting_line(block: BlockRef, name: str, hint: str = "") -> str:
+    """``hint``: the games there are and the likely one (client_core.watching.suggestion)."""
+    missing = f"block {block.block_num}: there is no {game_label(name)} yet{hint}"
+    return render.say(f"{missing}; waiting for it to be created (Ctrl-C stops)")
 
 
 def change_json(block: BlockRef, change: Change) -> str:

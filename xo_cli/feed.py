@@ -43,8 +43,10 @@ def change_line(block: BlockRef, change: GameChange, names: KeyNames = render.NO
     return f"block {block.block_num}: {what}: {game.board} {game.state}" + (f"; {ending}" if ending else "")
 
 
-def waiting_line(block: BlockRef, name: str) -> str:
-    return f"block {block.block_num}: there is no {game_label(name)} yet; waiting for it to be created (Ctrl-C stops)"
+def waiting_line(block: BlockRef, name: str, hint: str = "") -> str:
+    """``hint``: the games there are and the likely one (client_core.watching.suggestion)."""
+    missing = f"block {block.block_num}: there is no {game_label(name)} yet{hint}"
+    return f"{missing}; waiting for it to be created (Ctrl-C stops)"
 
 
 def change_json(block: BlockRef, change: GameChange) -> str:

@@ -14,7 +14,7 @@ from client_core.errors import InvalidInput
 from client_core.game_book import GameBook
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
-from client_core.watching import Card, GameWatch, JsonLines, TextLines, watch
+from client_core.watching import Card, GameWatch, JsonLines, TextLines, suggestion, watch
 from tests.client_core.scripted_ledger import ScriptedLedger, address, in_a_thread
 from tests.client_core.toy_family import TOY, Toy, ToyChange, decode, encode
 
@@ -26,10 +26,12 @@ class Recorded:
 
     def __init__(self) -> None:
         self.shown: list[tuple[int, list[ToyChange]]] = []
+        self.hints: list[str] = []
         self.started = threading.Event()
 
-    def snapshot(self, block: BlockRef, games: list[ToyChange], name: str | None) -> None:
+    def snapshot(self, block: BlockRef, games: list[ToyChange], name: str | None, hint: str) -> None:
         self.shown.append((block.block_num, games))
+        self.hints.append(hint)
         self.started.set()
 
     def changes(self, block: BlockRef, changes: list[ToyChange]) -> None:
@@ -97,14 +99,16 @@ def test_a_name_no_game_can_have_is_refused_before_any_request():
 
 def test_text_lines_print_the_card_or_the_waiting_line_then_a_line_per_change(capsys):
     screen = TextLines(TOY, NO_NAMES, "me")
-    screen.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g")
-    screen.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", Toy("g", 1))], "g")
+    screen.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g", "")
+    screen.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", Toy("g", 1))], "g", "")
     screen.changes(BlockRef("b" * 128, 5), [ToyChange("scored", "g", Toy("g", 2))])
     assert capsys.readouterr().out.splitlines() == ["block 4: no g yet", "[g: 1]", "block 5: g scored: 2 (seen by me)"]
+    screen.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g1", None)], "g1", "; did you mean 'g'?")
+    assert capsys.readouterr().out == "block 4: no g1 yet; did you mean 'g'?\n"
 
 
 def test_the_lobby_s_text_lines_end_with_what_it_watches(capsys):
-    TextLines(TOY, NO_NAMES, None).snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", Toy("g", 1))], None)
+    TextLines(TOY, NO_NAMES, None).snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", Toy("g", 1))], None, "")
     assert capsys.readouterr().out.splitlines() == [
         "block 4: g snapshot: 1",
         "block 4: watching every toy for changes (Ctrl-C stops)",
@@ -112,14 +116,14 @@ def test_the_lobby_s_text_lines_end_with_what_it_watches(capsys):
 
 
 def test_json_lines_are_the_family_s_one_per_change(capsys):
-    JsonLines(TOY).snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g")
+    JsonLines(TOY).snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g", "")
     assert capsys.readouterr().out == '{"block": 4, "name": "g"}\n'
 
 
 def test_on_a_terminal_the_card_is_redrawn_with_the_family_s_few_last_lines_and_no_footer_once_over():
     screens: list[str] = []
     card = Card(TOY, NO_NAMES, None, write=screens.append)
-    card.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g")
+    card.snapshot(BlockRef("a" * 128, 4), [ToyChange("snapshot", "g", None)], "g", "")
     card.changes(BlockRef("b" * 128, 5), [ToyChange("created", "g", Toy("g", 0))])
     card.changes(BlockRef("c" * 128, 6), [ToyChange("scored", "g", Toy("g", 1)), ToyChange("scored", "g", Toy("g", 3))])
     waiting, created, won = screens
@@ -151,6 +155,47 @@ def test_a_watch_reads_the_game_as_of_the_newest_block_follows_it_and_returns_0_
         (2, [ToyChange("scored", "g", Toy("g", 2))]),
         (3, [ToyChange("deleted", "g", None)]),
     ]
+
+
+def test_a_watch_of_a_game_not_there_names_the_likely_one_and_the_games_there_are_then_waits_for_it(ledger):
+    ledger.commit_now({address("game1"): encode(Toy("game1", 0)), address("duel"): encode(Toy("duel", 1))})
+    screen, ended = Recorded(), []
+    with RestClient(ledger.url) as client:
+        watching = threading.Thread(target=lambda: ended.append(GameWatch(TOY, client, "g1", screen).run()))
+        watching.start()
+        assert screen.started.wait(10)
+        ledger.commit_now({address("g1"): encode(Toy("g1", 3))})
+        watching.join(10)
+    assert screen.hints == ["; did you mean 'game1'? (games now: 'duel', 'game1')"]
+    assert ended == [0]
+    assert screen.shown == [(1, [ToyChange("snapshot", "g1", None)]), (2, [ToyChange("created", "g1", Toy("g1", 3))])]
+
+
+def test_a_watch_of_a_game_that_is_there_reads_no_other_game(ledger):
+    ledger.commit_now({address("g"): encode(Toy("g", 3)), address("game1"): encode(Toy("game1", 0))})
+    screen = Recorded()
+    with RestClient(ledger.url) as client:
+        assert GameWatch(TOY, client, "g", screen).run() == 0
+    assert screen.hints == [""]
+    assert ledger.gets("/state?") == [], "the namespace is listed only when the game is not there"
+
+
+def test_the_suggestion_is_the_closest_name_like_a_mistyped_command_s():
+    assert suggestion("g1", ["duel", "game1"]) == "; did you mean 'game1'? (games now: 'duel', 'game1')"
+    assert suggestion("Game1", ["game1"]) == "; did you mean 'game1'? (games now: 'game1')"
+    assert suggestion("zzz", ["duel", "game1"]) == " (games now: 'duel', 'game1')", "none alike: the games, no guess"
+    assert suggestion("g1", []) == "", "no game at all: nothing to add"
+
+
+def test_the_suggestion_names_a_few_games_escaped_and_cut_short():
+    many = [f"game{number:02}" for number in range(20)]
+    assert suggestion("gmae07", many) == (
+        "; did you mean 'game07'? (games now: 'game00', 'game01', 'game02', 'game03', 'game04', 'game05', "
+        "'game06', 'game07' and 12 more)"
+    )
+    hostile = "\x1b[2Jevil" + "x" * 100
+    said = suggestion("evil", [hostile])
+    assert "\x1b" not in said and "\\x1b[2J" in said and said.endswith("...)")
 
 
 def test_a_watch_of_a_game_already_over_shows_it_and_returns_0_at_once(ledger):

@@ -8,6 +8,7 @@ process, a copied commitment, and the processor's refusals as the player reads t
 from __future__ import annotations
 
 import json
+import re
 import signal
 import stat
 
@@ -226,10 +227,28 @@ def test_a_ready_agrees_to_the_settings_shown_and_a_new_setup_asks_again(table):
     assert table.game("terms").settings == Settings(3, 300)
 
 
+def test_watch_of_a_mistyped_name_names_the_likely_game_on_its_first_line_then_waits(table):
+    table.ok("alice", "create", "round1", "--wait")
+    watching = table.start("bob", "watch", "rnd1")
+    try:
+        first = watching.process.stdout.readline()  # bounded by the test's time-out
+        assert watching.process.poll() is None, "it waits for the name typed"
+    finally:
+        watching.process.send_signal(signal.SIGINT)
+    assert re.fullmatch(
+        r"block \d+: there is no game 'rnd1' yet; did you mean 'round1'\? \(games now: .*'round1'.*\); "
+        r"waiting for it to be created \(Ctrl-C stops\)\n",
+        first,
+    ), first
+    stopped = watching.done()
+    assert (stopped.code, stopped.err) == (130, "")
+
+
 def test_watch_tells_a_game_op_by_op_and_ends_with_it(table):
     watching = table.start("bob", "watch", "seen")
     first = watching.process.stdout.readline()  # bounded by the test's time-out
-    assert first.endswith("there is no game 'seen' yet; waiting for it to be created (Ctrl-C stops)\n")
+    assert ": there is no game 'seen' yet" in first  # then the games of other tests, if any
+    assert first.endswith("; waiting for it to be created (Ctrl-C stops)\n")
     table.started("seen")
     for alices, bobs in (("rock", "rock"), ("paper", "rock")):
         assert [done.code for done in table.throws("seen", alices, bobs)] == [0, 0]

@@ -8,6 +8,7 @@ websocket refused (the devnet's subscriber limit), Ctrl-C and SIGTERM.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from pathlib import Path
 
@@ -55,10 +56,27 @@ def short(key: str) -> str:
     return key[:6] + "..."
 
 
+def test_watch_of_a_mistyped_name_names_the_likely_game_on_its_first_line_then_waits_for_the_name_typed(
+    table, watching
+):
+    table.move("alice", "game1", "create")
+    watch = watching("g1")
+    [waiting] = watch.lines(1)
+    assert re.fullmatch(
+        r"block \d+: there is no game 'g1' yet; did you mean 'game1'\? \(games now: .*'game1'.*\); "
+        r"waiting for it to be created \(Ctrl-C stops\)",
+        waiting,
+    ), waiting
+    table.move("bob", "g1", "create")  # the game typed, created after all: the watch follows it
+    [created] = watch.lines(1)
+    assert created.endswith("game 'g1' created: --------- P1-NEXT")
+
+
 def test_watch_shows_a_whole_game_move_by_move_and_exits_0_when_it_is_won(table, watching):
     watch = watching("duel")
     [waiting] = watch.lines(1)
-    assert waiting.endswith("there is no game 'duel' yet; waiting for it to be created (Ctrl-C stops)")
+    assert ": there is no game 'duel' yet" in waiting  # then the games of other tests, if any
+    assert waiting.endswith("; waiting for it to be created (Ctrl-C stops)")
     table.move("alice", "duel", "create")
     table.takes("duel", 5, 1, 3, 7, 4, 9, 6)  # X wins on the middle row
     alice, bob = f"alice ({short(table.key('alice'))})", f"bob ({short(table.key('bob'))})"
@@ -209,7 +227,7 @@ def test_on_a_terminal_the_board_is_redrawn_with_the_last_moves_under_it():
     board = Board(KeyNames({}), None, write=screens.append)
     start = BlockRef("ab" * 64, 7)
     fresh = Game("g1", "---------", "P1-NEXT", "", "", game_address("g1"))
-    board.snapshot(start, [feed.snapshot("g1", fresh)], "g1")
+    board.snapshot(start, [feed.snapshot("g1", fresh)], "g1", "")
     moved = fresh._replace(board="----X----", state="P2-NEXT", player1="02" + "a" * 64)
     board.changes(BlockRef("cd" * 64, 8), [GameChange(TAKE, "g1", 5, moved.player1, moved)])
     first, second = screens
