@@ -6,6 +6,8 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
+#: ACA-Py, which runs the xo_aries plugin; it supports Python 3.12 and newer only.
+ACAPY = "acapy-agent>=1.3,<1.5; python_version >= '3.12'"
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py").read_text()).group(1)
 
 setup(
@@ -21,7 +23,7 @@ setup(
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
             "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "rps_cli", "rps_cli.*",
             "chips_tp", "chips_tp.*",
-            "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*",
+            "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*", "xo_aries", "xo_aries.*",
         ]
     ),
     package_data={
@@ -53,7 +55,10 @@ setup(
             "PyYAML>=6,<7",
             "jsonschema>=4.18,<5",
             "playwright>=1.44,<2",
+            # the xo_aries tests run two ACA-Py agents where ACA-Py installs (it needs Python 3.12+)
+            ACAPY,
         ],
+        "aries": [ACAPY],
     },
     entry_points={
         "console_scripts": [

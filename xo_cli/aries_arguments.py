@@ -8,6 +8,7 @@ group's own subcommand is folded into ``command`` (``"aries check"``) by
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Final
 
 from client_core.arguments import CommandParser
@@ -19,6 +20,13 @@ example (a thread in which X won; check it, then record it as game g7):
   xo aries check game.json
   xo aries replay game.json g7 --username alice --opponent bob --wait
   xo show g7"""
+
+AGENT_EXAMPLE = """\
+example (two agents on this machine; the second plays perfectly by itself):
+  xo aries agent --label alice --inbound 127.0.0.1:8020 --admin 127.0.0.1:8021 --admin-api-key s3cret
+  xo aries agent --label bot --inbound 127.0.0.1:8030 --admin 127.0.0.1:8031 --auto-play perfect
+  xo aries connect INVITATION_URL_OF_BOT --admin http://127.0.0.1:8021 --admin-api-key s3cret
+  xo aries play --admin http://127.0.0.1:8021 --admin-api-key s3cret --connection CONNECTION_ID"""
 
 
 def add_aries_commands(
@@ -72,7 +80,62 @@ def add_aries_commands(
         action="store_true",
         help="allow --username and --opponent to be the same key, which then holds both seats",
     )
+    _add_agent_commands(actions)
     return group
+
+
+def _add_agent_commands(actions: argparse._SubParsersAction) -> None:
+    """``agent``, ``connect`` and ``play``: agents playing over DIDComm (:mod:`xo_cli.aries_agent`)."""
+    from xo_cli.aries_agent import LEVELS, address  # noqa: PLC0415 (only the aries group needs them)
+
+    agent = actions.add_parser(
+        "agent",
+        help="run an ACA-Py agent that plays Tic Tac Toe 1.0 (needs Python 3.12+)",
+        description="Start ACA-Py with the xo_aries plugin for one player: an askar wallet in the player's data "
+        "directory, no Indy ledger, HTTP transport, invitations and connection requests accepted on their own, "
+        "the admin API on loopback. Prints a reusable invitation, then runs until Ctrl-C. Exit 3 if ACA-Py is not "
+        "installed for this Python (it needs 3.12 or newer).",
+        epilog=AGENT_EXAMPLE,
+    )
+    agent.add_argument("--label", required=True, help="the agent's name, shown to other agents; names its data dir")
+    agent.add_argument("--inbound", required=True, type=address, metavar="HOST:PORT", help="DIDComm HTTP endpoint")
+    agent.add_argument("--admin", required=True, type=address, metavar="HOST:PORT", help="admin API, on loopback")
+    agent.add_argument("--admin-api-key", metavar="KEY", help="require this X-API-Key on the admin API")
+    agent.add_argument("--auto-play", choices=LEVELS, help="answer every move with the computer player at this level")
+    agent.add_argument("--endpoint", metavar="URL", help="the endpoint other agents reach (default: http://INBOUND)")
+    agent.add_argument("--data-dir", type=Path, help="wallet directory (default: $XDG_DATA_HOME/xo-aries/LABEL)")
+    agent.add_argument("--anchor-url", metavar="URL", help="record this agent's moves on the ledger at this REST API")
+    agent.add_argument("--username", help="with --anchor-url: the key that signs this agent's moves")
+    agent.add_argument("--key-dir", help="with --anchor-url: where --username's key is (default ~/.sawtooth/keys)")
+    agent.add_argument("-v", "--verbose", action="count", default=0, help="ACA-Py logs at info level")
+
+    connect = actions.add_parser(
+        "connect",
+        help="make an agent accept another agent's invitation",
+        description="Have the agent whose admin API is --admin accept INVITATION_URL (ACA-Py's out-of-band "
+        "receive-invitation) and wait until the connection is active; prints the connection id.",
+    )
+    connect.add_argument("invitation", metavar="INVITATION_URL", help="the URL xo aries agent printed (?oob=...)")
+    _add_admin(connect)
+    connect.add_argument("--wait", type=float, default=30.0, metavar="SECONDS", help="how long to wait (default 30)")
+    connect.add_argument("-v", "--verbose", action="count", default=0, help=argparse.SUPPRESS)
+
+    play = actions.add_parser(
+        "play",
+        help="play a game from the terminal through an agent",
+        description="Play Tic Tac Toe over --connection through the agent at --admin, like xo play: type cells "
+        "(A1-C3, or 1-9), q to leave. Starts a new game as --me (X opens), or goes on with --thread.",
+    )
+    _add_admin(play)
+    play.add_argument("--connection", required=True, metavar="ID", help="the connection id (xo aries connect)")
+    play.add_argument("--me", choices=("X", "O"), default="X", help="my mark in a new game (default X, who opens)")
+    play.add_argument("--thread", metavar="ID", help="go on with this game instead of starting one")
+    play.add_argument("-v", "--verbose", action="count", default=0, help=argparse.SUPPRESS)
+
+
+def _add_admin(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--admin", required=True, metavar="URL", help="the agent's admin API, http://127.0.0.1:PORT")
+    parser.add_argument("--admin-api-key", metavar="KEY", help="the admin API's X-API-Key, if it has one")
 
 
 def full_command(args: argparse.Namespace) -> argparse.Namespace:

@@ -25,6 +25,9 @@ COMMANDS = {
     "keygen": ("client_core.keygen", "keygen"),
     "aries check": ("xo_cli.aries_check", "check"),
     "aries replay": ("xo_cli.aries_replay", "replay"),
+    "aries agent": ("xo_cli.aries_agent", "agent"),
+    "aries connect": ("xo_cli.aries_connect", "connect"),
+    "aries play": ("xo_cli.aries_play", "play"),
     "web": ("xo_web.command", "web"),
 }
 

@@ -1,0 +1,155 @@
+"""ACA-Py agents for the tests, as separate processes on loopback, driven through their admin APIs."""
+
+from __future__ import annotations
+
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from client_core.errors import CommandError
+from xo_cli.arguments import parse
+from xo_cli.aries_admin import AdminClient
+from xo_cli.aries_agent import HANDSHAKE, acapy_command, wallet_key
+
+REPO = Path(__file__).resolve().parents[2]
+PLUGINS = Path(__file__).resolve().parent / "plugins"
+#: Starting an agent provisions a wallet; on a busy machine that takes tens of seconds.
+START_WAIT = 120.0
+POLL = 0.05
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (ACA-Py must be told its port, so port 0 cannot be used)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@dataclass
+class Agent:
+    """A running agent: its process, admin client and the invitation it printed."""
+
+    label: str
+    process: subprocess.Popen[bytes]
+    admin: AdminClient
+    invitation: str
+    log: Path
+    connections: dict[str, str] = field(default_factory=dict)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def game(self, thread_id: str) -> dict[str, Any]:
+        return self.admin.get(f"/tictactoe/games/{thread_id}")
+
+    def wait_for(self, thread_id: str, ready: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict:
+        """The game once ``ready`` holds for it; fails with the last state seen after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                game = self.game(thread_id)
+            except Exception:  # the game may not have arrived yet
+                game = {}
+            if game and ready(game):
+                return game
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.label}: {thread_id} never got there; last seen {game}")
+            time.sleep(POLL)
+
+
+def start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None = None, cheat: bool = False) -> Agent:
+    """``xo aries agent --label LABEL ...`` as a process; its invitation read from its stdout.
+
+    ``cheat``: ACA-Py is started with the very command line ``xo aries agent`` builds
+    (:func:`xo_cli.aries_agent.acapy_command`) plus the tests' misbehaving plugin, and its
+    invitation made through the admin API as ``xo aries agent`` makes it.
+    """
+    admin = free_port()
+    argv = [
+        "aries", "agent", "--label", label, "--inbound", f"127.0.0.1:{free_port()}",
+        "--admin", f"127.0.0.1:{admin}", "--data-dir", str(data_dir), *extra,
+    ]  # fmt: skip
+    if api_key:
+        argv += ["--admin-api-key", api_key]
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(PLUGINS)]))
+    client = AdminClient(f"http://127.0.0.1:{admin}", api_key)
+    log = data_dir.with_suffix(".log")
+    if not cheat:
+        with log.open("wb") as errors:
+            process = subprocess.Popen([sys.executable, "-m", "xo_cli.main", *argv], stdout=subprocess.PIPE,
+                                       stderr=errors, env=environment)  # fmt: skip
+        return Agent(label, process, client, _read_invitation(process, log), log)
+    args = parse(argv)
+    command = [*acapy_command(args, wallet_key(data_dir)), "--plugin", "xo_aries_cheat"]
+    with log.open("wb") as errors:
+        process = subprocess.Popen(
+            command, stdout=errors, stderr=errors, env=dict(environment, ACAPY_HOME=str(data_dir))
+        )
+    deadline = time.monotonic() + START_WAIT
+    while not _ready(client):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"{label} did not start:\n{log.read_text(errors='replace')[-3000:]}")
+        time.sleep(0.2)
+    created = client.post("/out-of-band/create-invitation", {"handshake_protocols": [HANDSHAKE]})
+    return Agent(label, process, client, created["invitation_url"], log)
+
+
+def _ready(client: AdminClient) -> bool:
+    try:
+        return bool(client.get("/status/ready").get("ready"))
+    except CommandError:
+        return False
+
+
+def _read_invitation(process: subprocess.Popen[bytes], log: Path) -> str:
+    deadline = time.monotonic() + START_WAIT
+    buffer = b""
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 1.0)
+        if ready:
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buffer += chunk
+            for line in buffer.decode().splitlines():
+                if line.startswith("http://"):
+                    return line.strip()
+    process.kill()
+    raise AssertionError(f"no invitation within {START_WAIT} s: {buffer!r}\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def connect(inviter: Agent, invitee: Agent) -> tuple[str, str]:
+    """Connect two agents by ``invitee`` accepting ``inviter``'s invitation: (inviter's id, invitee's id)."""
+    from xo_cli.aries_connect import decode_invitation  # noqa: PLC0415
+
+    record = invitee.admin.post("/out-of-band/receive-invitation", decode_invitation(inviter.invitation))
+    theirs = record["connection_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        mine = [
+            connection["connection_id"]
+            for connection in inviter.admin.get("/connections")["results"]
+            if connection.get("their_label") == invitee.label and connection.get("state") in ("active", "completed")
+        ]
+        state = invitee.admin.get(f"/connections/{theirs}")["state"]
+        if mine and state in ("active", "completed"):
+            inviter.connections[invitee.label] = mine[0]
+            invitee.connections[inviter.label] = theirs
+            return mine[0], theirs
+        time.sleep(POLL)
+    raise AssertionError(f"{invitee.label} never connected to {inviter.label}")

@@ -1,0 +1,145 @@
+"""Two ACA-Py agents, separate processes on loopback, play Tic Tac Toe 1.0 through their admin APIs.
+
+``alice`` is ``xo aries agent`` with an API key; ``mallory`` runs the same ACA-Py command line
+plus a plugin that sends whatever it is told (``plugins/xo_aries_cheat``), to see how alice
+answers moves the protocol forbids. The agents start once for the module.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: it needs Python 3.12 or newer")
+
+from client_core.errors import Rejected
+from tests.xo_aries.agents import Agent, connect, start_agent
+from xo_cli.aries import DIDCOMM_PROTOCOL, PROTOCOL
+
+KEY = "test-admin-key"
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory: pytest.TempPathFactory):
+    home = tmp_path_factory.mktemp("agents")
+    started: list[Agent] = []
+    try:
+        started.append(start_agent("alice", home / "alice", api_key=KEY))
+        started.append(start_agent("mallory", home / "mallory", cheat=True))
+        alice, mallory = started
+        connect(alice, mallory)
+        yield alice, mallory
+    finally:
+        for agent in started:
+            agent.stop()
+
+
+def start(agent: Agent, other: Agent, me: str, move: str | None = None) -> dict:
+    body = {"connection_id": agent.connections[other.label], "me": me} | ({"move": move} if move else {})
+    return agent.admin.post("/tictactoe/start", body)
+
+
+def move(agent: Agent, thread_id: str, cell: str) -> dict:
+    return agent.admin.post(f"/tictactoe/{thread_id}/move", {"cell": cell})
+
+
+def cheat(agent: Agent, other: Agent, thread_id: str, kind: str, **fields: object) -> None:
+    body = {"connection_id": agent.connections[other.label], "thread_id": thread_id, "kind": kind, **fields}
+    agent.admin.post("/tictactoe-cheat/send", body)
+
+
+def test_a_whole_game_played_through_the_admin_apis(agents):
+    alice, mallory = agents
+    game = start(alice, mallory, "X", "B2")
+    thread = game["thread_id"]
+    assert (game["state"], game["moves"], game["turn"], game["protocol"]) == ("their-move", ["X:B2"], "O", PROTOCOL)
+
+    theirs = mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+    assert (theirs["me"], theirs["moves"], theirs["board"]) == ("O", ["X:B2"], "----X----")
+    for player, cell in ((mallory, "A1"), (alice, "A2"), (mallory, "B1"), (alice, "C2")):
+        player.wait_for(thread, lambda game: game["state"] == "my-move")
+        move(player, thread, cell)
+
+    ours = alice.wait_for(thread, lambda game: game["state"] == "done")
+    theirs = mallory.wait_for(thread, lambda game: game["state"] == "done")
+    expected = ["X:B2", "O:A1", "X:A2", "O:B1", "X:C2"]
+    assert ours["moves"] == theirs["moves"] == expected
+    assert ours["rows"] == theirs["rows"] == ["OO-", "XXX", "---"]
+    assert ours["winner"] == theirs["winner"] == "X"
+    assert ours["turn"] is None
+    assert ours["problems"] == theirs["problems"] == []
+    assert (ours["sent"], theirs["sent"]) == (3, 3), "X's 3 moves; O's 2 moves and the outcome acknowledging the loss"
+    listed = alice.admin.get("/tictactoe/games", {"state": "done"})["results"]
+    assert thread in [game["thread_id"] for game in listed]
+
+
+def test_an_occupied_cell_and_a_move_out_of_turn_are_problem_reports_and_change_nothing(agents):
+    alice, mallory = agents
+    thread = start(alice, mallory, "X", "B2")["thread_id"]
+    mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+
+    cheat(mallory, alice, thread, "move", me="O", moves=["X:B2", "O:B2"])
+    ours = alice.wait_for(thread, lambda game: len(game["problems"]) == 1)
+    assert ours["problems"][0]["code"] == "already-occupied"
+    assert (ours["state"], ours["moves"]) == ("their-move", ["X:B2"])
+    theirs = mallory.wait_for(thread, lambda game: len(game["problems"]) == 1)
+    assert theirs["problems"][0] | {"direction": "received"} == theirs["problems"][0]
+    assert theirs["problems"][0]["code"] == "already-occupied"
+
+    move(mallory, thread, "A1")
+    alice.wait_for(thread, lambda game: game["state"] == "my-move")
+    cheat(mallory, alice, thread, "move", me="O", moves=["X:B2", "O:A1", "O:C3"])
+    ours = alice.wait_for(thread, lambda game: len(game["problems"]) == 2)
+    assert ours["problems"][1]["code"] == "not-your-turn"
+    assert (ours["state"], ours["moves"]) == ("my-move", ["X:B2", "O:A1"])
+    assert mallory.wait_for(thread, lambda game: len(game["problems"]) == 2)["problems"][1]["code"] == "not-your-turn"
+
+
+def test_a_move_the_agent_can_see_is_illegal_is_refused_by_the_route_and_never_sent(agents):
+    alice, mallory = agents
+    thread = start(alice, mallory, "X", "A1")["thread_id"]
+    mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+    for cell, status in (("A1", "409"), ("D4", "400")):
+        with pytest.raises(Rejected, match=status):
+            move(mallory, thread, cell)
+    with pytest.raises(Rejected, match="409 not-your-turn"):
+        move(alice, thread, "C3")
+    assert mallory.game(thread)["moves"] == alice.game(thread)["moves"] == ["X:A1"]
+    assert alice.game(thread)["problems"] == []
+
+
+def test_the_other_agent_opens_when_invited_and_the_didcomm_org_spelling_is_answered_in_kind(agents):
+    alice, mallory = agents
+    invitation = start(mallory, alice, "O")
+    thread = invitation["thread_id"]
+    assert (invitation["state"], invitation["moves"]) == ("their-move", [])
+    ours = alice.wait_for(thread, lambda game: game["state"] == "my-move")
+    assert (ours["me"], ours["protocol"]) == ("X", PROTOCOL)
+
+    cheat(mallory, alice, "f" * 36, "move", me="X", moves=["X:C3"])
+    spelled = alice.wait_for("f" * 36, lambda game: game["state"] == "my-move")
+    assert (spelled["me"], spelled["moves"], spelled["protocol"]) == ("O", ["X:C3"], DIDCOMM_PROTOCOL)
+
+
+def test_abandoning_sends_an_outcome_with_a_null_winner(agents):
+    alice, mallory = agents
+    thread = start(alice, mallory, "X", "C1")["thread_id"]
+    mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+    gone = alice.admin.post(f"/tictactoe/{thread}/abandon")
+    assert (gone["state"], gone["abandoned"], gone["winner"]) == ("done", True, None)
+    theirs = mallory.wait_for(thread, lambda game: game["state"] == "done")
+    assert (theirs["abandoned"], theirs["turn"]) == (True, None)
+    with pytest.raises(Rejected, match="409"):
+        move(mallory, thread, "B2")
+
+
+def test_the_admin_api_needs_its_key(agents):
+    alice, _ = agents
+    request = urllib.request.Request(f"{alice.admin.url}/tictactoe/games")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+    assert json.dumps(alice.admin.get("/tictactoe/games")).startswith('{"results"')

@@ -1,0 +1,91 @@
+"""``xo aries agent|connect|play``: the ACA-Py command line, its checks, and the one-line refusals."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+
+import pytest
+
+from xo_cli import aries_agent
+from xo_cli.arguments import parse
+from xo_cli.aries_agent import acapy_command, wallet_key
+from xo_cli.aries_connect import decode_invitation
+
+
+def agent_args(*extra: str):
+    return parse(["aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:8020", "--admin", "127.0.0.1:8021",
+                  *extra])  # fmt: skip
+
+
+def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepting():
+    command = acapy_command(agent_args("--auto-play", "perfect"), "k" * 64)
+    assert command[:4] == [sys.executable, "-m", "acapy_agent", "start"]
+    text = " ".join(command)
+    for expected in (
+        "--inbound-transport http 127.0.0.1 8020",
+        "--endpoint http://127.0.0.1:8020",
+        "--admin 127.0.0.1 8021",
+        "--wallet-type askar",
+        "--no-ledger",
+        "--auto-accept-invites --auto-accept-requests",
+        "--plugin xo_aries",
+        "--admin-insecure-mode",
+        "-o xo_aries.auto_play=perfect",
+    ):
+        assert expected in text
+    keyed = acapy_command(agent_args("--admin-api-key", "s3cret"), "k" * 64)
+    assert keyed[keyed.index("--admin-api-key") + 1] == "s3cret"
+    assert "--admin-insecure-mode" not in keyed
+
+
+def test_the_wallet_key_is_made_once_and_kept_private(tmp_path):
+    key = wallet_key(tmp_path / "alice")
+    assert len(key) == 64 and wallet_key(tmp_path / "alice") == key
+    assert (tmp_path / "alice" / "wallet.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_admin_api_stays_on_loopback_and_anchoring_needs_a_username(run):
+    code, _, err = run("aries", "agent", "--label", "a", "--inbound", "127.0.0.1:1", "--admin", "10.0.0.1:2")
+    assert code == 1 and "loopback" in err
+    code, _, err = run("aries", "agent", "--label", "a/b", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
+    assert code == 1 and "--label" in err
+    code, _, err = run(
+        "aries",
+        "agent",
+        "--label",
+        "a",
+        "--inbound",
+        "127.0.0.1:1",
+        "--admin",
+        "127.0.0.1:2",
+        "--anchor-url",
+        "http://x",
+    )
+    assert code == 1 and "--username" in err
+
+
+def test_without_acapy_the_agent_command_says_so_in_one_line_and_exits_3(run, monkeypatch):
+    monkeypatch.setattr(aries_agent, "acapy_available", lambda: False)
+    code, out, err = run("aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
+    assert (code, out) == (3, "")
+    assert err.count("\n") == 1 and "needs ACA-Py" in err and "3.12" in err
+
+
+def test_connect_reads_the_invitation_from_the_url_and_refuses_anything_else(run, closed_port):
+    invitation = {"@type": "https://didcomm.org/out-of-band/1.1/invitation", "@id": "i1"}
+    encoded = base64.urlsafe_b64encode(json.dumps(invitation).encode()).decode().rstrip("=")
+    assert decode_invitation(f"http://127.0.0.1:8020?oob={encoded}") == invitation
+    code, _, err = run("aries", "connect", "http://127.0.0.1:8020", "--admin", "http://127.0.0.1:1")
+    assert code == 1 and "oob" in err
+    code, _, err = run("aries", "connect", "http://h?oob=%%%", "--admin", "http://127.0.0.1:1")
+    assert code == 1 and "base64" in err
+    code, _, err = run("aries", "connect", f"http://h?oob={encoded}", "--admin", f"http://127.0.0.1:{closed_port}")
+    assert code == 3 and "unreachable" in err
+
+
+@pytest.mark.skipif(aries_agent.acapy_available(), reason="ACA-Py is installed here: the agent can start")
+def test_under_a_python_without_acapy_the_real_check_refuses(run):
+    code, _, err = run("aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
+    assert code == 3 and "needs ACA-Py" in err

@@ -1,0 +1,221 @@
+"""``xo aries agent``: an ACA-Py agent with the ``xo_aries`` plugin, for one player, on loopback.
+
+ACA-Py runs as ``sys.executable -m acapy_agent start`` -- the Python that runs ``xo``, never an
+``aca-py`` found on PATH -- with the defaults a player wants: an askar wallet in the player's
+data directory (``$XDG_DATA_HOME/xo-aries/LABEL``, its key kept beside it, mode 0600), no Indy
+ledger, HTTP in and out, invitations and connection requests accepted on their own (so any
+controller connects it with ACA-Py's standard out-of-band routes), and the admin API on a
+loopback address only, guarded by ``X-API-Key`` when ``--admin-api-key`` is given (without one
+it runs in ACA-Py's insecure mode, and says so loudly). Once the admin API answers, a reusable
+out-of-band invitation is created and printed; the agent then runs until Ctrl-C or SIGTERM.
+
+ACA-Py needs Python 3.12 or newer: elsewhere this command says so in one line and exits 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import ipaddress
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from client_core.errors import INTERRUPTED, TERMINATED, CommandError, InvalidInput, TerminateRequest, Unavailable
+from client_core.runner import sigterm_interrupts, warn
+from xo_cli.aries_admin import AdminClient
+
+#: The module ACA-Py runs as (``python -m acapy_agent``), and the plugin this project adds to it.
+ACAPY_MODULE: Final = "acapy_agent"
+PLUGIN: Final = "xo_aries"
+HANDSHAKE: Final = "https://didcomm.org/didexchange/1.1"
+LABEL_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", re.ASCII)
+#: How long the admin API may take to answer after ACA-Py starts (it provisions the wallet first).
+READY_WAIT: Final = 90.0
+POLL: Final = 0.2
+#: How long ACA-Py gets to stop after SIGTERM before it is killed.
+STOP_WAIT: Final = 15.0
+LEVELS: Final = ("perfect", "heuristic", "random")
+
+
+class AcaPyMissing(Unavailable):
+    """ACA-Py is not installed for this Python (it needs 3.12 or newer); exit 3."""
+
+
+@dataclass(frozen=True)
+class Address:
+    """A host and a port, as ``--inbound`` and ``--admin`` give them."""
+
+    host: str
+    port: int
+
+    def url(self) -> str:
+        """``http://host:port``, brackets round an IPv6 host."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+def address(text: str) -> Address:
+    """``HOST:PORT`` as argparse reads it."""
+    host, _, port = text.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT, e.g. 127.0.0.1:8020")
+    return Address(host, int(port))
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (or ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def acapy_available() -> bool:
+    """Whether this Python can run ACA-Py."""
+    return importlib.util.find_spec(ACAPY_MODULE) is not None
+
+
+def require_acapy(command: str) -> None:
+    """Refuse ``command`` in one line where ACA-Py cannot run."""
+    if not acapy_available():
+        version = ".".join(map(str, sys.version_info[:2]))
+        raise AcaPyMissing(
+            f"{command} needs ACA-Py, which is not installed for this Python ({version}): it needs Python 3.12 or "
+            f"newer; install xo with pip install 'xo-sawtooth[aries]' there"
+        )
+
+
+def default_data_dir(label: str) -> Path:
+    """``$XDG_DATA_HOME/xo-aries/LABEL``, i.e. ``~/.local/share/xo-aries/LABEL`` on most systems."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join("~", ".local", "share")
+    return Path(base, "xo-aries", label).expanduser()
+
+
+def wallet_key(data_dir: Path) -> str:
+    """The wallet's key, made once and kept in ``DATA_DIR/wallet.key`` (0600) so the wallet opens next time."""
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = data_dir / "wallet.key"
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text(encoding="ascii").strip()
+    key = secrets.token_hex(32)
+    with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def plugin_options(args: argparse.Namespace) -> list[str]:
+    """The plugin's settings as ACA-Py ``-o`` options."""
+    options = []
+    if args.auto_play:
+        options.append(f"{PLUGIN}.auto_play={args.auto_play}")
+    if getattr(args, "anchor_url", None):
+        options += [f"{PLUGIN}.anchor_url={args.anchor_url}", f"{PLUGIN}.username={args.username}"]
+        if args.key_dir:
+            options.append(f"{PLUGIN}.key_dir={Path(args.key_dir).expanduser()}")
+    return [item for option in options for item in ("-o", option)]
+
+
+def acapy_command(args: argparse.Namespace, key: str) -> list[str]:
+    """The command line that starts ACA-Py for ``args`` (pure: the tests read it)."""
+    inbound: Address = args.inbound
+    admin: Address = args.admin
+    command = [
+        sys.executable, "-m", ACAPY_MODULE, "start",
+        "--label", args.label,
+        "--inbound-transport", "http", inbound.host, str(inbound.port),
+        "--outbound-transport", "http",
+        "--endpoint", args.endpoint or inbound.url(),
+        "--admin", admin.host, str(admin.port),
+        "--wallet-type", "askar", "--wallet-name", "wallet", "--wallet-key", key, "--auto-provision",
+        "--no-ledger",
+        "--auto-accept-invites", "--auto-accept-requests", "--auto-ping-connection",
+        "--plugin", PLUGIN,
+        "--log-level", "info" if args.verbose else "warning",
+    ]  # fmt: skip
+    command += ["--admin-api-key", args.admin_api_key] if args.admin_api_key else ["--admin-insecure-mode"]
+    return command + plugin_options(args)
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """What argparse cannot check alone."""
+    if not LABEL_PATTERN.fullmatch(args.label):
+        raise InvalidInput(f"--label {args.label!r}: use 1 to 64 letters, digits, '.', '_' or '-'")
+    if not is_loopback(args.admin.host):
+        raise InvalidInput(f"--admin {args.admin.host}: the admin API is bound to a loopback address only")
+    if getattr(args, "anchor_url", None) and not getattr(args, "username", None):
+        raise InvalidInput("--anchor-url needs --username, the key that signs this agent's moves on the ledger")
+
+
+def agent(args: argparse.Namespace) -> int:
+    """Start the agent, print its invitation, and run until interrupted."""
+    check_arguments(args)
+    require_acapy("xo aries agent")
+    data_dir = (args.data_dir or default_data_dir(args.label)).expanduser()
+    command = acapy_command(args, wallet_key(data_dir))
+    if not args.admin_api_key:
+        warn("xo", f"the admin API at {args.admin.url()} has NO API KEY: any local process can control this agent; "
+             "give --admin-api-key KEY to guard it")  # fmt: skip
+    environment = dict(os.environ, ACAPY_HOME=str(data_dir), PYTHONWARNINGS="ignore::DeprecationWarning")
+    with sigterm_interrupts():
+        process = subprocess.Popen(command, env=environment, stdout=sys.stderr, start_new_session=True)
+        try:
+            client = AdminClient(args.admin.url(), args.admin_api_key)
+            wait_ready(client, process)
+            print_invitation(client, args.label)
+            return process.wait()
+        except TerminateRequest:
+            stop(process)
+            return TERMINATED
+        except KeyboardInterrupt:
+            stop(process)
+            return INTERRUPTED
+        except CommandError:
+            stop(process)
+            raise
+
+
+def wait_ready(client: AdminClient, process: subprocess.Popen[bytes]) -> None:
+    """Until the admin API says the agent is ready; a failure if ACA-Py ends or takes too long."""
+    deadline = time.monotonic() + READY_WAIT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise Unavailable(f"ACA-Py ended with status {process.returncode} before it was ready (its log is above)")
+        try:
+            if client.get("/status/ready").get("ready"):
+                return
+        except CommandError:
+            pass
+        time.sleep(POLL)
+    raise Unavailable(f"ACA-Py's admin API at {client.url} did not answer within {READY_WAIT:.0f} s")
+
+
+def print_invitation(client: AdminClient, label: str) -> None:
+    """A reusable out-of-band invitation to this agent, on stdout, for ``xo aries connect``."""
+    created = client.post(
+        "/out-of-band/create-invitation", {"handshake_protocols": [HANDSHAKE], "alias": label}, {"multi_use": "true"}
+    )
+    print(f"{label} is ready; admin API {client.url}. Invitation (for xo aries connect):", flush=True)
+    print(created["invitation_url"], flush=True)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to ACA-Py, then SIGKILL if it has not stopped within :data:`STOP_WAIT`."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
