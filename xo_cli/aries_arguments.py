@@ -130,6 +130,9 @@ def _add_agent_commands(actions: argparse._SubParsersAction) -> None:
     play.add_argument("--connection", required=True, metavar="ID", help="the connection id (xo aries connect)")
     play.add_argument("--me", choices=("X", "O"), default="X", help="my mark in a new game (default X, who opens)")
     play.add_argument("--thread", metavar="ID", help="go on with this game instead of starting one")
+    play.add_argument(
+        "--wait", type=float, default=600.0, metavar="SECONDS", help="longest wait for the other move (default 600)"
+    )
     play.add_argument("-v", "--verbose", action="count", default=0, help=argparse.SUPPRESS)
 
 

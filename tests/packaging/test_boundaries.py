@@ -25,8 +25,9 @@ FAMILIES = {
 PURE_RULES = {"chips": {"xo_tp.bitboard", "rps_tp.canonical", "rps_tp.commitment", "rps_tp.game"}}
 """Another family's pure modules (no I/O) a family reuses rather than copies: chips's channel apps play XO and RPS."""
 
-APPLICATIONS = ("xo_devnet", "xo_web")
-"""Programs built from several families (the ledger runs every family's processor; the web page plays every game)."""
+APPLICATIONS = ("xo_devnet", "xo_web", "xo_aries")
+"""Programs built from several families (the ledger runs every family's processor; the web page plays every game;
+the ACA-Py plugin plays xo over DIDComm)."""
 
 
 def imported_modules(package: str) -> dict[str, set[str]]:
@@ -78,10 +79,11 @@ def test_the_pure_rules_a_family_reuses_do_no_io(module):
     assert not packages & {"tp_runtime", "client_core", "asyncio", "socket", "zmq", "aiohttp", "os", "pathlib"}
 
 
-def test_xo_web_is_an_application_that_no_other_package_imports():
-    for package in sorted(OURS - {"xo_web"}):
+@pytest.mark.parametrize("application", ["xo_web", "xo_aries"])
+def test_an_application_that_no_other_package_imports(application):
+    for package in sorted(OURS - {application}):
         for module, names in imported_packages(package).items():
-            assert "xo_web" not in names, f"{module} imports xo_web"
+            assert application not in names, f"{module} imports {application}"
 
 
 def test_every_package_of_ours_is_placed_in_a_layer():

@@ -69,6 +69,16 @@ class Agent:
                 raise AssertionError(f"{self.label}: {thread_id} never got there; last seen {game}")
             time.sleep(POLL)
 
+    def wait_for_new_game(self, known: set[str], timeout: float = 20.0) -> str:
+        """The thread id of a game that is not one of ``known``, once it arrives."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            games = {game["thread_id"] for game in self.admin.get("/tictactoe/games")["results"]}
+            if games - known:
+                return sorted(games - known)[0]
+            time.sleep(POLL)
+        raise AssertionError(f"{self.label}: no new game within {timeout} s")
+
 
 def start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None = None, cheat: bool = False) -> Agent:
     """``xo aries agent --label LABEL ...`` as a process; its invitation read from its stdout.

@@ -8,6 +8,8 @@ answers moves the protocol forbids. The agents start once for the module.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -143,3 +145,24 @@ def test_the_admin_api_needs_its_key(agents):
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code == 401
     assert json.dumps(alice.admin.get("/tictactoe/games")).startswith('{"results"')
+
+
+def test_xo_aries_play_plays_a_game_from_the_terminal(agents):
+    alice, mallory = agents
+    before = {game["thread_id"] for game in mallory.admin.get("/tictactoe/games")["results"]}
+    command = [
+        sys.executable, "-m", "xo_cli.main", "aries", "play", "--admin", alice.admin.url, "--admin-api-key", KEY,
+        "--connection", alice.connections["mallory"], "--wait", "60",
+    ]  # fmt: skip
+    player = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert player.stdin is not None
+    player.stdin.write(b"5\nD9\nA2\nC2\n")  # B2 as a number; D9 is refused and asked again
+    player.stdin.close()
+    thread = mallory.wait_for_new_game(before)
+    for cell in ("A1", "B1"):
+        mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+        move(mallory, thread, cell)
+    assert player.wait(timeout=60) == 0, player.stderr.read()
+    text = player.stdout.read().decode()
+    assert "You won!" in text and "is not a board space" in text
+    assert mallory.wait_for(thread, lambda game: game["state"] == "done")["winner"] == "X"
