@@ -60,9 +60,14 @@ def url_host(url: str) -> str:
 
 
 def argv(service: dict[str, Any]) -> list[str]:
-    """A service's command as the argument vector compose runs (a string command is split like a shell does)."""
-    command = service["command"]
-    return list(command) if isinstance(command, list) else shlex.split(command)
+    """A service's entrypoint and command as the argument vector compose runs (a string is split like a shell
+    does). Every service names one or the other, so that the file alone says what it runs."""
+    words: list[str] = []
+    for key in ("entrypoint", "command"):
+        value = service.get(key, [])
+        words += list(value) if isinstance(value, list) else shlex.split(value)
+    assert words, "a service that names neither its entrypoint nor its command"
+    return words
 
 
 def flag_values(arguments: list[str], *flags: str) -> list[str]:
