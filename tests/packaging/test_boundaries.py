@@ -18,7 +18,7 @@ SHARED = ("xo_core", "tp_runtime", "client_core")
 FAMILIES = {
     "xo": ("xo_tp", "xo_cli"),
     "rps": ("rps_tp", "rps_cli"),
-    "chips": ("chips_tp",),
+    "chips": ("chips_tp", "chips_client"),
 }
 """Each family's packages; a family may import shared packages and its own packages only (and the pure rules below)."""
 
