@@ -57,7 +57,9 @@ def transfer(signer: Signer, to: str, amount: int) -> Transaction:
 
 
 def open_channel(signer: Signer, fixed: Fixed) -> Transaction:
-    """The opener's ``open`` of the channel ``fixed`` (``fixed.participants[0]`` must be the signer)."""
+    """The opener's ``open`` of the channel ``fixed``; the opener is ``fixed.participants[0]``, who must sign."""
+    if signer.public_key != fixed.participants[0]:
+        raise ValueError("the channel's first participant opens it: sign with that key")
     op = Open(fixed.participants[1], fixed.app, fixed.stake, fixed.deposits, fixed.duration, fixed.nonce)
     return _signed(signer, op, channel_addresses(channel_id(fixed), fixed.participants))
 

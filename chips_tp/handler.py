@@ -85,9 +85,13 @@ def _channel_op(op: Op, signer: str, context: StateContext) -> None:
         channel = _play(op, found, signer, context)
     address = channel_address(channel.id)
     if channel.status == CLOSED and channel.payout is not None:
-        for key, paid in zip(channel.fixed.participants, channel.payout, strict=True):
-            if paid:
-                _write_account(context, key, rules.credited(_account(context, key), key, paid))
+        paid = [
+            rules.credited(_account(context, key), key, amount)
+            for key, amount in zip(channel.fixed.participants, channel.payout, strict=True)
+            if amount
+        ]
+        for account in paid:  # written only once every credit is known not to overflow
+            _write_account(context, account.key, account)
     data = encode_channel(channel)
     write_entry(context, address, data)
     attributes = [
@@ -104,7 +108,9 @@ def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> Chann
     now = current_time(context, op.NAME) if isinstance(op, Challenge | Finalize) or channel.challenge else None
     match op:
         case Fund():
-            channel, account = rules.fund(channel, _account(context, signer), op, signer)
+            # Only participants' accounts are in a channel op's inputs; anyone else is refused by the rule.
+            participant = signer in channel.fixed.participants
+            channel, account = rules.fund(channel, _account(context, signer) if participant else None, op, signer)
             _write_account(context, signer, account)
             return channel
         case Cancel():
@@ -144,4 +150,11 @@ def _write_account(context: StateContext, key: str, account: Account | None) -> 
 
 def _channel(context: StateContext, identity: bytes) -> Channel | None:
     address = channel_address(identity)
-    return decode_channel(address, read_entry(context, address))
+    try:
+        data = read_entry(context, address)
+    except AuthorizationException:
+        raise InvalidTransaction(
+            f"the channel's address {address} is not in the transaction's inputs: an open lists the address of the "
+            "channel its signer opens, as participant 0"
+        ) from None
+    return decode_channel(address, data)

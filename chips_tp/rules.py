@@ -150,7 +150,7 @@ def checkpoint(channel: Channel, op: Checkpoint, signer: str, now: int | None) -
 
 def respond(channel: Channel, op: Respond, signer: str, now: int | None) -> Channel:
     """The challenged player's next move from the challenged state, signed by them: the challenge is cleared."""
-    _participant(channel, signer, "respond")
+    _participant(channel, signer, "respond to")
     _running(channel, now)
     if channel.challenge is None or channel.state is None:
         raise Refused(f"channel {_label(channel)} has no challenge to respond to; a checkpoint records newer states")

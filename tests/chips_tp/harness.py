@@ -70,6 +70,20 @@ class Chain:
         assert context.events == []
         return str(raised.value)
 
+    def attempt(self, transaction: Transaction) -> str | None:
+        """Apply ``transaction`` if the rules allow it (None), else return why not, having checked nothing changed."""
+        before = dict(self.state)
+        req = request(transaction)
+        context = FakeContext(self.state, list(req.header.inputs) + list(req.header.outputs))
+        try:
+            ChipsTransactionHandler().apply(req, context)
+        except InvalidTransaction as refusal:
+            assert self.state == before
+            assert context.events == []
+            return str(refusal)
+        assert len(context.events) == 1
+        return None
+
     def balance(self, signer: Signer) -> int:
         address = account_address(signer.public_key)
         account = decode_account(address, self.state.get(address, b""), signer.public_key)
