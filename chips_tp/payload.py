@@ -77,7 +77,7 @@ def parse_payload(payload: bytes) -> Op:
         shown = "no 'op'" if "op" not in value else f"unknown op {canonical.describe(op_name)}"
         raise InvalidPayload(f"the payload has {shown}; the ops are {OP_LIST}")
     try:
-        op = _op(op_name, canonical.fields(value, f"a {op_name} payload", ("op", *FIELDS[op_name])))
+        op = _op(op_name, canonical.fields(value, f"the {op_name} payload", ("op", *FIELDS[op_name])))
         canonical.check_canonical(value, payload, "the payload")
     except Malformed as error:
         raise InvalidPayload(f"{op_name}: {error}") from None
