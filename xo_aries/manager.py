@@ -28,7 +28,7 @@ from xo_aries.autoplay import auto_cell
 from xo_aries.messages import Move, Outcome, protocol_of
 from xo_aries.player import Refusal
 from xo_aries.records import GameRecord
-from xo_aries.referee import Referee
+from xo_aries.referee import LedgerUnavailable, Referee
 from xo_cli.aries import BAD_MESSAGE, MOVE, OUTCOME, PROTOCOL
 from xo_core.text import printable
 
@@ -88,7 +88,7 @@ class GameManager:
         )
         async with _lock(record.thread_id):
             if player.moves:
-                await self.referee.own_move(record.thread_id, player)
+                record.ledger = await self.referee.own_move(record.thread_id, player)
             record.update(player)
             record.sent = 1
             await self._save(record, "game started")
@@ -102,7 +102,7 @@ class GameManager:
             record = await self.game(thread_id)
             await self._ready_connection(record.connection_id)
             player = machine.own_move(record.player, cell)
-            await self.referee.own_move(thread_id, player)
+            record.ledger = await self.referee.own_move(thread_id, player) or record.ledger
             await self._send_move(record, player)
         return record
 
@@ -147,11 +147,12 @@ class GameManager:
                     return
                 try:
                     player = machine.received_move(record.player, message.me, message.moves)
-                    await self.referee.their_move(thread_id, player)
+                    ledger = await self.referee.their_move(thread_id, player)
                 except Refusal as refusal:
                     await self._refuse(message, connection_id, record, refusal)
                     return
                 record.update(player)
+                record.ledger = ledger or record.ledger
                 await self._save(record, "move received")
                 await self._after_their_move(record)
         await self._auto_move(thread_id)
@@ -193,10 +194,12 @@ class GameManager:
 
     async def _invited(self, message: Move, connection_id: str) -> None:
         """A first ``move`` from the other agent: my side of the new game, or a problem-report."""
+        ledger: dict[str, Any] = {}
         try:
+            self.referee.check_name(message._thread_id)
             player = machine.invited(message.me, message.moves)
             if player.moves:
-                await self.referee.their_move(message._id, player)
+                ledger = await self.referee.their_move(message._thread_id, player)
         except Refusal as refusal:
             await self._refuse(message, connection_id, None, refusal)
             return
@@ -205,6 +208,7 @@ class GameManager:
             connection_id=connection_id,
             protocol=protocol_of(message),
             me=player.me,
+            ledger=ledger,
             new_with_id=True,
         )
         record.update(player)
@@ -227,9 +231,9 @@ class GameManager:
             cell = auto_cell(record.player, self.auto_play, random.Random())
             try:
                 player = machine.own_move(record.player, cell)
-                await self.referee.own_move(thread_id, player)
-            except Refusal as refusal:
-                LOGGER.warning("auto-play could not move in %s: %s", thread_id, refusal)
+                record.ledger = await self.referee.own_move(thread_id, player) or record.ledger
+            except (Refusal, LedgerUnavailable) as failed:
+                LOGGER.warning("auto-play could not move in %s: %s", thread_id, failed)
                 return
             await self._send_move(record, player)
 

@@ -32,6 +32,7 @@ from marshmallow import fields
 from xo_aries.manager import ConnectionNotReady, GameManager, GameNotFound
 from xo_aries.player import STATES, Refusal
 from xo_aries.records import GameRecordSchema
+from xo_aries.referee import LedgerUnavailable
 
 TAG: Final = "tictactoe"
 #: The largest request body the routes read.
@@ -118,6 +119,8 @@ async def _answer(request: web.BaseRequest, action: str) -> web.Response:
         return _error(400, "connection", str(unready))
     except Refusal as refusal:
         return _refused(refusal)
+    except LedgerUnavailable as unavailable:
+        return _error(503, "ledger", str(unavailable))
     except ValueError as bad:
         return _error(400, "bad-request", str(bad))
     return web.json_response(record.serialize())

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import ipaddress
+import json
 import os
 import re
 import secrets
@@ -117,14 +118,15 @@ def wallet_key(data_dir: Path) -> str:
 
 def plugin_options(args: argparse.Namespace) -> list[str]:
     """The plugin's settings as ACA-Py ``-o`` options."""
-    options = []
+    settings: dict[str, str] = {}
     if args.auto_play:
-        options.append(f"{PLUGIN}.auto_play={args.auto_play}")
-    if getattr(args, "anchor_url", None):
-        options += [f"{PLUGIN}.anchor_url={args.anchor_url}", f"{PLUGIN}.username={args.username}"]
+        settings["auto_play"] = args.auto_play
+    if args.anchor_url:
+        settings |= {"anchor_url": args.anchor_url, "username": args.username}
         if args.key_dir:
-            options.append(f"{PLUGIN}.key_dir={Path(args.key_dir).expanduser()}")
-    return [item for option in options for item in ("-o", option)]
+            settings["key_dir"] = str(Path(args.key_dir).expanduser())
+    # ACA-Py reads each VALUE as YAML: JSON strings stay strings (a username "yes" is not a boolean)
+    return [item for key, value in settings.items() for item in ("-o", f"{PLUGIN}.{key}={json.dumps(value)}")]
 
 
 def acapy_command(args: argparse.Namespace, key: str) -> list[str]:
@@ -154,7 +156,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise InvalidInput(f"--label {args.label!r}: use 1 to 64 letters, digits, '.', '_' or '-'")
     if not is_loopback(args.admin.host):
         raise InvalidInput(f"--admin {args.admin.host}: the admin API is bound to a loopback address only")
-    if getattr(args, "anchor_url", None) and not getattr(args, "username", None):
+    if args.anchor_url and not args.username:
         raise InvalidInput("--anchor-url needs --username, the key that signs this agent's moves on the ledger")
 
 

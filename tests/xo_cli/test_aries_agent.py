@@ -32,7 +32,7 @@ def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepti
         "--auto-accept-invites --auto-accept-requests",
         "--plugin xo_aries",
         "--admin-insecure-mode",
-        "-o xo_aries.auto_play=perfect",
+        '-o xo_aries.auto_play="perfect"',
     ):
         assert expected in text
     keyed = acapy_command(agent_args("--admin-api-key", "s3cret"), "k" * 64)
