@@ -21,7 +21,8 @@ setup(
     packages=find_packages(
         include=[
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
-            "xo_tp", "xo_tp.*", "xo_cli", "xo_cli.*", "rps_tp", "rps_tp.*", "rps_cli", "rps_cli.*",
+            "xo_tp", "xo_tp.*", "xo_client", "xo_client.*", "xo_cli", "xo_cli.*",
+            "rps_tp", "rps_tp.*", "rps_client", "rps_client.*", "rps_cli", "rps_cli.*",
             "chips_tp", "chips_tp.*", "chips_client", "chips_client.*",
             "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*", "xo_aries", "xo_aries.*",
         ]

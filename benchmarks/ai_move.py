@@ -16,7 +16,7 @@ import random
 import statistics
 import time
 
-from xo_cli.ai import Level, choose_move
+from xo_client.ai import Level, choose_move
 from xo_tp import rules
 from xo_tp.solver import solve
 

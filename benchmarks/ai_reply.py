@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from client_core.rest import RestClient
-from xo_cli.seat import read_game
+from xo_client.seat import read_game
 from xo_devnet.ledger import LedgerConfig
 from xo_devnet.spawn import DevnetProcess
 

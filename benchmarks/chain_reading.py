@@ -31,10 +31,10 @@ from client_core.blocks import BlockRef
 from client_core.follow import AsyncFollower
 from client_core.rest import RestClient
 from client_core.submission import submit
+from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import load_signer
 from xo_devnet.spawn import DevnetProcess
 from xo_tp.family import NAMESPACE, game_address
-from xo_tp.transactions import make_xo_transaction
 
 TIE_GAME = (1, 2, 3, 5, 4, 6, 8, 7, 9)
 GAME = "measured"

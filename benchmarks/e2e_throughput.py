@@ -41,10 +41,10 @@ from pathlib import Path
 
 import aiohttp
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
-from xo_tp.transactions import make_xo_transaction
 
 WAIT_SECONDS = 120
 WATCHERS_SCRIPT = Path(__file__).with_name("_watchers.py")

@@ -30,16 +30,16 @@ import tempfile
 import time
 from pathlib import Path
 
+from rps_client.transactions import make_rps_transaction
 from rps_tp.commitment import commitment
 from rps_tp.game import Settings
 from rps_tp.ops import Commit, Create, Join, Ready, Reveal
-from rps_tp.transactions import make_rps_transaction
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
 from xo_devnet.ledger import Ledger, LedgerConfig
-from xo_tp.transactions import make_xo_transaction
 
 PROCESSORS = {"xo": ("xo_tp.cli", ("xo", "1.0")), "rps": ("rps_tp.cli", ("rps", "1.0"))}
 RPS_OPS_PER_GAME = 8

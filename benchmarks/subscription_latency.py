@@ -29,12 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch
 from xo_core.signing import Signer
 from xo_devnet.events.blocks import BlockEvents
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.rest.server import start_rest_server
-from xo_tp.transactions import make_xo_transaction
 
 HERE = Path(__file__).parent
 

@@ -13,8 +13,11 @@ import json
 
 from client_core.blocks import BlockRef
 from client_core.keys import NO_NAMES, KeyNames, key_label
-from rps_cli import changes, render
-from rps_cli.changes import Change
+from rps_cli import render
+from rps_client import changes
+from rps_client.changes import Change
+from rps_client.games import game_json
+from rps_client.outcome import outcome_text, player_name
 from rps_tp.game import CONCLUDED, Game, describe_settings, game_label, round_winner
 
 
@@ -27,7 +30,7 @@ def change_line(block: BlockRef, change: Change, names: KeyNames = NO_NAMES, you
     """
     label = game_label(change.name)
     game = change.game
-    player = render.player_name(change.player, None, names) if change.player is not None else ""
+    player = player_name(change.player, None, names) if change.player is not None else ""
     match change.kind:
         case changes.DELETED:
             what = f"{label} deleted"
@@ -58,12 +61,12 @@ def change_line(block: BlockRef, change: Change, names: KeyNames = NO_NAMES, you
             what = f"{label}: round {change.round}: {_round(game, change.round, change.throws, names)}"
         case _:
             assert game is not None
-            what = f"{label} is over: {render.outcome_text(game, None, names)}"
+            what = f"{label} is over: {outcome_text(game, None, names)}"
     return render.say(f"block {block.block_num}: {what}")
 
 
 def _round(game: Game, number: int, throws: tuple[str, ...], names: KeyNames) -> str:
-    first, second = (render.player_name(player.key, None, names) for player in game.players)
+    first, second = (player_name(player.key, None, names) for player in game.players)
     winner = round_winner((throws[0], throws[1]))
     result = "a tie" if winner is None else f"{(first, second)[winner]} won the round"
     return f"{first} {throws[0]}, {second} {throws[1]}: {result}; score: {render.score_text(game, None, names, number)}"
@@ -71,7 +74,7 @@ def _round(game: Game, number: int, throws: tuple[str, ...], names: KeyNames) ->
 
 def _standing(game: Game, names: KeyNames, you: str | None) -> str:
     if game.state == CONCLUDED:
-        return render.outcome_text(game, you, names) or ""
+        return outcome_text(game, you, names) or ""
     return "next: " + render.next_text(game, you, names)
 
 
@@ -92,6 +95,6 @@ def change_json(block: BlockRef, change: Change) -> str:
             "player": change.player,
             "round": change.round,
             "throws": None if change.throws is None else list(change.throws),
-            "game": None if change.game is None else render.game_json(change.game),
+            "game": None if change.game is None else game_json(change.game),
         }
     )

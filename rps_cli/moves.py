@@ -6,7 +6,7 @@ Every op goes through the same steps, as ``xo``'s moves do: refuse what cannot s
 stands after it, read from the transaction's own receipt. The game is read first even
 with ``--no-validate`` when the op needs it: ``setup`` keeps the settings not given,
 ``ready`` agrees to the settings the game has. A claim is checked against the time it
-will be judged at (:func:`rps_cli.ledger.claim_time`). Nothing is submitted when a
+will be judged at (:func:`rps_client.clock.claim_time`). Nothing is submitted when a
 check refuses the op.
 """
 
@@ -17,21 +17,20 @@ import json
 from collections.abc import Callable
 
 from client_core import session
-from client_core.errors import CommandError, InvalidInput, UsageError
+from client_core.errors import InvalidInput, UsageError
 from client_core.keys import KeyNames, load_signer
-from client_core.rest import RestClient
 from client_core.runner import sigterm_interrupts, warn
 from client_core.submission import await_outcome, require_committed, submit
 from rps_cli import render
-from rps_cli.checks import refusal
-from rps_cli.games import decode_games, find_game, impossible_name
-from rps_cli.ledger import claim_time, read_game
 from rps_cli.render import say
-from rps_cli.vault import Vault, VaultProblem, spent_in
-from rps_tp.family import game_address
-from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings, describe_settings, game_label
+from rps_client.checks import refusal
+from rps_client.clock import claim_time
+from rps_client.games import game_json, impossible_name, read_game, resulting_game
+from rps_client.outcome import outcome_text
+from rps_client.transactions import describe, make_rps_transaction
+from rps_client.vault import Vault, VaultProblem, spent_in
+from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings, game_label
 from rps_tp.ops import Claim, Create, Delete, Join, Op, Ready, Resign, Setup
-from rps_tp.transactions import make_rps_transaction
 
 OpMaker = Callable[[Game | None], Op]
 
@@ -113,7 +112,7 @@ def send(args: argparse.Namespace, make_op: OpMaker) -> int:
     if found and (after is None or after.state == CONCLUDED):
         forget_spent(args, you, name, after)
     if args.format == "json":
-        print(op_json(op, batch_id, "COMMITTED", render.game_json(after) if after is not None else None))
+        print(op_json(op, batch_id, "COMMITTED", game_json(after) if after is not None else None))
         return 0
     print(say(f"Committed {what}: batch {batch_id}"))
     if found and after is not None:
@@ -132,46 +131,8 @@ def forget_spent(args: argparse.Namespace, you: str, name: str, game: Game | Non
 def standing(game: Game, you: str, names: KeyNames) -> str:
     """Where a game stands, said to the player: its result once over, else what it waits for."""
     if game.state == CONCLUDED:
-        return f"over: {render.outcome_text(game, you, names)}"
+        return f"over: {outcome_text(game, you, names)}"
     return render.next_text(game, you, names)
-
-
-def describe(op: Op) -> str:
-    """The op as output lines name it: ``create game 'g1' (first to 1 point, 300 seconds to act)``."""
-    label = game_label(op.name)
-    match op:
-        case Create():
-            settings = describe_settings(op.settings or DEFAULT_SETTINGS)
-            return f"create {label} ({settings}{'' if op.join else ', without joining it'})"
-        case Setup():
-            return f"set up {label} as {describe_settings(op.settings)}"
-        case Ready():
-            return f"ready for {label} ({describe_settings(op.settings)})"
-    return f"{op.NAME} {label}"
-
-
-def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, Game | None]:
-    """``(True, game)`` as the committed transaction left it (``None`` once deleted); ``(False, None)`` if unknown.
-
-    The op has committed whatever happens here, so a receipt that cannot be read is a
-    warning, never the command's failure.
-    """
-    address = game_address(name)
-    try:
-        changes = client.state_changes(transaction_id)
-    except CommandError as error:
-        warn("rps", f"the op committed, but its receipt cannot be read: {error.message}")
-        return False, None
-    for change in changes:
-        if change.address == address:
-            if change.type == "DELETE":
-                return True, None
-            games, problems = decode_games(address, change.value)
-            for problem in problems:
-                warn("rps", problem)
-            return not problems, find_game(games, name)
-    warn("rps", f"the op committed, but its receipt shows no change to {game_label(name)}")
-    return False, None
 
 
 def op_json(op: Op, batch_id: str, status: str, game: dict[str, object] | None = None) -> str:

@@ -14,7 +14,7 @@ from client_core import session
 from client_core.errors import InvalidInput
 from client_core.runner import warn
 from rps_cli import render
-from rps_cli.games import decode_games, find_game, impossible_name
+from rps_client.games import decode_games, find_game, game_json, impossible_name
 from rps_tp.family import NAMESPACE, game_address
 from rps_tp.game import Game, game_label, quoted
 
@@ -30,7 +30,7 @@ def list_games(args: argparse.Namespace) -> int:
             found.extend(games)
     found.sort(key=lambda game: (game.name, game_address(game.name)))
     if args.format == "json":
-        print(json.dumps([render.game_json(game) for game in found], indent=2))
+        print(json.dumps([game_json(game) for game in found], indent=2))
     else:
         print(render.games_table(found, session.key_names(args)))
     return 0
@@ -51,7 +51,7 @@ def show(args: argparse.Namespace) -> int:
     if game is None:
         raise InvalidInput(f"there is no game named {quoted(name)}")
     if args.format == "json":
-        print(json.dumps(render.game_json(game), indent=2))
+        print(json.dumps(game_json(game), indent=2))
     else:
         print(render.game_card(game, session.own_public_key(args), session.key_names(args)))
     return 0

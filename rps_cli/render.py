@@ -16,16 +16,13 @@ from typing import Final
 
 from client_core.keys import NO_NAMES, KeyNames, key_label, short_key
 from client_core.tables import table
-from rps_cli import turns
+from rps_client import turns
+from rps_client.outcome import outcome_text, player_name
 from rps_tp.family import game_address
 from rps_tp.game import (
     AWAITING_HOST,
-    BY_RESIGNATION,
-    BY_TIMEOUT,
     CONCLUDED,
-    DREW,
     PLAYING_GAME,
-    WON,
     Game,
     describe_settings,
     round_winner,
@@ -44,55 +41,6 @@ HINTS: Final = {
     turns.COMMIT: "rps throw {name} rock|paper|scissors",
     turns.REVEAL: "rps reveal {name}",
 }
-
-
-def game_json(game: Game) -> dict[str, object]:
-    """The object ``rps show --json`` prints, and each element of ``rps list --json``: a stable contract.
-
-    State as the ledger holds it (commitments in hex), plus what is derived from it
-    alone: ``next`` (who must do what) and ``claim`` (who may claim, from when).
-    """
-    claim = turns.claim(game)
-    return {
-        "name": game.name,
-        "address": game_address(game.name),
-        "state": game.state,
-        "host": game.host,
-        "settings": {"points": game.settings.points, "timeout": game.settings.timeout},
-        "round": game.round,
-        "players": [
-            {
-                "key": player.key,
-                "ready": player.ready,
-                "score": player.score,
-                "committed": player.commitment is not None,
-                "commitment": player.commitment.hex() if player.commitment is not None else None,
-                "throw": player.throw,
-            }
-            for player in game.players
-        ],
-        "history": [list(throws) for throws in game.history],
-        "waiting_since": game.waiting_since,
-        "conclusion_type": game.conclusion_type,
-        "results": (
-            None
-            if game.results is None
-            else [
-                {"key": player.key, "outcome": result.outcome, "final_score": result.final_score}
-                for player, result in zip(game.players, game.results, strict=True)
-            ]
-        ),
-        "next": [{"player": step.player, "action": step.action} for step in turns.next_steps(game)],
-        "claim": None if claim is None else {"player": claim.claimant, "against": claim.laggard, "from": claim.at},
-    }
-
-
-def player_name(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
-    """A player in a sentence: ``you``, the key's name in the key directory, else its first characters."""
-    if you is not None and key == you:
-        return "you"
-    name = names.name(key)
-    return printable(name) if name is not None else printable(short_key(key))
 
 
 def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
@@ -239,24 +187,6 @@ def score_text(game: Game, you: str | None = None, names: KeyNames = NO_NAMES, r
     scores = scores_from(game.history if rounds is None else game.history[:rounds])
     pairs = zip(game.players, scores, strict=True)
     return ", ".join(f"{player_name(player.key, you, names)} {score}" for player, score in pairs)
-
-
-def outcome_text(game: Game, you: str | None = None, names: KeyNames = NO_NAMES) -> str | None:
-    """How a concluded game ended: ``alice won 2-1``, ``bob resigned: alice won``; ``None`` before that."""
-    if game.state != CONCLUDED or game.results is None:
-        return None
-    players = [player_name(player.key, you, names) for player in game.players]
-    outcomes = [result.outcome for result in game.results]
-    scores = [result.final_score for result in game.results]
-    if outcomes[0] == DREW:
-        return f"a draw at {scores[0]}-{scores[1]} after round {game.round}"
-    winner = outcomes.index(WON)
-    loser = 1 - winner
-    if game.conclusion_type == BY_RESIGNATION:
-        return f"{players[loser]} resigned: {players[winner]} won"
-    if game.conclusion_type == BY_TIMEOUT:
-        return f"{players[loser]} timed out: {players[winner]} won"
-    return f"{players[winner]} won {scores[winner]}-{scores[loser]}"
 
 
 def moment(timestamp: float) -> str:

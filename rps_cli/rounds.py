@@ -31,16 +31,18 @@ from client_core.keys import KeyNames, load_signer
 from client_core.rest import BatchStatus, RestClient
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
-from rps_cli import render, turns
-from rps_cli.checks import refusal
-from rps_cli.games import impossible_name
-from rps_cli.ledger import Budget, FollowedGame, OutOfTime, read_game
-from rps_cli.render import player_name, say
-from rps_cli.vault import Vault, VaultEntry, spent_in
+from rps_cli import render
+from rps_cli.render import say
+from rps_client import turns
+from rps_client.checks import refusal
+from rps_client.following import Budget, FollowedGame, OutOfTime
+from rps_client.games import game_json, impossible_name, read_game
+from rps_client.outcome import outcome_text, player_name
+from rps_client.transactions import make_rps_transaction
+from rps_client.vault import Vault, VaultEntry, spent_in
 from rps_tp.commitment import new_salt
 from rps_tp.game import CONCLUDED, PLAYING_GAME, SALT_BYTES, THROWS, Game, game_label, round_winner, seat_of
 from rps_tp.ops import Commit, Reveal
-from rps_tp.transactions import make_rps_transaction
 from xo_core.signing import Signer
 from xo_core.text import shell_word
 
@@ -90,7 +92,7 @@ class Round:
                         "reveal_batch_id": self.reveal_batch,
                         "throws": None if throws is None else list(throws),
                         "round_winner": None if game is None or winner is None else game.players[winner].key,
-                        "game": None if game is None else render.game_json(game),
+                        "game": None if game is None else game_json(game),
                     },
                     indent=2,
                 )
@@ -101,7 +103,7 @@ class Round:
         if throws is not None:
             self.say(f"Round {round_number} of {self.label}: {self.round_result(game, round_number)}")
         if game.state == CONCLUDED:
-            self.say(f"{self.label} is over: {render.outcome_text(game, self.you, self.names)}")
+            self.say(f"{self.label} is over: {outcome_text(game, self.you, self.names)}")
         elif status == ROUND_COMPLETE:
             self.say(f"{self.label}: {render.next_text(game, self.you, self.names)}")
         return 0

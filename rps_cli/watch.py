@@ -3,7 +3,7 @@
 The machinery is :mod:`client_core.watching`, as for ``xo watch`` (read as of the
 newest block, follow, redraw on a terminal, one line or JSON object per change
 elsewhere, exit 0 once the named game ends, start again on a replaced chain); this
-module is what it needs of rps: the addresses, :class:`rps_cli.game_book.GameBook`,
+module is what it needs of rps: the addresses, :class:`rps_client.game_book.GameBook`,
 the lines of :mod:`rps_cli.feed` and the card of :func:`rps_cli.render.game_card`.
 """
 
@@ -13,9 +13,9 @@ import argparse
 
 from client_core import watching
 from rps_cli import feed, render
-from rps_cli.changes import DELETED, Change, is_over, snapshot
-from rps_cli.game_book import GameBook
-from rps_cli.games import impossible_name
+from rps_client.changes import DELETED, Change, is_over, snapshot
+from rps_client.game_book import GameBook
+from rps_client.games import impossible_name
 from rps_tp.family import NAMESPACE, game_address
 from rps_tp.game import Game
 

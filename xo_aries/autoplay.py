@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from xo_aries.player import Player
-from xo_cli.ai import Level, choose_move
-from xo_cli.notation import grid_name
+from xo_client.ai import Level, choose_move
+from xo_client.notation import grid_name
 
 
 def auto_cell(player: Player, level: str, rng: random.Random) -> str:

@@ -29,7 +29,7 @@ from xo_aries.messages import Move, Outcome, protocol_of
 from xo_aries.player import Refusal
 from xo_aries.records import GameRecord
 from xo_aries.referee import LedgerUnavailable, Referee
-from xo_cli.aries import BAD_MESSAGE, MOVE, OUTCOME, PROTOCOL
+from xo_client.aries import BAD_MESSAGE, MOVE, OUTCOME, PROTOCOL
 from xo_core.text import printable
 
 LOGGER = logging.getLogger(__name__)

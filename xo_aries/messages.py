@@ -15,7 +15,7 @@ from typing import Final
 from acapy_agent.messaging.agent_message import AgentMessage, AgentMessageSchema
 from marshmallow import EXCLUDE, fields, post_dump
 
-from xo_cli.aries import DIDCOMM_PROTOCOL, MOVE, OUTCOME, PROTOCOL
+from xo_client.aries import DIDCOMM_PROTOCOL, MOVE, OUTCOME, PROTOCOL
 
 #: The two spellings of the protocol, the seed's first: a game we start uses the seed's.
 PROTOCOLS: Final = (PROTOCOL, DIDCOMM_PROTOCOL)

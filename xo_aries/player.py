@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Final
 
-from xo_cli.aries import (
+from xo_client.aries import (
     ALREADY_OCCUPIED,
     BAD_MESSAGE,
     BAD_MOVE,
@@ -32,7 +32,7 @@ from xo_cli.aries import (
     parse_move,
     played,
 )
-from xo_cli.notation import BadSpace, grid_name, parse_space
+from xo_client.notation import BadSpace, grid_name, parse_space
 from xo_tp import rules
 
 MY_MOVE: Final = "my-move"

@@ -15,7 +15,7 @@ from acapy_agent.messaging.models.base_record import BaseRecord, BaseRecordSchem
 from marshmallow import EXCLUDE, fields
 
 from xo_aries.player import Player
-from xo_cli.aries import parse_move
+from xo_client.aries import parse_move
 
 RECORD_TYPE: Final = "xo_tictactoe_game"
 TOPIC: Final = "tictactoe"

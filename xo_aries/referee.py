@@ -27,12 +27,12 @@ from client_core.rest import RestClient
 from client_core.submission import submit
 from client_core.waiting import wait_for_batch
 from xo_aries.player import Player, Refusal
-from xo_cli.aries import ALREADY_OCCUPIED, BAD_MESSAGE, BAD_MOVE, NOT_YOUR_TURN
-from xo_cli.games import Game, name_problem
-from xo_cli.seat import read_game
+from xo_client.aries import ALREADY_OCCUPIED, BAD_MESSAGE, BAD_MOVE, NOT_YOUR_TURN
+from xo_client.games import Game, name_problem
+from xo_client.seat import read_game
+from xo_client.transactions import make_xo_transaction
 from xo_core.signing import Signer
 from xo_core.text import printable
-from xo_tp.transactions import make_xo_transaction
 
 #: How long my move may take to commit.
 COMMIT_WAIT: Final = 30.0

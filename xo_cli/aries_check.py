@@ -14,8 +14,8 @@ import argparse
 import json
 
 from client_core.errors import REJECTED
-from xo_cli import aries
 from xo_cli.thread_files import read_thread, source_name
+from xo_client import aries
 from xo_core.text import counted, printable
 from xo_tp import rules
 

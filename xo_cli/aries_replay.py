@@ -1,6 +1,6 @@
 """``xo aries replay FILE NAME --username X_PLAYER --opponent O_PLAYER``: a game played between agents, on the ledger.
 
-The thread is checked first (:func:`xo_cli.aries.moves_of`), both keys are loaded, and
+The thread is checked first (:func:`xo_client.aries.moves_of`), both keys are loaded, and
 NAME must not exist yet (the check ``xo create`` makes); any refusal comes before
 anything is signed or sent. Then the create and every move go to the ledger in **one
 batch**, in play order: the create and X's moves signed by X_PLAYER's key, O's moves
@@ -34,17 +34,20 @@ from client_core.errors import InvalidInput, Rejected
 from client_core.keys import KeyNames, load_signer
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
-from xo_cli import aries, games, render
-from xo_cli.moves import check_move, check_name, resulting_game
-from xo_cli.notation import grid_name
+from xo_cli import render
+from xo_cli.moves import check_move
 from xo_cli.thread_files import described, read_thread
+from xo_client import aries, games
+from xo_client.games import check_name, resulting_game
+from xo_client.notation import grid_name
+from xo_client.outcome import outcome_text
+from xo_client.transactions import make_xo_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_core.text import counted
 from xo_tp import rules
 from xo_tp.payload import CREATE, TAKE
 from xo_tp.rules import game_label
-from xo_tp.transactions import make_xo_transaction
 
 
 class Step(NamedTuple):
@@ -157,7 +160,7 @@ def summary(moves: list[aries.Placement]) -> str:
 
 def standing(game: games.Game, names: KeyNames, abandoned: bool) -> str:
     """How the replayed game stands: its result, or that it is unfinished (and why)."""
-    ended = render.outcome_text(game, names)
+    ended = outcome_text(game, names)
     if ended is not None:
         return ended
     unfinished = "left unfinished as the thread abandoned it" if abandoned else "unfinished"

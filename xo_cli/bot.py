@@ -1,9 +1,9 @@
 """``xo bot [GAME...|--all]``: a long-running player, the computer playing your key's seat in games as they go on.
 
 The games are read as of the newest block and followed from there
-(:class:`xo_cli.live.LiveGames`); after every block that changes a game, and at
-start, :meth:`xo_cli.seat.SeatPlayer.turn` says whether it is the bot's move, and
-:meth:`~xo_cli.seat.SeatPlayer.play` makes it from a fresh read of the game, so a
+(:class:`xo_client.live.LiveGames`); after every block that changes a game, and at
+start, :meth:`xo_client.seat.SeatPlayer.turn` says whether it is the bot's move, and
+:meth:`~xo_client.seat.SeatPlayer.play` makes it from a fresh read of the game, so a
 follower running behind never makes the bot move out of turn. One line per move on
 stdout (UTC time, game, space, mark, the board after), and one per game it stops
 playing (over, deleted, skipped). Connection notices go to stderr.
@@ -17,7 +17,7 @@ playing (over, deleted, skipped). Connection notices go to stderr.
   seat is open (and every game where its key holds a seat), until Ctrl-C (130) or
   SIGTERM (143). It never opens a game.
 
-Never both seats, never out of turn (:func:`xo_cli.seat.turn_of`). A move the
+Never both seats, never out of turn (:func:`xo_client.seat.turn_of`). A move the
 validator refuses is tried again from a fresh read after a short pause; a move that
 could not be sent (the REST API down) is tried again with growing pauses (0.1 s to
 5 s), for as long as it takes, while the follower reconnects.
@@ -48,12 +48,13 @@ from client_core.keys import load_signer
 from client_core.rest import RestClient
 from client_core.runner import notice, sigterm_interrupts, warn
 from xo_cli import render
-from xo_cli.ai import Level
-from xo_cli.game_changes import DELETE
-from xo_cli.games import Game, impossible_name
-from xo_cli.live import BlockEvent, Failure, LiveGames, Notice
-from xo_cli.notation import grid_name
-from xo_cli.seat import AI_KEY_NAME, MARKS, Action, Outcome, SeatPlayer, ai_signer
+from xo_client.ai import Level
+from xo_client.changes import DELETED
+from xo_client.games import Game, impossible_name
+from xo_client.live import BlockEvent, Failure, LiveGames, Notice
+from xo_client.notation import grid_name
+from xo_client.outcome import outcome_text
+from xo_client.seat import AI_KEY_NAME, MARKS, Action, Outcome, SeatPlayer, ai_signer
 from xo_core.text import printable
 from xo_tp import rules
 from xo_tp.rules import game_label
@@ -157,7 +158,7 @@ class Bot:
         if isinstance(event, BlockEvent):
             changes = self.live.apply(event.block)
             for change in changes:
-                if change.action == DELETE:
+                if change.kind == DELETED:
                     self.deleted(change.name)
             for name in sorted({change.name for change in changes}):
                 self.seat(name).retry_at = None
@@ -261,7 +262,7 @@ class Bot:
             f"{game_label(name)}: took {outcome.space} ({grid_name(outcome.space)}) as {outcome.turn.mark}: "
             f"{game.board} {game.state}"
         )
-        ending = render.outcome_text(game, self.player.names)
+        ending = outcome_text(game, self.player.names)
         return text + (f"; {ending}" if ending else "")
 
     def result(self, game: Game) -> str:
@@ -269,11 +270,11 @@ class Bot:
         label = game_label(game.name)
         winner = {rules.P1_WIN: game.player1, rules.P2_WIN: game.player2}.get(game.state)
         if self.player.key not in (game.player1, game.player2):
-            return f"{label} is over: {render.outcome_text(game, self.player.names)}"
+            return f"{label} is over: {outcome_text(game, self.player.names)}"
         if winner is None:
             return f"{label} is over: a tie"
         return f"{label} is over: {'won' if winner == self.player.key else 'lost'}: " \
-            f"{render.outcome_text(game, self.player.names)}"
+            f"{outcome_text(game, self.player.names)}"
 
     def deleted(self, name: str) -> None:
         """A named game deleted has ended; with --all, a name created again is a new game, so it starts afresh."""

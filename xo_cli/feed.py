@@ -14,32 +14,33 @@ import json
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
 from xo_cli import render
-from xo_cli.game_changes import CREATE, DELETE, TAKE, GameChange
-from xo_cli.games import Game
-from xo_cli.notation import grid_name
+from xo_client.changes import CREATED, DELETED, TAKEN, Change
+from xo_client.games import Game
+from xo_client.notation import grid_name
+from xo_client.outcome import outcome_text
 from xo_tp.rules import game_label
 
 SNAPSHOT = "snapshot"
 """The action of the lines that show a game as it stood when watching began."""
 
 
-def change_line(block: BlockRef, change: GameChange, names: KeyNames = render.NO_NAMES) -> str:
+def change_line(block: BlockRef, change: Change, names: KeyNames = render.NO_NAMES) -> str:
     """``block 14: game 'g1': alice (0208fb...) took 5 (B2) as X: ----X---- P2-NEXT``, and the like."""
     label = game_label(change.name)
     game = change.game
-    if change.action == DELETE or game is None:
+    if change.kind == DELETED or game is None:
         return f"block {block.block_num}: {label} deleted"
-    if change.action == TAKE and change.space is not None and change.player is not None:
+    if change.kind == TAKEN and change.space is not None and change.player is not None:
         mark = game.board[change.space - 1]
         player = render.key_label(change.player, names)
         what = f"{label}: {player} took {change.space} ({grid_name(change.space)}) as {mark}"
-    elif change.action == CREATE:
+    elif change.kind == CREATED:
         what = f"{label} created"
-    elif change.action == SNAPSHOT:
+    elif change.kind == SNAPSHOT:
         what = f"{label} as it stands"
     else:
         what = f"{label} rewritten"
-    ending = render.outcome_text(game, names)
+    ending = outcome_text(game, names)
     return f"block {block.block_num}: {what}: {game.board} {game.state}" + (f"; {ending}" if ending else "")
 
 
@@ -49,13 +50,13 @@ def waiting_line(block: BlockRef, name: str, hint: str = "") -> str:
     return f"{missing}; waiting for it to be created (Ctrl-C stops)"
 
 
-def change_json(block: BlockRef, change: GameChange) -> str:
+def change_json(block: BlockRef, change: Change) -> str:
     """One line of ``--json``: ``{"block_num", "block_id", "action", "name", "space", "player", "game"}``."""
     return json.dumps(
         {
             "block_num": block.block_num,
             "block_id": block.block_id,
-            "action": change.action,
+            "action": change.kind,
             "name": change.name,
             "space": change.space,
             "player": change.player,
@@ -64,6 +65,6 @@ def change_json(block: BlockRef, change: GameChange) -> str:
     )
 
 
-def snapshot(name: str, game: Game | None) -> GameChange:
+def snapshot(name: str, game: Game | None) -> Change:
     """The first line of a watch: the game as it stands (or None: not created yet)."""
-    return GameChange(SNAPSHOT, name, None, None, game)
+    return Change(SNAPSHOT, name, None, None, game)

@@ -17,16 +17,17 @@ import argparse
 import json
 
 from client_core import session
-from client_core.errors import CommandError, InvalidInput
+from client_core.errors import InvalidInput
 from client_core.keys import load_signer
 from client_core.rest import RestClient
-from client_core.runner import sigterm_interrupts, warn
+from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
-from xo_cli import games, render
-from xo_cli.notation import BadSpace, grid_name, parse_space
+from xo_client import games
+from xo_client.games import check_name, resulting_game
+from xo_client.notation import BadSpace, parse_space
+from xo_client.outcome import outcome_text
+from xo_client.transactions import describe, make_xo_transaction
 from xo_tp.family import game_address
-from xo_tp.rules import game_label, quoted
-from xo_tp.transactions import make_xo_transaction
 
 
 def create(args: argparse.Namespace) -> int:
@@ -73,20 +74,9 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
     if args.format == "json":
         print(move_json(action, name, space, batch_id, status="COMMITTED", game=game.as_json() if game else None))
         return 0
-    ending = render.outcome_text(game, session.key_names(args)) if found and game is not None else None
+    ending = outcome_text(game, session.key_names(args)) if found and game is not None else None
     print(f"Committed {what}{', ' + ending if ending else ''}: batch {batch_id}")
     return 0
-
-
-def check_name(name: str, *, validate: bool) -> None:
-    """Refuse a name no payload can carry (a ``,``) and, when ``validate``, one the specification forbids.
-
-    Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
-    """
-    if "," in name:
-        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}")
-    if validate and (problem := games.name_problem(name)):
-        raise InvalidInput(problem)
 
 
 def check_move(client: RestClient, args: argparse.Namespace, action: str, space: int | None, player_key: str) -> None:
@@ -117,31 +107,6 @@ def check_move(client: RestClient, args: argparse.Namespace, action: str, space:
         raise InvalidInput(f"{refusal}; nothing was submitted")
 
 
-def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, games.Game | None]:
-    """``(True, game)`` as the committed transaction left it (``game`` None once deleted); ``(False, None)`` if unknown.
-
-    The move has committed whatever happens here, so a failure to read its receipt
-    is a warning, never the command's failure.
-    """
-    address = game_address(name)
-    try:
-        changes = client.state_changes(transaction_id)
-    except CommandError as error:
-        warn("xo", f"the move committed, but its receipt cannot be read: {error.message}")
-        return False, None
-    for change in changes:
-        if change.address == address:
-            if change.type == "DELETE":
-                return True, None
-            found, problems = games.decode_games(address, change.value)
-            if problems:
-                warn("xo", "; ".join(problems))
-            game = games.find_game(found, name)
-            return True, game
-    warn("xo", f"the move committed, but its receipt shows no change to {game_label(name)}")
-    return False, None
-
-
 def move_json(
     action: str, name: str, space: int | None, batch_id: str, *, status: str, game: dict[str, str] | None = None
 ) -> str:
@@ -151,10 +116,3 @@ def move_json(
     if status == "COMMITTED":
         document["game"] = game
     return json.dumps(document, indent=2)
-
-
-def describe(action: str, name: str, space: int | None) -> str:
-    """The move as the output names it, with the space in both notations so either reading is confirmed."""
-    if action == "take" and space is not None:
-        return f"take {space} ({grid_name(space)}) in {game_label(name)}"
-    return f"{action} {game_label(name)}"

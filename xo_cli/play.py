@@ -1,12 +1,12 @@
 """``xo play NAME [--vs ai]``: a whole game at the terminal, or driven by a script through a pipe.
 
-The game is created if it does not exist, then followed live (:class:`xo_cli.live.LiveGames`,
+The game is created if it does not exist, then followed live (:class:`xo_client.live.LiveGames`,
 the chain follower on its own thread), while the person's lines are read on another
 (:class:`client_core.lines.LineReader`). Both feed one event queue, which this
 module's thread works through one event at a time: a block moves the game on and
 is shown; a line is a move, checked with the processor's rules
-(:func:`xo_cli.games.refuse_take`), signed, submitted and waited for until it
-commits. After every event the same question is asked (:func:`xo_cli.seat.turn_of`):
+(:func:`xo_client.games.refuse_take`), signed, submitted and waited for until it
+commits. After every event the same question is asked (:func:`xo_client.seat.turn_of`):
 is it my move, the computer's, or the other player's; is the game over?
 
 - Each side acts once per position: after a move commits, that side waits until a
@@ -16,7 +16,7 @@ is it my move, the computer's, or the other player's; is the game over?
   may write them all at once; the end of the input leaves the game when the next
   move is due.
 - ``--vs ai``: the computer plays the other seat with its own key, ``xo-ai``
-  (:func:`xo_cli.seat.ai_signer`), through :class:`xo_cli.seat.SeatPlayer` in this
+  (:func:`xo_client.seat.ai_signer`), through :class:`xo_client.seat.SeatPlayer` in this
   thread, as soon as the chain shows it is its move. It never opens a game (you play
   X first) and plays only games between you and it.
 
@@ -54,17 +54,16 @@ from client_core.runner import sigterm_interrupts, warn
 from client_core.submission import submit
 from client_core.waiting import wait_for_batch
 from xo_cli import render
-from xo_cli.ai import Level
-from xo_cli.games import Game, refuse_take, shell_word
-from xo_cli.live import BlockEvent, Failure, LiveGames, Notice
-from xo_cli.moves import check_name, describe
-from xo_cli.notation import BadSpace, parse_space
 from xo_cli.play_screen import LineScreen, Screen, TerminalScreen, result_text
-from xo_cli.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of
+from xo_client.ai import Level
+from xo_client.games import Game, check_name, refuse_take, shell_word
+from xo_client.live import BlockEvent, Failure, LiveGames, Notice
+from xo_client.notation import BadSpace, parse_space
+from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of
+from xo_client.transactions import describe, make_xo_transaction
 from xo_core.signing import Signer
 from xo_core.text import quoted
 from xo_tp.rules import game_label
-from xo_tp.transactions import make_xo_transaction
 
 STDIN = 0
 """Read as a file descriptor, not through ``sys.stdin``: see :mod:`client_core.lines`."""

@@ -27,8 +27,8 @@ examples:
 
 
 LEVELS: Final = ("perfect", "heuristic", "random")
-"""``xo_cli.ai.Level``'s values, spelt out: the parser is built for every command, and ``xo show`` must not
-load the solver that ``xo_cli.ai`` imports (a test keeps the two lists equal)."""
+"""``xo_client.ai.Level``'s values, spelt out: the parser is built for every command, and ``xo show`` must not
+load the solver that ``xo_client.ai`` imports (a test keeps the two lists equal)."""
 
 
 def seed_number(text: str) -> int:

@@ -21,8 +21,9 @@ from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
 from client_core.runner import notice
 from xo_cli import feed, render
-from xo_cli.game_changes import GameChange
-from xo_cli.games import Game
+from xo_client.changes import Change
+from xo_client.games import Game
+from xo_client.outcome import outcome_text
 from xo_core.text import printable
 from xo_tp import rules
 from xo_tp.rules import game_label
@@ -39,7 +40,7 @@ class Screen(Protocol):
     def start(self, block: BlockRef, game: Game | None, lines: list[str]) -> None:
         """The game as play begins (None: not created yet), and who plays."""
 
-    def changes(self, block: BlockRef, changes: list[GameChange]) -> None:
+    def changes(self, block: BlockRef, changes: list[Change]) -> None:
         """Moves (and creates, deletes) committed in ``block``."""
 
     def say(self, text: str) -> None:
@@ -75,11 +76,11 @@ def result_text(game: Game, you: str, names: KeyNames = render.NO_NAMES) -> str:
     label = game_label(game.name)
     winner = {rules.P1_WIN: game.player1, rules.P2_WIN: game.player2}.get(game.state)
     if winner is None:
-        return f"{label} is over: {render.outcome_text(game, names) or game.state}"
+        return f"{label} is over: {outcome_text(game, names) or game.state}"
     mark = rules.PLAYER_1_MARK if game.state == rules.P1_WIN else rules.PLAYER_2_MARK
     if winner == you:
         return f"{label} is over: you won, as {mark}"
-    return f"{label} is over: you lost: {render.outcome_text(game, names)}"
+    return f"{label} is over: you lost: {outcome_text(game, names)}"
 
 
 class LineScreen:
@@ -94,7 +95,7 @@ class LineScreen:
         if game is not None:
             self.say(feed.change_line(block, feed.snapshot(game.name, game), self.names))
 
-    def changes(self, block: BlockRef, changes: list[GameChange]) -> None:
+    def changes(self, block: BlockRef, changes: list[Change]) -> None:
         for change in changes:
             self.say(feed.change_line(block, change, self.names))
 
@@ -134,7 +135,7 @@ class TerminalScreen:
         self.recent = list(lines)
         self.draw()
 
-    def changes(self, block: BlockRef, changes: list[GameChange]) -> None:
+    def changes(self, block: BlockRef, changes: list[Change]) -> None:
         self.recent = (self.recent + [feed.change_line(block, change, self.names) for change in changes])[
             -RECENT_LINES:
         ]

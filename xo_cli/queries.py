@@ -13,7 +13,7 @@ from client_core import session
 from client_core.errors import InvalidInput
 from client_core.runner import warn
 from xo_cli import render
-from xo_cli.games import Game, decode_games, find_game
+from xo_client.games import Game, decode_games, find_game
 from xo_tp.family import NAMESPACE, game_address
 from xo_tp.rules import game_label, quoted
 
@@ -58,7 +58,7 @@ def show(args: argparse.Namespace) -> int:
 
 def show_analyzed(args: argparse.Namespace, game: Game) -> int:
     """``xo show --analyze``: the game, then who has a line, the legal moves and how perfect play ends it."""
-    from xo_cli import analysis_view  # noqa: PLC0415 - it loads the solver, which only --analyze needs
+    from xo_client import analysis_view  # noqa: PLC0415 - it loads the solver, which only --analyze needs
 
     analysis = analysis_view.analyze(game)
     if args.format == "json":

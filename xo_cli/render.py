@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.tables import table
-from xo_cli.games import EMPTY, Game
-from xo_cli.notation import COLUMNS, ROWS
+from xo_client.games import EMPTY, Game
+from xo_client.notation import COLUMNS, ROWS
 from xo_core.text import clip, printable
 from xo_tp import rules
 
@@ -95,17 +95,6 @@ def player_text(key: str, mark: str, you: str | None, names: KeyNames = NO_NAMES
         return f"(open seat, plays {mark})"
     suffix = " (you)" if you is not None and key == you else ""
     return f"{key_label(key, names)} plays {mark}{suffix}"
-
-
-def outcome_text(game: Game, names: KeyNames = NO_NAMES) -> str | None:
-    """How a finished game ended, naming the winner: ``X won (player 1: alice (026c32...))``; None while it goes on."""
-    if game.state == rules.P1_WIN:
-        return f"{rules.PLAYER_1_MARK} won (player 1: {key_label(game.player1, names)})"
-    if game.state == rules.P2_WIN:
-        return f"{rules.PLAYER_2_MARK} won (player 2: {key_label(game.player2, names)})"
-    if game.state == rules.TIE:
-        return "a tie (the board is full, nobody won)"
-    return None
 
 
 def board_lines(board: str) -> list[str]:

@@ -4,7 +4,7 @@ The file comes from another agent, so nothing about it is trusted: it is read up
 a bound, must be UTF-8 JSON, and whatever is wrong with it (missing, too big, not
 JSON, nested deeper than the decoder goes) is one :class:`~client_core.errors.InvalidInput`
 line naming the file, never a traceback. What the JSON *means* is
-:func:`xo_cli.aries.check_thread`'s business.
+:func:`xo_client.aries.check_thread`'s business.
 """
 
 from __future__ import annotations

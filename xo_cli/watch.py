@@ -3,7 +3,7 @@
 The machinery is :mod:`client_core.watching` (read as of the newest block, follow,
 redraw on a terminal, one line or JSON object per change elsewhere, exit 0 once the
 named game ends, start again on a replaced chain); this module is what it needs of
-XO: the addresses, :class:`xo_cli.game_book.GameBook`, the lines of
+XO: the addresses, :class:`xo_client.game_book.GameBook`, the lines of
 :mod:`xo_cli.feed` and the board of :func:`xo_cli.render.game_card`.
 """
 
@@ -16,9 +16,9 @@ from client_core import watching
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
 from xo_cli import feed, render
-from xo_cli.game_book import GameBook
-from xo_cli.game_changes import DELETE, GameChange
-from xo_cli.games import Game, impossible_name
+from xo_client.changes import DELETED, Change
+from xo_client.game_book import GameBook
+from xo_client.games import Game, impossible_name
 from xo_tp.family import NAMESPACE, game_address
 
 
@@ -27,22 +27,22 @@ def watch(args: argparse.Namespace) -> int:
     return watching.watch(args, XO_WATCH)
 
 
-def has_ended(change: GameChange) -> bool:
+def has_ended(change: Change) -> bool:
     """Whether the game is over (won, tied) or gone after ``change``."""
-    return change.action == DELETE or change.game is None or change.game.next_player is None
+    return change.kind == DELETED or change.game is None or change.game.next_player is None
 
 
-def end_of_game(changes: list[GameChange]) -> int | None:
+def end_of_game(changes: list[Change]) -> int | None:
     """The first change after which the game is over or gone: each change carries the game after that very move."""
     return next((index for index, change in enumerate(changes) if has_ended(change)), None)
 
 
-def change_line(block: BlockRef, change: GameChange, names: KeyNames, you: str | None) -> str:
+def change_line(block: BlockRef, change: Change, names: KeyNames, you: str | None) -> str:
     """:func:`xo_cli.feed.change_line`: XO's lines name the reader as anyone else."""
     return feed.change_line(block, change, names)
 
 
-XO_WATCH = watching.WatchedFamily[Game, GameChange](
+XO_WATCH = watching.WatchedFamily[Game, Change](
     tool="xo",
     namespace=NAMESPACE,
     game_address=game_address,

@@ -65,7 +65,7 @@ class Analysis(NamedTuple):
 
 
 class HasBoardAndState(Protocol):
-    """Any game value with a board and a state: ``xo_tp.rules.Game``, ``xo_cli.games.Game``."""
+    """Any game value with a board and a state: ``xo_tp.rules.Game``, ``xo_client.games.Game``."""
 
     @property
     def board(self) -> str: ...

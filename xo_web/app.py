@@ -32,8 +32,8 @@ from aiohttp import web
 
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, load_signer, private_key_names
-from xo_cli.ai import Level
-from xo_cli.seat import AI_KEY_NAME
+from xo_client.ai import Level
+from xo_client.seat import AI_KEY_NAME
 from xo_core import __version__
 from xo_core.log_limits import LogLimiter
 from xo_core.server_logs import RequestLogger

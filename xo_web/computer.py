@@ -2,9 +2,9 @@
 
 A page asks for the computer in a game (``POST /api/computer``); from then on the
 server's follower tells it of every change to that game, and the computer moves
-when :func:`xo_cli.seat.turn_of` says it is its move. The move itself is
-:meth:`xo_cli.seat.SeatPlayer.play`: a fresh read of the game, the choice
-(:mod:`xo_cli.ai`, at the level the page chose), the processor's own checks, a
+when :func:`xo_client.seat.turn_of` says it is its move. The move itself is
+:meth:`xo_client.seat.SeatPlayer.play`: a fresh read of the game, the choice
+(:mod:`xo_client.ai`, at the level the page chose), the processor's own checks, a
 signed transaction with the computer's own key (``xo-ai`` in the key directory,
 made on first use), and its commit. So a game against the computer is a game
 between two keys on the ledger, like any other. No loop of its own: one move at
@@ -29,9 +29,9 @@ from typing import Any, Final
 from client_core.errors import CommandError
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
-from xo_cli.ai import Level
-from xo_cli.game_changes import GameChange
-from xo_cli.seat import Action, SeatPlayer, ai_signer
+from xo_client.ai import Level
+from xo_client.changes import Change
+from xo_client.seat import Action, SeatPlayer, ai_signer
 from xo_core.signing import Signer
 from xo_core.text import printable
 from xo_tp.rules import game_label
@@ -116,7 +116,7 @@ class Computer:
         if name in self.levels:
             self._leave(name, "The computer stopped playing here, as asked.")
 
-    def on_changes(self, changes: list[GameChange]) -> None:
+    def on_changes(self, changes: list[Change]) -> None:
         """The follower's listener: every game the computer plays that a block changed may be its move now."""
         for name in {change.name for change in changes} & self.levels.keys():
             self.nudge(name)

@@ -1,7 +1,7 @@
 """``GET /api/history?name=NAME``: a game name's committed moves, each with the board it left, for the page.
 
-The same reading as ``xo history NAME --json`` (:func:`xo_cli.history.committed_moves`,
-replayed by :func:`xo_cli.timeline.replay`): every game the name has had, each move
+The same reading as ``xo history NAME --json`` (:func:`xo_client.history.committed_moves`,
+replayed by :func:`xo_client.timeline.replay`): every game the name has had, each move
 with its block, player and the game after it. Added for the page: the name as shown
 (``shown``), the players' key names (``player_name``, ``player1_name``), and a note per move that does not replay.
 Blocking (``http.client``): the server runs it in a worker thread.
@@ -15,9 +15,9 @@ from typing import Any
 from client_core.errors import CommandError
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
-from xo_cli.games import impossible_name
-from xo_cli.history import committed_moves, history_json
-from xo_cli.timeline import replay
+from xo_client.games import impossible_name
+from xo_client.history import committed_moves, history_json
+from xo_client.timeline import replay
 from xo_core.text import printable
 from xo_web.errors import UNAVAILABLE, ApiError, bad_request
 from xo_web.views import shown_name

@@ -28,9 +28,9 @@ from client_core.follow import AsyncFollower
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import notice, warn
-from rps_cli.changes import Change
+from rps_client.changes import Change as RpsChange
 from rps_tp.family import NAMESPACE as RPS_NAMESPACE
-from xo_cli.game_changes import GameChange
+from xo_client.changes import Change
 from xo_tp.family import NAMESPACE
 from xo_web import views
 from xo_web.events import encode
@@ -45,8 +45,8 @@ RETRY_SECONDS: Final = 5.0
 RECONNECTING: Final = "; reconnecting"
 """How the follower's notice of a lost connection ends (client_core.follow); every other notice means it is live."""
 
-Listener = Callable[[list[GameChange]], None]
-RpsListener = Callable[[list[Change]], None]
+Listener = Callable[[list[Change]], None]
+RpsListener = Callable[[list[RpsChange]], None]
 
 
 class Live:

@@ -1,8 +1,8 @@
 """Every XO game on the chain as of one block, kept up to date block by block. Pure: no I/O.
 
 The server reads the games once (every entry under the XO namespace as of a block)
-and then applies each later block's state changes to a :class:`xo_cli.game_book.GameBook`,
-the book ``xo watch``, ``xo play`` and ``xo bot`` keep: :mod:`xo_cli.game_changes`
+and then applies each later block's state changes to a :class:`xo_client.game_book.GameBook`,
+the book ``xo watch``, ``xo play`` and ``xo bot`` keep: :mod:`xo_client.changes`
 says what each change did (created, a space taken, deleted). What is not XO data is
 returned as notes, for the server to report.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from client_core.blocks import BlockChanges, BlockRef
-from xo_cli.game_book import GameBook
-from xo_cli.game_changes import GameChange
-from xo_cli.games import Game
+from xo_client.changes import Change
+from xo_client.game_book import GameBook
+from xo_client.games import Game
 from xo_tp.family import game_address
 
 
@@ -32,7 +32,7 @@ class Lobby:
         self.block = block
         return self._taken_problems()
 
-    def apply(self, block: BlockChanges) -> tuple[list[GameChange], list[str]]:
+    def apply(self, block: BlockChanges) -> tuple[list[Change], list[str]]:
         """What ``block`` did to the games, in address order, and a note per changed entry that is not XO data."""
         changes = self._book.apply(block)
         self.block = block.ref

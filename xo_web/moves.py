@@ -2,9 +2,9 @@
 
 The page names a key (``player``), never holds one (:mod:`xo_web.sender`). The
 steps are ``xo create/take/delete --wait``'s: refuse what cannot succeed with the
-processor's own checks (:mod:`xo_cli.games`; nothing is signed then), sign one
+processor's own checks (:mod:`xo_client.games`; nothing is signed then), sign one
 transaction in one batch, send it and wait for the outcome, and read the game the
-move left from its receipt (:func:`xo_cli.moves.resulting_game`). Every outcome is
+move left from its receipt (:func:`xo_client.games.resulting_game`). Every outcome is
 a sentence for the page: the refusal, the validator's reason, or ``Committed take 5
 (B2) in game 'g1', X won (player 1: alice (0208fb...))``.
 
@@ -18,13 +18,14 @@ from typing import Final, NamedTuple
 
 from client_core.errors import CommandError, InvalidInput
 from client_core.rest import RestClient
-from xo_cli import games, render
-from xo_cli.moves import check_name, describe, resulting_game
-from xo_cli.notation import BadSpace, parse_space
+from xo_client import games
+from xo_client.games import check_name, resulting_game
+from xo_client.notation import BadSpace, parse_space
+from xo_client.outcome import outcome_text
+from xo_client.transactions import describe, make_xo_transaction
 from xo_tp.family import game_address
 from xo_tp.payload import CREATE, DELETE, TAKE
 from xo_tp.rules import game_label
-from xo_tp.transactions import make_xo_transaction
 from xo_web import views
 from xo_web.errors import bad_request
 from xo_web.sender import Json, Sender, refused, unavailable
@@ -63,7 +64,7 @@ def parse_move(body: object) -> MoveRequest:
 
 
 def parse_move_space(space: object) -> int:
-    """A space as the page sends it: 1-9, or the text ``"1"``-``"9"``/``"A1"``-``"C3"`` (:mod:`xo_cli.notation`)."""
+    """A space as the page sends it: 1-9, or the text ``"1"``-``"9"``/``"A1"``-``"C3"`` (:mod:`xo_client.notation`)."""
     if isinstance(space, int) and not isinstance(space, bool) and 1 <= space <= 9:
         return space
     if isinstance(space, str):
@@ -97,7 +98,7 @@ class Mover(Sender):
         except CommandError as error:
             raise unavailable(error) from None
         names = self.names()
-        ending = render.outcome_text(game, names) if found and game is not None else None
+        ending = outcome_text(game, names) if found and game is not None else None
         return 200, {
             "status": "COMMITTED",
             "batch_id": batch_id,

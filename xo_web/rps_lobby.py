@@ -2,7 +2,7 @@
 
 The rps twin of :mod:`xo_web.lobby`: the server reads the games once (every entry
 under the rps namespace as of a block), then applies each later block's state changes
-to a :class:`rps_cli.game_book.GameBook`, the book ``rps watch`` keeps, so the page
+to a :class:`rps_client.game_book.GameBook`, the book ``rps watch`` keeps, so the page
 tells changes exactly as ``rps watch`` tells them. State that is not an rps bucket is
 returned as notes, for the server to report.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from client_core.blocks import BlockChanges
-from rps_cli.changes import Change
-from rps_cli.game_book import GameBook
+from rps_client.changes import Change
+from rps_client.game_book import GameBook
 from rps_tp.family import game_address
 from rps_tp.game import Game
 

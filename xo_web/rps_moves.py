@@ -1,10 +1,10 @@
 """rps ops the page asks for: checked, signed with the player's key file, submitted and waited for; throws in the vault.
 
 The steps are the ``rps`` command's, with its own pieces: the processor's checks
-(:func:`rps_cli.checks.refusal`, a claim judged at :func:`rps_cli.ledger.claim_time`),
-the op's words (:func:`rps_cli.moves.describe`), the game the op left read from its
-receipt (:func:`rps_cli.moves.resulting_game`), and the vault
-(:class:`rps_cli.vault.Vault`, ``KEY_DIR/rps-vault/``, the very file ``rps`` uses).
+(:func:`rps_client.checks.refusal`, a claim judged at :func:`rps_client.clock.claim_time`),
+the op's words (:func:`rps_client.transactions.describe`), the game the op left read from its
+receipt (:func:`rps_client.games.resulting_game`), and the vault
+(:class:`rps_client.vault.Vault`, ``KEY_DIR/rps-vault/``, the very file ``rps`` uses).
 
 A throw is ``rps throw``'s first half: 32 fresh bytes of salt, the commitment, the
 vault written *before* the commit is sent, the commit. The page never sees the salt,
@@ -27,16 +27,15 @@ from typing import Final, NamedTuple
 
 from client_core.errors import CommandError, InvalidInput
 from client_core.rest import RestClient
-from rps_cli.changes import Change
-from rps_cli.checks import refusal
-from rps_cli.games import impossible_name
-from rps_cli.ledger import claim_time, read_game
-from rps_cli.moves import describe, resulting_game
-from rps_cli.vault import Vault, VaultEntry, VaultProblem, spent_in
+from rps_client.changes import Change
+from rps_client.checks import refusal
+from rps_client.clock import claim_time
+from rps_client.games import impossible_name, read_game, resulting_game
+from rps_client.transactions import describe, make_rps_transaction
+from rps_client.vault import Vault, VaultEntry, VaultProblem, spent_in
 from rps_tp.commitment import new_salt
 from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, PLAYING_GAME, THROWS, Game, Settings, game_label, seat_of
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
-from rps_tp.transactions import make_rps_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_core.text import printable

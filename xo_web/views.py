@@ -15,11 +15,12 @@ from typing import Any
 
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
-from rps_cli import render as rps_render
-from rps_cli.changes import Change
+from rps_client.changes import Change as RpsChange
+from rps_client.games import game_json as rps_game_json
+from rps_client.outcome import outcome_text as rps_outcome_text
 from rps_tp.game import Game as RpsGame
-from xo_cli.game_changes import GameChange
-from xo_cli.games import Game
+from xo_client.changes import Change
+from xo_client.games import Game
 from xo_core.text import printable
 
 Json = dict[str, Any]
@@ -44,10 +45,10 @@ def shown_name(key: str, names: KeyNames) -> str | None:
     return None if name is None else printable(name)
 
 
-def change_view(change: GameChange, names: KeyNames) -> Json:
+def change_view(change: Change, names: KeyNames) -> Json:
     """One thing that happened to a game (``xo watch --json``'s fields) and the game after it (null once deleted)."""
     return {
-        "action": change.action,
+        "action": change.kind,
         "name": change.name,
         "shown": printable(change.name),
         "space": change.space,
@@ -62,7 +63,7 @@ def snapshot_view(block: BlockRef | None, games: list[Game], names: KeyNames) ->
     return {"block": block_view(block), "games": [game_view(game, names) for game in games]}
 
 
-def block_changes_view(block: BlockRef, changes: list[GameChange], names: KeyNames) -> Json:
+def block_changes_view(block: BlockRef, changes: list[Change], names: KeyNames) -> Json:
     return {"block": block_view(block), "changes": [change_view(change, names) for change in changes]}
 
 
@@ -72,13 +73,13 @@ def rps_game_view(game: RpsGame, names: KeyNames) -> Json:
     It holds only what the chain holds: whether a player has committed, never the throw
     before it is revealed.
     """
-    document = rps_render.game_json(game)
+    document = rps_game_json(game)
     for player in document["players"]:
         player["name"] = shown_name(player["key"], names)
-    return {**document, "shown": printable(game.name), "outcome_text": rps_render.outcome_text(game, None, names)}
+    return {**document, "shown": printable(game.name), "outcome_text": rps_outcome_text(game, None, names)}
 
 
-def rps_change_view(change: Change, names: KeyNames) -> Json:
+def rps_change_view(change: RpsChange, names: KeyNames) -> Json:
     """One thing that happened to an rps game (``rps watch --json``'s fields) and the game after the block."""
     return {
         "change": change.kind,

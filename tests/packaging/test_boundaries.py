@@ -16,8 +16,8 @@ SHARED = ("xo_core", "tp_runtime", "client_core")
 """Packages with no game knowledge: they may import only one another."""
 
 FAMILIES = {
-    "xo": ("xo_tp", "xo_cli"),
-    "rps": ("rps_tp", "rps_cli"),
+    "xo": ("xo_tp", "xo_client", "xo_cli"),
+    "rps": ("rps_tp", "rps_client", "rps_cli"),
     "chips": ("chips_tp", "chips_client"),
 }
 """Each family's packages; a family may import shared packages and its own packages only (and the pure rules below)."""
@@ -84,6 +84,11 @@ def test_an_application_that_no_other_package_imports(application):
     for package in sorted(OURS - {application}):
         for module, names in imported_packages(package).items():
             assert application not in names, f"{module} imports {application}"
+
+
+def test_xo_web_imports_no_command():
+    for module, names in imported_packages("xo_web").items():
+        assert not {"xo_cli", "rps_cli"} & names, f"{module} imports a command package"
 
 
 def test_every_package_of_ours_is_placed_in_a_layer():

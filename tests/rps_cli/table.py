@@ -16,12 +16,12 @@ from pathlib import Path
 
 from client_core.rest import RestClient
 from client_core.submission import submit
-from rps_cli.vault import Vault
+from rps_client.transactions import make_rps_transaction
+from rps_client.vault import Vault
 from rps_tp.family import game_address
 from rps_tp.game import DEFAULT_SETTINGS, Game, Settings
 from rps_tp.ops import Create, Join, Op, Ready
 from rps_tp.state import decode_bucket
-from rps_tp.transactions import make_rps_transaction
 from xo_core.keyfiles import load_signer
 
 RPS = str(Path(sys.executable).parent / "rps")

@@ -4,7 +4,7 @@ import json
 
 from rps_tp.family import game_address
 from tests.rps_cli.conftest import put_game
-from tests.rps_cli.plays import ALICE, BOB, commit, created, round_played, started
+from tests.rps_client.plays import ALICE, BOB, commit, created, round_played, started
 from xo_core.signing import Signer
 
 

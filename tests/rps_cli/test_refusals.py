@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from rps_cli.vault import Vault, VaultEntry
+from rps_client.vault import Vault, VaultEntry
 from rps_tp.family import game_address
 from rps_tp.game import Settings
 from tests.rps_cli.conftest import put_block_info, put_game
-from tests.rps_cli.plays import ALICE, BOB, NOW, SALTS, commit, created, resigned, reveal, started
+from tests.rps_client.plays import ALICE, BOB, NOW, SALTS, commit, created, resigned, reveal, started
 from xo_core.signing import Signer
 
 

@@ -4,9 +4,11 @@ import json
 
 from client_core.keys import KeyNames
 from rps_cli import render
+from rps_client.games import game_json
+from rps_client.outcome import outcome_text
 from rps_tp.family import game_address
 from rps_tp.game import Settings
-from tests.rps_cli.plays import (
+from tests.rps_client.plays import (
     ALICE,
     BOB,
     NOW,
@@ -45,13 +47,13 @@ def test_a_game_in_play_shows_scores_commitments_who_acts_next_and_when_a_claim_
 
 def test_an_unrevealed_throw_appears_nowhere_a_revealed_one_does():
     game = commit(commit(started(), ALICE, "scissors"), BOB, "paper")
-    for shown in (card(game), json.dumps(render.game_json(game)), render.games_table([game], NAMES)):
+    for shown in (card(game), json.dumps(game_json(game)), render.games_table([game], NAMES)):
         assert "scissors" not in shown and "paper" not in shown
     game = reveal(game, ALICE, "scissors")
     assert "PLAYER 1 : alice (0279be...), host: 0 points, revealed scissors" in card(game)
     assert "paper" not in card(game)
-    assert render.game_json(game)["players"][0]["throw"] == "scissors"
-    assert render.game_json(game)["players"][1]["throw"] is None
+    assert game_json(game)["players"][0]["throw"] == "scissors"
+    assert game_json(game)["players"][1]["throw"] is None
 
 
 def test_the_claim_is_said_once_due_and_when_no_time_out_can_run():
@@ -82,9 +84,9 @@ def test_a_concluded_game_shows_each_players_outcome_and_the_result():
 
 
 def test_resignations_and_claims_say_who_ended_the_game():
-    assert render.outcome_text(resigned(started(), BOB), None, NAMES) == "bob resigned: alice won"
+    assert outcome_text(resigned(started(), BOB), None, NAMES) == "bob resigned: alice won"
     game = commit(started(settings=Settings(1, 5)), ALICE, "rock", now=NOW)
-    assert render.outcome_text(claimed(game, ALICE, NOW + 5), BOB, NAMES) == "you timed out: alice won"
+    assert outcome_text(claimed(game, ALICE, NOW + 5), BOB, NAMES) == "you timed out: alice won"
 
 
 def test_before_play_the_card_says_who_is_ready_and_that_a_seat_is_open():
@@ -99,7 +101,7 @@ def test_before_play_the_card_says_who_is_ready_and_that_a_seat_is_open():
 
 def test_the_json_object_is_the_state_plus_what_follows_from_it():
     game = commit(started(), BOB, "rock", now=NOW)
-    shown = render.game_json(game)
+    shown = game_json(game)
     assert list(shown) == [
         "name", "address", "state", "host", "settings", "round", "players", "history", "waiting_since",
         "conclusion_type", "results", "next", "claim",
@@ -107,7 +109,7 @@ def test_the_json_object_is_the_state_plus_what_follows_from_it():
     assert shown["players"][1]["commitment"] == game.players[1].commitment.hex()
     assert shown["next"] == [{"player": ALICE, "action": "commit"}]
     assert shown["claim"] == {"player": BOB, "against": ALICE, "from": NOW + 300}
-    over = render.game_json(resigned(game, ALICE))
+    over = game_json(resigned(game, ALICE))
     assert over["results"] == [
         {"key": ALICE, "outcome": "resigned", "final_score": 0},
         {"key": BOB, "outcome": "won", "final_score": 0},
@@ -120,7 +122,7 @@ def test_hostile_names_are_escaped_for_people_and_exact_in_json():
     assert "\x1b" not in card(game) and "\u202e" not in card(game)
     assert "\\x1b[31mred\\u202eevil" in card(game)
     assert "\x1b" not in render.games_table([game], NAMES)
-    assert render.game_json(game)["name"] == name
+    assert game_json(game)["name"] == name
     assert "rps throw '\\x1b[31mred\\u202eevil' rock|paper|scissors" in card(game, you=ALICE)
 
 

@@ -15,18 +15,18 @@ from collections.abc import Callable
 import aiohttp
 import pytest
 
+from rps_client.transactions import make_rps_transaction
 from rps_tp.commitment import commitment, new_salt
 from rps_tp.game import Settings
 from rps_tp.ops import Commit, Create, Join, Ready, Reveal
-from rps_tp.transactions import make_rps_transaction
 from tests.scraping import convention_problems, scrape, value
 from tests.tp_runtime.conftest import TpProcess
 from tests.xo_devnet.harness import running_ledger
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_devnet.rest.server import start_rest_server
-from xo_tp.transactions import make_xo_transaction
 
 pytestmark = pytest.mark.subprocess
 

@@ -19,7 +19,7 @@ pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed
 
 from client_core.errors import Rejected
 from tests.xo_aries.agents import Agent, connect, start_agent
-from xo_cli.aries import DIDCOMM_PROTOCOL, PROTOCOL
+from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 
 KEY = "test-admin-key"
 

@@ -19,8 +19,8 @@ from client_core.waiting import wait_for_batch
 from tests.integration.devnet import running_devnet
 from tests.xo_aries.agents import Agent, connect, start_agent
 from xo_cli.main import main as xo
-from xo_cli.seat import read_game
-from xo_tp.transactions import make_xo_transaction
+from xo_client.seat import read_game
+from xo_client.transactions import make_xo_transaction
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from client_core.rest import RestClient
 from client_core.submission import submit
+from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import load_signer
-from xo_tp.transactions import make_xo_transaction
 
 XO = str(Path(sys.executable).parent / "xo")
 SECONDS = 15.0

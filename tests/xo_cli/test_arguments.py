@@ -150,7 +150,7 @@ def test_moves_take_json_and_status_takes_wait_and_json():
 
 
 def test_the_level_names_of_play_and_bot_are_the_computer_player_s_levels():
-    from xo_cli.ai import Level  # noqa: PLC0415 - the parser itself must not import it
     from xo_cli.play_arguments import LEVELS  # noqa: PLC0415
+    from xo_client.ai import Level  # noqa: PLC0415 - the parser itself must not import it
 
     assert tuple(level.value for level in Level) == LEVELS

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from xo_cli.aries import MOVE_TYPE, Placement, to_thread
 from xo_cli.thread_files import MAX_THREAD_BYTES
+from xo_client.aries import MOVE_TYPE, Placement, to_thread
 
 XO = Path(sys.executable).parent / "xo"
 # X: B2, O: A1, X: A2, O: B1, X: C2 -- X completes the middle row.

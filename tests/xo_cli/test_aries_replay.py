@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from xo_cli.aries import Placement, to_thread
+from xo_client.aries import Placement, to_thread
 from xo_devnet.spawn import DevnetProcess
 from xo_tp.family import game_address
 

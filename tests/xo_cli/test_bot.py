@@ -13,7 +13,7 @@ import signal
 import pytest
 
 from tests.xo_cli.devnet_play import Running, Table
-from xo_cli.seat import read_game
+from xo_client.seat import read_game
 from xo_core.keyfiles import write_key_pair
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess

@@ -10,8 +10,8 @@ import pytest
 
 from client_core.blocks import ChainBlock, ChainTransaction
 from tests.xo_cli.devnet_play import Table
-from xo_cli.aries import check_thread
-from xo_cli.history import committed_moves
+from xo_client.aries import check_thread
+from xo_client.history import committed_moves
 from xo_devnet.spawn import DevnetProcess
 from xo_tp.family import NAMESPACE, encode_payload, game_address
 

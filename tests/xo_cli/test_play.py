@@ -27,7 +27,7 @@ from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import SECONDS, XO, Running, Table
 from xo_cli.play import Match
-from xo_cli.seat import AI_KEY_NAME, read_game, turn_of
+from xo_client.seat import AI_KEY_NAME, read_game, turn_of
 from xo_core.keyfiles import write_key_pair
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess

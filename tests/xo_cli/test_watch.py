@@ -20,9 +20,9 @@ from tests.client_core.scripted_ledger import ScriptedLedger, in_a_thread
 from tests.hostile_server import TLS_CERTIFICATE
 from tests.xo_cli.devnet_play import Running, Table
 from xo_cli import feed
-from xo_cli.game_changes import TAKE, GameChange
-from xo_cli.games import Game
 from xo_cli.watch import Board
+from xo_client.changes import TAKEN, Change
+from xo_client.games import Game
 from xo_devnet.spawn import DevnetProcess
 from xo_tp.family import game_address
 
@@ -117,7 +117,7 @@ def test_watch_json_prints_the_game_after_each_change_one_object_per_line(table,
     assert (snapshot["action"], snapshot["game"]["board"], snapshot["space"]) == ("snapshot", "---------", None)
     table.takes("lines", 1, 4, 2, 5, 3)
     documents = [json.loads(line) for line in watch.lines(5)]
-    assert [(doc["action"], doc["space"]) for doc in documents] == [(TAKE, space) for space in (1, 4, 2, 5, 3)]
+    assert [(doc["action"], doc["space"]) for doc in documents] == [(TAKEN, space) for space in (1, 4, 2, 5, 3)]
     assert [doc["player"] for doc in documents] == [table.key("alice"), table.key("bob")] * 2 + [table.key("alice")]
     assert documents[-1]["game"] == {
         "name": "lines", "board": "XXXOO----", "state": "P1-WIN", "player1": table.key("alice"),
@@ -229,7 +229,7 @@ def test_on_a_terminal_the_board_is_redrawn_with_the_last_moves_under_it():
     fresh = Game("g1", "---------", "P1-NEXT", "", "", game_address("g1"))
     board.snapshot(start, [feed.snapshot("g1", fresh)], "g1", "")
     moved = fresh._replace(board="----X----", state="P2-NEXT", player1="02" + "a" * 64)
-    board.changes(BlockRef("cd" * 64, 8), [GameChange(TAKE, "g1", 5, moved.player1, moved)])
+    board.changes(BlockRef("cd" * 64, 8), [Change(TAKEN, "g1", 5, moved.player1, moved)])
     first, second = screens
     assert first.startswith("\x1b[H\x1b[2JGAME     : g1\n") and first.endswith("\nwatching; Ctrl-C stops\n")
     assert "  2   4 | X | 6" in second

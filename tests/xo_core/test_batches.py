@@ -6,12 +6,12 @@ import hashlib
 from sawtooth_signing import create_context
 from sawtooth_signing.secp256k1 import Secp256k1PublicKey
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.signing import Signer, verify
 from xo_tp.family import game_address
-from xo_tp.transactions import make_xo_transaction
 
 SAWTOOTH = create_context("secp256k1")
 

@@ -4,12 +4,12 @@ import re
 
 import pytest
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.signing import Signer
 from xo_devnet.validation import InvalidBatch, short_id, validate_batches
-from xo_tp.transactions import make_xo_transaction
 
 ALICE = Signer.from_hex("a1" * 32)
 BOB = Signer.from_hex("b0" * 32)

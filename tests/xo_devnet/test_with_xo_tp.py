@@ -11,13 +11,13 @@ import pytest
 
 from tests.xo_devnet.events.event_client import event_client, subscription
 from tests.xo_devnet.harness import running_ledger
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch
 from xo_core.protobuf.events_pb2 import EventFilter
 from xo_core.signing import Signer
 from xo_devnet.chain import header_of
 from xo_devnet.rest.server import start_rest_server
 from xo_tp.family import NAMESPACE, game_address
-from xo_tp.transactions import make_xo_transaction
 
 pytestmark = pytest.mark.slow
 

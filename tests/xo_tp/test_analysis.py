@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.xo_tp import game_tree
-from xo_cli.games import Game as ClientGame
+from xo_client.games import Game as ClientGame
 from xo_tp import rules
 from xo_tp.analysis import Analysis, analyze, analyze_game, legal_moves, winners
 

@@ -30,7 +30,7 @@ def test_a_lobby_read_once_then_moved_on_by_each_block():
     taken = rules.take(g1, 1, BOB)
     changes, problems = lobby.apply(block(4, StateChange(game_address("g1"), "SET", stored(taken))))
     assert problems == []
-    assert [(change.action, change.name, change.space, change.player) for change in changes] == [
+    assert [(change.kind, change.name, change.space, change.player) for change in changes] == [
         ("take", "g1", 1, BOB)
     ]
     assert lobby.game("g1").board == "O---X----"
@@ -44,7 +44,7 @@ def test_a_lobby_read_once_then_moved_on_by_each_block():
             StateChange(game_address("g2"), "SET", stored(created)),
         )
     )
-    assert sorted((change.action, change.name) for change in changes) == [("create", "g2"), ("delete", "g1")]
+    assert sorted((change.kind, change.name) for change in changes) == [("create", "g2"), ("delete", "g1")]
     assert [game.name for game in lobby.games()] == ["g2"]
     assert lobby.game("g1") is None
 

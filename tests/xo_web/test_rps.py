@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 from client_core.rest import RestClient
-from rps_cli.ledger import read_game
-from rps_cli.vault import VAULT_DIR
+from rps_client.games import read_game
+from rps_client.vault import VAULT_DIR
 from tests.xo_web.local_server import EventReader
 
 

@@ -2,11 +2,11 @@
 
 import urllib.request
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.signing import Signer
 from xo_devnet.rest.paging import DEFAULT_LIMIT
 from xo_tp.family import NAMESPACE
-from xo_tp.transactions import make_xo_transaction
 
 GAMES = DEFAULT_LIMIT + 7
 CHUNK = 250

@@ -7,10 +7,10 @@ import urllib.request
 
 import pytest
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.signing import Signer
-from xo_tp.transactions import make_xo_transaction
 
 
 def post(url: str, batch: Batch) -> None:

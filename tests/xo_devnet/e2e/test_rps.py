@@ -17,12 +17,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from rps_client.transactions import make_rps_transaction
 from rps_tp.commitment import commitment, new_salt
 from rps_tp.family import game_address
 from rps_tp.game import Settings
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
 from rps_tp.state import decode_bucket
-from rps_tp.transactions import make_rps_transaction
 from tests.xo_devnet.e2e.conftest import fetch
 from xo_core.batches import make_batch, make_batch_list, make_transaction
 from xo_core.keyfiles import load_signer

@@ -20,12 +20,12 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.signing import Signer
 from xo_devnet.rest.openapi import openapi_document
 from xo_devnet.spawn import DevnetProcess
-from xo_tp.transactions import make_xo_transaction
 
 DOCUMENT_URI = "urn:xo-devnet:openapi"
 

@@ -14,11 +14,11 @@ from urllib.parse import quote
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.signing import Signer
 from xo_devnet.rest.openapi import openapi_document
 from xo_devnet.validation import MAX_BODY_BYTES
-from xo_tp.transactions import make_xo_transaction
 
 FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 HEAVY = settings(FUZZ, max_examples=12)

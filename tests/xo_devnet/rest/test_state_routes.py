@@ -5,10 +5,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch
 from xo_core.signing import Signer
 from xo_tp.family import NAMESPACE, game_address
-from xo_tp.transactions import make_xo_transaction
 
 MISSING_ADDRESS = NAMESPACE + "0" * 64
 

@@ -5,6 +5,7 @@ import hashlib
 
 import pytest
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list, make_transaction
 from xo_core.protobuf.batch_pb2 import Batch, BatchHeader, BatchList
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
@@ -12,7 +13,6 @@ from xo_core.signing import Signer
 from xo_devnet.rest.server import MAX_REQUEST_LINE_BYTES
 from xo_devnet.validation import MAX_BODY_BYTES, validate_batches
 from xo_tp.family import game_address
-from xo_tp.transactions import make_xo_transaction
 
 UNKNOWN_ID = "0f" * 64
 JSON_ID_ROUTES = [("/batch_statuses", 46), ("/receipts", 82)]

@@ -6,7 +6,7 @@ from acapy_agent.messaging.decorators.thread_decorator import ThreadDecorator
 from aiohttp import web
 
 from xo_aries.messages import Move, Outcome
-from xo_cli.aries import DIDCOMM_PROTOCOL
+from xo_client.aries import DIDCOMM_PROTOCOL
 
 
 async def send(request: web.BaseRequest) -> web.Response:

@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from rps_cli import vault as vault_module
-from rps_cli.vault import Vault, VaultEntry, VaultProblem
+from rps_client import vault as vault_module
+from rps_client.vault import Vault, VaultEntry, VaultProblem
 from rps_tp.commitment import commitment, new_salt
 
 KEY = "02" + "ab" * 32

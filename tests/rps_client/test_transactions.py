@@ -2,10 +2,10 @@
 
 import hashlib
 
+from rps_client.transactions import make_rps_transaction
 from rps_tp.family import game_address
 from rps_tp.ops import Commit
 from rps_tp.payload import encode_payload, parse_payload
-from rps_tp.transactions import make_rps_transaction
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.signing import Signer
 

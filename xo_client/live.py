@@ -21,9 +21,9 @@ from client_core.blocks import BlockChanges, BlockRef
 from client_core.follow_thread import FollowerThread
 from client_core.rest import RestClient
 from client_core.runner import warn
-from xo_cli.game_book import GameBook
-from xo_cli.game_changes import GameChange
-from xo_cli.games import Game
+from xo_client.changes import Change
+from xo_client.game_book import GameBook
+from xo_client.games import Game
 from xo_tp.family import NAMESPACE, game_address
 
 RESTART_PAUSE = 1.0
@@ -98,7 +98,7 @@ class LiveGames:
     def __exit__(self, *_exc: object) -> None:
         self.stop()
 
-    def apply(self, block: BlockChanges) -> list[GameChange]:
+    def apply(self, block: BlockChanges) -> list[Change]:
         """Move the games on by ``block``; what happened, to the followed names only."""
         changes = self.book.apply(block)
         if self.names is None:

@@ -1,9 +1,10 @@
-"""One rps game as the chain holds it: read from state, followed block by block; and the chain's clock.
+"""One rps game followed block by block, and how long a command may still wait for it.
 
 Everything a command decides on is committed state: a reveal is sent only once both
 commitments are in a committed block, never on the strength of a pending batch.
-Following starts by reading the game as of the block the follower stands on, so no
-change between the read and the first block can be missed (:mod:`client_core.follow`).
+Following starts by reading the game (:func:`rps_client.games.read_game`) as of the
+block the follower stands on, so no change between the read and the first block can
+be missed (:mod:`client_core.follow`).
 """
 
 from __future__ import annotations
@@ -11,19 +12,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from typing import NamedTuple
-
-from sawtooth_sdk.processor.exceptions import InternalError
 
 from client_core.blocks import ChainChanged
 from client_core.errors import InvalidInput
 from client_core.follow import Follower
 from client_core.rest import RestClient
 from client_core.runner import notice, warn
-from rps_cli.games import decode_games, find_game
+from rps_client.games import decode_games, find_game, read_game
 from rps_tp.family import game_address
 from rps_tp.game import Game, game_label
-from tp_runtime.clock import current_time
 
 
 class Budget:
@@ -41,61 +38,6 @@ class Budget:
 
 class OutOfTime(Exception):
     """The budget ran out before the game reached the point waited for."""
-
-
-def read_game(client: RestClient, name: str, head: str | None = None, *, lenient: bool = False) -> Game | None:
-    """The game called ``name`` (as of block ``head``, else now), or ``None`` if there is none.
-
-    Data at its address that is not an rps bucket stops every op on it, as it stops
-    the processor: an error, unless ``lenient`` (``--no-validate``), which reads it as
-    no game.
-    """
-    address = game_address(name)
-    data = client.get_state(address, head=head)
-    games, problems = decode_games(address, data) if data else ([], [])
-    if problems and not lenient:
-        raise InvalidInput(
-            f"{game_label(name)} cannot be read: {'; '.join(problems)} (not rps data, so the processor cannot apply "
-            "any op to this game)"
-        )
-    return find_game(games, name)
-
-
-class _Entry(NamedTuple):
-    address: str
-    data: bytes
-
-
-class _RestState:
-    """The REST API's state as the clock reads a processor's context (:func:`tp_runtime.clock.current_time`)."""
-
-    def __init__(self, client: RestClient) -> None:
-        self._client = client
-
-    def get_state(self, addresses: list[str]) -> list[_Entry]:
-        return [_Entry(address, self._client.get_state(address) or b"") for address in addresses]
-
-
-def chain_time(client: RestClient) -> int | None:
-    """The timestamp of the newest BlockInfo in state, as the processor reads it; ``None`` on a network without."""
-    try:
-        return current_time(_RestState(client), "claim")
-    except InternalError as error:
-        warn("rps", f"the network's BlockInfo cannot be read: {error}; the local clock stands in for it")
-        return int(time.time())
-
-
-def claim_time(client: RestClient) -> int | None:
-    """The time a claim submitted now will be judged at: ``None`` without BlockInfo, else no earlier than now.
-
-    The newest BlockInfo in state describes the block before the newest one; the
-    claim lands in a later block, whose BlockInfo is taken when that block starts. On
-    a quiet chain that is much later than the newest timestamp in state, so the
-    local clock, when it is ahead, is the better guess (a clock running ahead of the
-    network's can only let through a claim the validator then refuses, with its reason).
-    """
-    chain = chain_time(client)
-    return None if chain is None else max(chain, int(time.time()))
 
 
 class FollowedGame:

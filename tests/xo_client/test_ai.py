@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.xo_tp import game_tree
-from xo_cli.ai import DEFAULT_LEVEL, Level, choices, choose_move, heuristic_choices, perfect_choices
+from xo_client.ai import DEFAULT_LEVEL, Level, choices, choose_move, heuristic_choices, perfect_choices
 from xo_tp import rules
 
 

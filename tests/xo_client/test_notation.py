@@ -2,7 +2,7 @@
 
 import pytest
 
-from xo_cli.notation import BadSpace, grid_name, parse_space
+from xo_client.notation import BadSpace, grid_name, parse_space
 
 
 @pytest.mark.parametrize("text", [str(space) for space in range(1, 10)])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from xo_client.notation import grid_name
 from xo_core.batches import make_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
+from xo_tp.rules import game_label
 
 
 def make_xo_transaction(
@@ -33,3 +35,10 @@ def make_xo_transaction(
         nonce=nonce,
         batcher_public_key=batcher_public_key,
     )
+
+
+def describe(action: str, name: str, space: int | None) -> str:
+    """The move as the output names it, with the space in both notations so either reading is confirmed."""
+    if action == "take" and space is not None:
+        return f"take {space} ({grid_name(space)}) in {game_label(name)}"
+    return f"{action} {game_label(name)}"

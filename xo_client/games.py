@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from client_core.errors import CommandError, InvalidInput
 from client_core.keys import KeyNames
+from client_core.rest import RestClient
+from client_core.runner import warn
 from xo_core.text import printable, shell_word
 from xo_tp import rules
-from xo_tp.family import encode_payload
+from xo_tp.family import encode_payload, game_address
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
-from xo_tp.rules import quoted
+from xo_tp.rules import game_label, quoted
 from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
 
 EMPTY = rules.EMPTY
@@ -149,3 +152,39 @@ def refuse_take(
             "add --both-seats"
         )
     return None
+
+
+def check_name(name: str, *, validate: bool) -> None:
+    """Refuse a name no payload can carry (a ``,``) and, when ``validate``, one the specification forbids.
+
+    Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
+    """
+    if "," in name:
+        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}")
+    if validate and (problem := name_problem(name)):
+        raise InvalidInput(problem)
+
+
+def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, Game | None]:
+    """``(True, game)`` as the committed transaction left it (``game`` None once deleted); ``(False, None)`` if unknown.
+
+    The move has committed whatever happens here, so a failure to read its receipt
+    is a warning, never the command's failure.
+    """
+    address = game_address(name)
+    try:
+        changes = client.state_changes(transaction_id)
+    except CommandError as error:
+        warn("xo", f"the move committed, but its receipt cannot be read: {error.message}")
+        return False, None
+    for change in changes:
+        if change.address == address:
+            if change.type == "DELETE":
+                return True, None
+            found, problems = decode_games(address, change.value)
+            if problems:
+                warn("xo", "; ".join(problems))
+            game = find_game(found, name)
+            return True, game
+    warn("xo", f"the move committed, but its receipt shows no change to {game_label(name)}")
+    return False, None

@@ -1,6 +1,6 @@
 """A name's committed moves replayed into its games: one per create, each move's resulting board and state."""
 
-from xo_cli.timeline import CommittedMove, replay
+from xo_client.timeline import CommittedMove, replay
 
 ALICE, BOB = "02" + "a" * 64, "03" + "b" * 64
 

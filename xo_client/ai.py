@@ -6,7 +6,7 @@ Three levels, each a set of moves it considers equally good, from which a
 - ``perfect`` (the default): a move with the best perfect-play result (:mod:`xo_tp.solver`):
   win rather than draw rather than lose, the quickest win, the slowest loss. It never
   loses, from any position, as X or as O, and converts every forced win an opponent's
-  mistake hands it (``tests/xo_cli/test_ai.py`` proves both over the whole game tree).
+  mistake hands it (``tests/xo_client/test_ai.py`` proves both over the whole game tree).
 - ``heuristic``: line-based, in the spirit of the reference AI of the Aries Tic Tac Toe
   Protocol: for each side find the open lines (no opposing mark) closest to complete,
   preferring lines through the centre; play where my best line crosses theirs, else on

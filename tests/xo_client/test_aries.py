@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xo_cli.aries import (
+from xo_client.aries import (
     ALREADY_OCCUPIED,
     BAD_MESSAGE,
     BAD_MOVE,

@@ -2,10 +2,10 @@
 
 import hashlib
 
+from xo_client.transactions import make_xo_transaction
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.signing import Signer
 from xo_tp.family import game_address
-from xo_tp.transactions import make_xo_transaction
 
 
 def test_an_xo_transaction_header_has_the_fields_the_spec_requires():

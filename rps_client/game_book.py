@@ -2,7 +2,7 @@
 
 ``rps watch`` and the web page's rps lobby both keep a
 :class:`client_core.game_book.GameBook` of rps games; this one decodes buckets as
-``rps list`` does and tells what happened with :func:`rps_cli.changes.changes_between`
+``rps list`` does and tells what happened with :func:`rps_client.changes.changes_between`
 (joined, ready, committed, revealed, a round won, the end).
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from client_core import game_book
-from rps_cli.changes import Change, changes_between
-from rps_cli.games import decode_games
+from rps_client.changes import Change, changes_between
+from rps_client.games import decode_games
 from rps_tp.game import Game
 
 

@@ -1,9 +1,9 @@
 """Who must act next, and who may claim from when: read off the game alone."""
 
-from rps_cli import turns
-from rps_cli.turns import Step
+from rps_client import turns
+from rps_client.turns import Step
 from rps_tp.game import Settings
-from tests.rps_cli.plays import ALICE, BOB, NOW, commit, created, reveal, round_played, started
+from tests.rps_client.plays import ALICE, BOB, NOW, commit, created, reveal, round_played, started
 
 
 def test_before_play_the_game_waits_for_a_second_player_and_for_both_to_be_ready():

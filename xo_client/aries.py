@@ -8,7 +8,7 @@ the XO rules (:func:`check_thread`) and gives back the moves to replay
 
 - one ``move`` message per move, ``@type`` ``did:sov:SLfEi9esrjzybysFxQZbfq;spec/tictactoe/1.0/move``,
   ``me`` the mark of its sender, ``moves`` every move so far in ``X:B2`` notation
-  (column letter A-C, row number 1-3, :mod:`xo_cli.notation`), growing by one each time;
+  (column letter A-C, row number 1-3, :mod:`xo_client.notation`), growing by one each time;
 - the first message's ``@id`` is the thread id; every later message carries
   ``~thread: {"thid": <that id>, "sender_order": n}``, where ``n`` counts the earlier
   messages of the same sender (Aries RFC 0008): X's messages 0, 1, 2, ... and O's too;
@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
-from xo_cli.notation import grid_name, parse_space
+from xo_client.notation import grid_name, parse_space
 from xo_tp import rules
 
 #: The protocol's identifier (PIURI) as RFC 0003 gives it; message types append ``/move`` or ``/outcome``.

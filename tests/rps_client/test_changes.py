@@ -2,12 +2,13 @@
 
 from client_core.blocks import BlockRef
 from client_core.keys import KeyNames
-from rps_cli import changes, feed
-from rps_cli.changes import Change, game_changes
+from rps_cli import feed
+from rps_client import changes
+from rps_client.changes import Change, game_changes
 from rps_tp import rules
 from rps_tp.game import Settings
 from rps_tp.ops import Ready, Setup
-from tests.rps_cli.plays import ALICE, BOB, NOW, claimed, commit, created, resigned, reveal, round_played, started
+from tests.rps_client.plays import ALICE, BOB, NOW, claimed, commit, created, resigned, reveal, round_played, started
 
 NAMES = KeyNames({ALICE: "alice", BOB: "bob"})
 BLOCK = BlockRef("b" * 128, 7)

@@ -4,8 +4,8 @@ The one core behind every computer player on the ledger -- ``xo play --vs ai``,
 ``xo bot`` and the web page. It has no terminal I/O and no follower: the caller
 follows the chain its own way and asks, whenever a game changed, whether this key
 should move; then :meth:`SeatPlayer.play` reads the game afresh, chooses with
-:mod:`xo_cli.ai`, checks the move with the processor's own rules
-(:func:`xo_cli.games.refuse_take`), signs it, submits it and waits for its commit.
+:mod:`xo_client.ai`, checks the move with the processor's own rules
+(:func:`xo_client.games.refuse_take`), signs it, submits it and waits for its commit.
 
 Deciding (pure, :func:`turn_of`):
 
@@ -42,19 +42,19 @@ from pathlib import Path
 from typing import Final, NamedTuple
 
 from client_core.errors import InvalidInput, TimedOut, stopped
-from client_core.keys import KeyNames, load_signer
+from client_core.keys import NO_NAMES, KeyNames, key_label, load_signer
 from client_core.rest import RestClient
 from client_core.submission import submit
 from client_core.waiting import wait_for_batch
-from xo_cli import render
-from xo_cli.ai import DEFAULT_LEVEL, Level, choose_move
-from xo_cli.games import Game, decode_games, find_game, refuse_take
+from xo_client.ai import DEFAULT_LEVEL, Level, choose_move
+from xo_client.games import Game, decode_games, find_game, refuse_take
+from xo_client.outcome import outcome_text
+from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import KeyFileError, key_paths, write_key_pair
 from xo_core.signing import Signer
 from xo_tp import rules
 from xo_tp.family import game_address
 from xo_tp.rules import game_label
-from xo_tp.transactions import make_xo_transaction
 
 AI_KEY_NAME: Final = "xo-ai"
 """The computer player's key, in the key directory like any player's."""
@@ -86,7 +86,7 @@ class Turn(NamedTuple):
     reason: str
 
 
-def turn_of(game: Game | None, key: str, *, opens: bool = True, names: KeyNames = render.NO_NAMES) -> Turn:
+def turn_of(game: Game | None, key: str, *, opens: bool = True, names: KeyNames = NO_NAMES) -> Turn:
     """What ``key`` should do in ``game`` (None: no such game); see the module's docstring. Pure.
 
     ``names`` only words the reason (``alice (02fc25...)``).
@@ -96,16 +96,16 @@ def turn_of(game: Game | None, key: str, *, opens: bool = True, names: KeyNames 
     held = [number for number in (1, 2) if game.player_key(number) == key]
     own_mark = MARKS[held[0]] if held else None
     if game.next_player is None:
-        return Turn(Action.OVER, own_mark, f"{game_label(game.name)} is over: {render.outcome_text(game, names)}")
+        return Turn(Action.OVER, own_mark, f"{game_label(game.name)} is over: {outcome_text(game, names)}")
     if not held and game.player1 and game.player2:
-        players = f"{render.key_label(game.player1, names)} and {render.key_label(game.player2, names)}"
+        players = f"{key_label(game.player1, names)} and {key_label(game.player2, names)}"
         return Turn(Action.NO_SEAT, None, f"both seats of {game_label(game.name)} are taken, by {players}")
     number = game.next_player
     mark, seat, other = MARKS[number], game.player_key(number), game.player_key(3 - number)
     if seat == key:
         return Turn(Action.MOVE, mark, f"{mark} to play: your turn")
     if seat:
-        return Turn(Action.WAIT, own_mark or MARKS[3 - number], f"{mark} to play: {render.key_label(seat, names)}")
+        return Turn(Action.WAIT, own_mark or MARKS[3 - number], f"{mark} to play: {key_label(seat, names)}")
     if held:
         return Turn(Action.WAIT, own_mark, f"{mark} to play: waiting for an opponent to join as {mark}")
     if not opens and not other:
@@ -170,7 +170,7 @@ class SeatPlayer:
         level: Level = DEFAULT_LEVEL,
         seed: int | None = None,
         opens: bool = True,
-        names: KeyNames = render.NO_NAMES,
+        names: KeyNames = NO_NAMES,
         wait_seconds: float = WAIT_SECONDS,
     ) -> None:
         self.client = client

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from xo_cli.games import Game
-from xo_cli.notation import grid_name
+from xo_client.games import Game
+from xo_client.notation import grid_name
 from xo_tp import rules
 from xo_tp.analysis import Analysis, analyze_game
 from xo_tp.solver import DRAW

@@ -1,6 +1,6 @@
 """The seat core: when a key should move, what the computer chooses, and the move on a stand-in REST API.
 
-:func:`xo_cli.seat.turn_of` is pure and checked position by position; :class:`SeatPlayer`
+:func:`xo_client.seat.turn_of` is pure and checked position by position; :class:`SeatPlayer`
 plays through ``tests/fake_sawtooth.py``, which checks signatures and applies the
 XO rules, so a move signed or built wrongly fails here.
 """
@@ -16,9 +16,9 @@ import pytest
 from client_core.errors import InvalidInput, TimedOut
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
-from xo_cli.ai import Level
-from xo_cli.games import Game
-from xo_cli.seat import AI_KEY_NAME, Action, SeatPlayer, ai_signer, choose, read_game, turn_of
+from xo_client.ai import Level
+from xo_client.games import Game
+from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, ai_signer, choose, read_game, turn_of
 from xo_core.keyfiles import key_paths
 from xo_core.signing import Signer
 from xo_tp.family import game_address

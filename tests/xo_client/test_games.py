@@ -3,7 +3,7 @@
 import pytest
 
 from client_core.keys import KeyNames
-from xo_cli.games import Game, decode_games, find_game, name_problem, refuse_create, refuse_delete, refuse_take
+from xo_client.games import Game, decode_games, find_game, name_problem, refuse_create, refuse_delete, refuse_take
 
 ADDRESS = "5b7349" + "0" * 64
 ALICE = "02" + "a" * 64

@@ -15,45 +15,45 @@ import itertools
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from xo_cli.games import Game
+from xo_client.games import Game
 from xo_tp import rules
 
-CREATE: Final = "create"
-TAKE: Final = "take"
-DELETE: Final = "delete"
-CHANGE: Final = "change"
+CREATED: Final = "create"
+TAKEN: Final = "take"
+DELETED: Final = "delete"
+CHANGED: Final = "change"
 """An entry rewritten in a way no sequence of moves explains (state written by some other processor)."""
 MAX_ORDERINGS: Final = 2000
 """Orders of one block's moves tried before settling for a plain change (9 moves have at most 2880)."""
 
 
-class GameChange(NamedTuple):
+class Change(NamedTuple):
     """One thing that happened to a game; ``game`` is the game after it (None once deleted)."""
 
-    action: str
+    kind: str
     name: str
     space: int | None
     player: str | None
     game: Game | None
 
 
-def changes_between(before: Sequence[Game], after: Sequence[Game]) -> list[GameChange]:
+def changes_between(before: Sequence[Game], after: Sequence[Game]) -> list[Change]:
     """The changes that turn the games of one address (``before``) into its games a block later, by name."""
     old = {game.name: game for game in before}
     new = {game.name: game for game in after}
-    changes: list[GameChange] = []
+    changes: list[Change] = []
     for name in sorted(old.keys() | new.keys()):
         changes.extend(game_changes(old.get(name), new.get(name)))
     return changes
 
 
-def game_changes(before: Game | None, after: Game | None) -> list[GameChange]:
+def game_changes(before: Game | None, after: Game | None) -> list[Change]:
     """The changes from one game entry to the next (either may be None: not there)."""
     if before == after:
         return []
     if after is None:
         assert before is not None
-        return [GameChange(DELETE, before.name, None, None, None)]
+        return [Change(DELETED, before.name, None, None, None)]
     fresh = Game(*rules.new_game(after.name), after.address)
     if before is not None:
         played = moves_between(before, after)
@@ -61,16 +61,16 @@ def game_changes(before: Game | None, after: Game | None) -> list[GameChange]:
             return played
         recreated = moves_between(fresh, after)
         if recreated is not None:
-            deleted = GameChange(DELETE, before.name, None, None, None)
-            return [deleted, GameChange(CREATE, after.name, None, None, fresh), *recreated]
-        return [GameChange(CHANGE, after.name, None, None, after)]
+            deleted = Change(DELETED, before.name, None, None, None)
+            return [deleted, Change(CREATED, after.name, None, None, fresh), *recreated]
+        return [Change(CHANGED, after.name, None, None, after)]
     played = moves_between(fresh, after)
     if played is None:
-        return [GameChange(CREATE, after.name, None, None, after)]
-    return [GameChange(CREATE, after.name, None, None, fresh), *played]
+        return [Change(CREATED, after.name, None, None, after)]
+    return [Change(CREATED, after.name, None, None, fresh), *played]
 
 
-def moves_between(before: Game, after: Game) -> list[GameChange] | None:
+def moves_between(before: Game, after: Game) -> list[Change] | None:
     """The takes that lead from ``before`` to ``after`` by the rules, in play order; None if no order of takes does.
 
     Each mark's new spaces are tried in every order (fewest first: usually one move
@@ -93,7 +93,7 @@ def moves_between(before: Game, after: Game) -> list[GameChange] | None:
     return None
 
 
-def _play(before: Game, after: Game, crosses: list[int], noughts: list[int]) -> list[GameChange] | None:
+def _play(before: Game, after: Game, crosses: list[int], noughts: list[int]) -> list[Change] | None:
     """Play ``crosses`` and ``noughts`` in turn from ``before``; the changes if that ends exactly at ``after``."""
     game = rules.Game(*before[:5])
     changes = []
@@ -108,5 +108,5 @@ def _play(before: Game, after: Game, crosses: list[int], noughts: list[int]) -> 
             game = rules.take(game, space, player)
         except rules.IllegalMove:
             return None
-        changes.append(GameChange(TAKE, after.name, space, player, Game(*game, after.address)))
+        changes.append(Change(TAKEN, after.name, space, player, Game(*game, after.address)))
     return changes if tuple(game) == tuple(after[:5]) else None
