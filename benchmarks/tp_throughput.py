@@ -26,10 +26,11 @@ Prints one JSON line per run:
 ``cpu_ms_per_txn`` is the processor process's user+system CPU time (all its threads,
 from /proc) over the measured transactions, divided by their number.
 
-``--metrics-cost ROUNDS`` measures what ``--metrics`` costs: ROUNDS runs without it and
-ROUNDS with it (scraped every second, the last scrape checked against the transactions
-sent), alternating so that the machine's drift hits both alike, then one more line with
-the medians' difference: ``{"metrics_cost": {"cpu_per_txn_pct": ..., "throughput_loss_pct": ...}}``.
+``--metrics-cost ROUNDS`` measures what ``--metrics`` costs: ROUNDS rounds of one run
+without it and one with it (scraped every second, the last scrape checked against the
+transactions sent), each round's pair back to back and in turn first, then one more line
+with the median of the rounds' ratios:
+``{"metrics_cost": {"rounds": ..., "cpu_per_txn_pct": ..., "throughput_loss_pct": ...}}``.
 
     python benchmarks/tp_throughput.py --window 16 --transactions 20000
     python benchmarks/tp_throughput.py --family rps --window 16 --transactions 20000
@@ -575,15 +576,17 @@ def measure(
 
 
 def metrics_cost(family_name: str, without: list[dict], with_: list[dict]) -> dict:
-    """The median run with metrics against the median without, as percentages (positive: metrics cost more)."""
-    def median(runs: list[dict], key: str) -> float:
-        return statistics.median(float(run[key]) for run in runs)
+    """What metrics cost, as the median over the rounds of each round's ratio (positive: metrics cost more).
 
-    cpu = median(with_, "cpu_ms_per_txn") / median(without, "cpu_ms_per_txn") - 1
-    rate = 1 - median(with_, "txns_per_s") / median(without, "txns_per_s")
+    Each round's two runs are next to each other in time, so a ratio within a round cancels most of the
+    drift of a shared machine; the median drops the round a neighbour's burst hit.
+    """
+    rounds = list(zip(without, with_, strict=True))
+    cpu = statistics.median(float(on["cpu_ms_per_txn"]) / float(off["cpu_ms_per_txn"]) - 1 for off, on in rounds)
+    rate = statistics.median(1 - float(on["txns_per_s"]) / float(off["txns_per_s"]) for off, on in rounds)
     return {
         "processor": f"{family_name}-tp",
-        "metrics_cost": {"runs_each": len(without), "cpu_per_txn_pct": round(cpu * 100, 2),
+        "metrics_cost": {"rounds": len(rounds), "cpu_per_txn_pct": round(cpu * 100, 2),
                          "throughput_loss_pct": round(rate * 100, 2)},
         "errors": 0,
     }  # fmt: skip
@@ -599,8 +602,8 @@ def main() -> int:
         "--metrics-cost",
         type=positive,
         metavar="ROUNDS",
-        help="ROUNDS runs without --metrics and as many with (scraped every second), alternating, then the"
-        " median cost of metrics in one more line (with --smoke, one round)",
+        help="ROUNDS rounds of a run without --metrics and one with (scraped every second), then the median"
+        " of the rounds' ratios in one more line (with --smoke, one round)",
     )
     parser.add_argument("--smoke", action="store_true", help="200 transactions of each family: checks it still runs")
     args = parser.parse_args()
@@ -610,7 +613,9 @@ def main() -> int:
     errors = 0
     for family in families:
         runs: dict[bool, list[dict]] = {False: [], True: []}
-        for metrics in [False, True] * rounds if rounds else [False]:
+        # each round runs both, in turn first, so neither always follows the other
+        order = [metrics for round_ in range(rounds) for metrics in ((False, True), (True, False))[round_ % 2]]
+        for metrics in order or [False]:
             result = measure(family, args.window, transactions, args.max_occupancy, warmup, metrics=metrics)
             errors += int(result["errors"])  # type: ignore[call-overload]
             runs[metrics].append(result)
