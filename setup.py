@@ -42,7 +42,7 @@ setup(
         "greenlet>=3.0,<4",
         "PyYAML>=6,<7",
         "wcwidth>=0.2.13,<1",
-        "regex>=2024.4.16,<2028",
+        "google-re2>=1.1,<2",
         "prometheus-client>=0.20,<1",
     ],
     extras_require={

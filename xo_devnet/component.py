@@ -2,8 +2,11 @@
 
 Each processor (or event client) connects a DEALER; the ROUTER names it by its
 identity frame. The socket is driven from the asyncio loop through its file
-descriptor, draining every ready message per wake-up (ZMQ's descriptor is
-edge-triggered, so after any send a drain is re-armed too), and sends never block: a
+descriptor, draining the ready messages per wake-up (ZMQ's descriptor is
+edge-triggered, so after any send a drain is re-armed too), at most ``_DRAIN_BUDGET``
+of them or ``_DRAIN_SECONDS`` of handling, whichever comes first, before the loop
+serves everything else once: a burst of requests (a few hundred subscribes, say)
+never holds up REST requests for its whole length. Sends never block: a
 peer that is gone or not reading is reported to the caller instead. Event deliveries
 are sent tracked (``send_tracked``): ZMQ tells when it has handed a frame to the
 network, which is how a subscriber that stops reading is noticed long before the
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 
 import zmq
@@ -22,6 +26,7 @@ from xo_core.protobuf.validator_pb2 import Message
 
 LOG = logging.getLogger(__name__)
 _DRAIN_BUDGET = 256
+_DRAIN_SECONDS = 0.005
 _SEND_HIGH_WATER_MARK = 100_000
 
 MessageHandler = Callable[[bytes, Message], None]
@@ -93,7 +98,10 @@ class ComponentSocket:
         self._drain_scheduled = False
         if self._socket.closed:
             return
+        ends = time.monotonic() + _DRAIN_SECONDS
         for _ in range(_DRAIN_BUDGET):
+            if time.monotonic() > ends:
+                break
             try:
                 frames = self._socket.recv_multipart(flags=zmq.NOBLOCK)
             except zmq.Again:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from xo_core.protobuf.block_pb2 import Block, BlockHeader
 from xo_core.protobuf.events_pb2 import Event, EventList
 from xo_core.protobuf.transaction_receipt_pb2 import StateChange, StateChangeList, TransactionReceipt
-from xo_devnet.events.filters import Subscriptions, deadline
+from xo_devnet.events.filters import Budget, Subscriptions
 
 BLOCK_COMMIT = "sawtooth/block-commit"
 STATE_DELTA = "sawtooth/state-delta"
@@ -99,28 +99,34 @@ class BlockEvents:
             data=StateChangeList(state_changes=self.state_changes).SerializeToString(),
         )
 
-    def events_for(self, subscriptions: Subscriptions) -> list[Event]:
-        """The block's events in ``subscriptions``, in Sawtooth's order; may raise FilterTimeout."""
+    def events_for(self, subscriptions: Subscriptions, budget: Budget) -> list[Event]:
+        """The block's events in ``subscriptions``, in Sawtooth's order; FilterTimeout once ``budget`` is spent.
+
+        One budget for the whole block, however many events and attributes it has.
+        """
         types = subscriptions.event_types
-        ends = deadline()  # one time budget for the whole block, however many events and attributes it has
         found = []
-        if BLOCK_COMMIT in types and subscriptions.wants(self.block_commit, ends):
+        if BLOCK_COMMIT in types and subscriptions.wants(self.block_commit, budget):
             found.append(self.block_commit)
         found.extend(
             event
             for receipt in self.receipts
             for event in receipt.events
-            if event.event_type in types and subscriptions.wants(event, ends)
+            if event.event_type in types and subscriptions.wants(event, budget)
         )
-        if STATE_DELTA in types and subscriptions.wants(self.state_delta, ends):
+        if STATE_DELTA in types and subscriptions.wants(self.state_delta, budget):
             found.append(self.state_delta)
         return found
 
-    def event_list(self, subscriptions: Subscriptions) -> bytes:
+    def cached_event_list(self, subscriptions: Subscriptions) -> bytes | None:
+        """The ``EventList`` already encoded for equal subscriptions, if any: no search needed."""
+        return self._event_lists.get(subscriptions.key)
+
+    def event_list(self, subscriptions: Subscriptions, budget: Budget) -> bytes:
         """The serialized ``EventList`` a subscriber with ``subscriptions`` is sent for this block."""
         cached = self._event_lists.get(subscriptions.key)
         if cached is None:
-            cached = EventList(events=self.events_for(subscriptions)).SerializeToString()
+            cached = EventList(events=self.events_for(subscriptions, budget)).SerializeToString()
             if len(self._event_lists) < _CACHED_ENCODINGS:
                 self._event_lists[subscriptions.key] = cached
         return cached

@@ -11,34 +11,44 @@ one ``address`` per changed address):
 - ``REGEX_ALL``: it is found in every one of them (an event without the key passes).
 
 ``FILTER_TYPE_UNSET`` (or any other number) and a pattern that does not compile are
-an invalid filter, as for the validator. Regular expressions use Python's syntax, as
-the validator's do, but run under the ``regex`` engine with a time limit per search:
-a client's pattern is applied to attribute values players choose (game names), and a
-pattern that backtracks catastrophically would otherwise stall the ledger's one event
-loop. A search over the limit raises ``FilterTimeout``, and so do all the searches of
-one subscriber over one block together once over theirs (many cheap searches, an
-``address`` attribute per changed address, must not add up to a stall either). The size of a request is
-bounded for the same reason (``MAX_SUBSCRIPTIONS`` and the like); Sawtooth has no such
-bounds.
+an invalid filter, as for the validator. Where we differ: patterns run under RE2
+(Google's engine, the ``google-re2`` bindings), whose searches take time linear in the
+value searched, whatever the pattern; the validator uses Python's ``re``, which
+backtracks, and a client's pattern is applied to values players choose (game names):
+``^(a|aa)+$`` against forty ``a`` and a ``!`` would run for hours. Ordinary patterns
+mean the same in both. RE2 refuses to compile what no linear-time engine can run
+(backreferences, lookaround) and a few spellings it lacks (possessive repetition,
+Python's ``\\Z`` where RE2 has ``\\z``), and so do we, at subscribe time, with RE2's
+reason (``INVALID_FILTER``). Its compiled program is bounded too (``MAX_PROGRAM_SIZE``),
+which bounds the cost of a search per character searched.
+
+Many cheap searches can still add up (a state delta has an ``address`` per change, a
+request up to ``MAX_SUBSCRIPTIONS`` times ``MAX_FILTERS`` patterns): the searches of one
+subscriber over one block run against a ``Budget`` of CPU time, checked before each
+search, which raises ``FilterTimeout`` once spent (``events.matching`` runs them off the
+event loop and sizes the budget). The size of a request is bounded for the same reason
+(``MAX_SUBSCRIPTIONS`` and the like); Sawtooth has no such bounds.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-import regex
+import re2
 
 from xo_core.protobuf.events_pb2 import Event, EventFilter, EventSubscription
 
 MAX_SUBSCRIPTIONS = 64
 MAX_FILTERS = 16
 MAX_PATTERN_CHARS = 1024
-REGEX_TIMEOUT_SECONDS = 0.01
-"""Longest one search of one attribute value may take; legitimate patterns take microseconds."""
-REGEX_BUDGET_SECONDS = 0.02
-"""Longest all the searches for one subscriber over one block's events may take together."""
+MAX_PROGRAM_SIZE = 2000
+"""Most instructions a compiled pattern may have (RE2's ``programsize``; ``^5b7349`` has 4, an alternation of
+a hundred 8-digit prefixes under 900): a search costs at most a few operations per instruction per character."""
+_PATTERN_MEMORY = 1 << 20
+"""RE2's ``max_mem`` per pattern (program and search cache); a pattern needing more does not compile."""
 
 
 class InvalidFilter(ValueError):
@@ -46,12 +56,33 @@ class InvalidFilter(ValueError):
 
 
 class FilterTimeout(Exception):
-    """A regular expression took longer than ``REGEX_TIMEOUT_SECONDS``, or the searches their budget."""
+    """The searches for one subscriber over one block took more than their ``Budget``."""
 
 
-def deadline() -> float:
-    """When the searches for one subscriber over one block must be done (``time.monotonic`` seconds)."""
-    return time.monotonic() + REGEX_BUDGET_SECONDS
+class Budget:
+    """How much CPU time the searches may take together; ``check`` before each search raises FilterTimeout past it.
+
+    CPU time of the thread that searches (``time.thread_time``), not wall time: a
+    subscriber is not dropped because the machine was busy or the thread waited its turn.
+    """
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.thread_time) -> None:
+        self.seconds = seconds
+        self._clock = clock
+        self._started = clock()
+
+    @property
+    def used(self) -> float:
+        return self._clock() - self._started
+
+    def check(self) -> None:
+        if self.used > self.seconds:
+            raise FilterTimeout(f"its filters took over {self.seconds * 1000:.3g} ms of CPU on one block's events")
+
+
+def unlimited() -> Budget:
+    """A budget that never runs out: for a pattern run where time does not matter (tests, one-off checks)."""
+    return Budget(float("inf"))
 
 
 @dataclass(frozen=True)
@@ -59,32 +90,22 @@ class _Filter:
     key: str
     match_string: str
     kind: int
-    pattern: regex.Pattern[str] | None
+    pattern: re2._Regexp | None
 
-    def passes(self, attributes: Sequence[Event.Attribute], ends: float) -> bool:
+    def passes(self, attributes: Sequence[Event.Attribute], budget: Budget) -> bool:
         values = [attribute.value for attribute in attributes if attribute.key == self.key]
         if self.kind == EventFilter.SIMPLE_ANY:
             return self.match_string in values
         if self.kind == EventFilter.SIMPLE_ALL:
             return all(value == self.match_string for value in values)
         if self.kind == EventFilter.REGEX_ANY:
-            return any(self._found(value, ends) for value in values)
-        return all(self._found(value, ends) for value in values)
+            return any(self._found(value, budget) for value in values)
+        return all(self._found(value, budget) for value in values)
 
-    def _found(self, value: str, ends: float) -> bool:
+    def _found(self, value: str, budget: Budget) -> bool:
         assert self.pattern is not None
-        left = ends - time.monotonic()
-        if left <= 0:
-            raise FilterTimeout(
-                f"the patterns took over {REGEX_BUDGET_SECONDS * 1000:g} ms on one block's events together"
-            )
-        try:
-            return self.pattern.search(value, timeout=min(REGEX_TIMEOUT_SECONDS, left)) is not None
-        except TimeoutError:
-            raise FilterTimeout(
-                f"the pattern {self.match_string!r} took over {REGEX_TIMEOUT_SECONDS * 1000:g} ms"
-                f" on a value of {len(value)} characters, or past the block's {REGEX_BUDGET_SECONDS * 1000:g} ms"
-            ) from None
+        budget.check()
+        return self.pattern.search(value) is not None
 
 
 @dataclass(frozen=True)
@@ -94,10 +115,10 @@ class Subscription:
     event_type: str
     filters: tuple[_Filter, ...]
 
-    def matches(self, event: Event, ends: float) -> bool:
-        """Whether ``event`` is in this subscription; may raise FilterTimeout (searches past ``ends``)."""
+    def matches(self, event: Event, budget: Budget) -> bool:
+        """Whether ``event`` is in this subscription; may raise FilterTimeout (searches past ``budget``)."""
         return event.event_type == self.event_type and all(
-            item.passes(event.attributes, ends) for item in self.filters
+            item.passes(event.attributes, budget) for item in self.filters
         )
 
 
@@ -112,25 +133,38 @@ class Subscriptions:
     def event_types(self) -> frozenset[str]:
         return frozenset(item.event_type for item in self.items)
 
-    def wants(self, event: Event, ends: float | None = None) -> bool:
+    def wants(self, event: Event, budget: Budget) -> bool:
         """Whether ``event`` is in any of the subscriptions; may raise FilterTimeout.
 
-        ``ends`` (:func:`deadline`) is shared by all the events of one block; without it the
-        event has a budget of its own.
+        ``budget`` is shared by all the events of one block.
         """
-        ends = deadline() if ends is None else ends
-        return any(item.matches(event, ends) for item in self.items if item.event_type == event.event_type)
+        return any(item.matches(event, budget) for item in self.items if item.event_type == event.event_type)
 
 
 def compile_subscriptions(requested: Sequence[EventSubscription]) -> Subscriptions:
-    """Check and compile the subscriptions of a subscribe or get request; raises InvalidFilter."""
+    """Check and compile the subscriptions of a subscribe or get request; raises InvalidFilter.
+
+    The newest ``_COMPILED_KEPT`` distinct requests are kept compiled: a client that
+    subscribes again (or a hundred with one request) costs a lookup, not a compilation.
+    """
     if len(requested) > MAX_SUBSCRIPTIONS:
         raise InvalidFilter(f"too many subscriptions: {len(requested)} (at most {MAX_SUBSCRIPTIONS})")
+    key = b"".join(item.SerializeToString(deterministic=True) + b"\x00" for item in requested)
+    compiled = _compiled.get(key)
+    if compiled is not None:
+        _compiled.move_to_end(key)
+        return compiled
     items = tuple(
         Subscription(item.event_type, tuple(_compile_filters(item.event_type, item.filters))) for item in requested
     )
-    key = b"".join(item.SerializeToString(deterministic=True) + b"\x00" for item in requested)
-    return Subscriptions(items, key)
+    compiled = _compiled[key] = Subscriptions(items, key)
+    while len(_compiled) > _COMPILED_KEPT:
+        _compiled.popitem(last=False)
+    return compiled
+
+
+_COMPILED_KEPT = 256
+_compiled: OrderedDict[bytes, Subscriptions] = OrderedDict()
 
 
 def _compile_filters(event_type: str, filters: Sequence[EventFilter]) -> Iterable[_Filter]:
@@ -150,10 +184,31 @@ def _compile_filters(event_type: str, filters: Sequence[EventFilter]) -> Iterabl
         yield _Filter(item.key, item.match_string, item.filter_type, pattern)
 
 
-def _compile_pattern(text: str) -> regex.Pattern[str]:
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.max_mem = _PATTERN_MEMORY
+    options.log_errors = False
+    options.never_capture = True
+    return options
+
+
+_OPTIONS = _options()
+
+
+def _compile_pattern(text: str) -> re2._Regexp:
     if len(text) > MAX_PATTERN_CHARS:
         raise InvalidFilter(f"Invalid regular expression: longer than {MAX_PATTERN_CHARS} characters")
     try:
-        return regex.compile(text, regex.VERSION0)
-    except Exception as error:  # regex.error, and the odd OverflowError or RecursionError on hostile input
-        raise InvalidFilter(f"Invalid regular expression: {text}: {error}") from None
+        pattern = re2.compile(text, _OPTIONS)
+    except re2.error as error:
+        reason = error.args[0].decode(errors="replace") if error.args and isinstance(error.args[0], bytes) else error
+        raise InvalidFilter(
+            f"Invalid regular expression: {text}: {reason} (patterns run under RE2, in linear time:"
+            " no backreferences, lookaround or possessive repetition)"
+        ) from None
+    if pattern.programsize > MAX_PROGRAM_SIZE:
+        raise InvalidFilter(
+            f"Invalid regular expression: {text}: too complex ({pattern.programsize} instructions compiled,"
+            f" at most {MAX_PROGRAM_SIZE}); large repetition counts are the usual cause"
+        )
+    return pattern

@@ -12,7 +12,10 @@ The ledger calls ``EventHub.publish`` once per committed block, after its head m
   live;
 - live blocks wait in a queue of at most ``queue_limit`` blocks (shared objects, so a
   queue costs references). A subscriber that falls further behind is not dropped:
-  its queue is emptied and it goes back to reading from storage where its cursor is.
+  its queue is emptied and it goes back to reading from storage where its cursor is;
+- a published block wakes the pumps ``_WAKE_PER_TURN`` at a time, one batch per turn
+  of the loop, so that REST requests are served between them; each pump has its
+  filters run off the loop (``matching``), and only sends on it.
 
 A subscriber whose transport accepts nothing for ``stall_timeout`` seconds (a client
 that stopped reading, once the socket buffers between us are full) is dropped (a
@@ -32,14 +35,18 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
+from xo_core.protobuf.events_pb2 import Event
 from xo_devnet.chain import NULL_BLOCK_ID
 from xo_devnet.events.blocks import BlockEvents
-from xo_devnet.events.filters import FilterTimeout
+from xo_devnet.events.filters import FilterTimeout, Subscriptions
+from xo_devnet.events.matching import Matcher
 
 LOG = logging.getLogger(__name__)
 
 _RECENT_BLOCKS = 64
 """Newest published blocks kept in memory: new subscribers and short catch-ups need no storage read."""
+_WAKE_PER_TURN = 16
+"""Subscribers woken per turn of the event loop when a block is published."""
 
 
 class History(Protocol):
@@ -96,6 +103,7 @@ class Subscriber:
         self._waiter: asyncio.Future[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._stalled = False
+        self._cancelled = False
         self.sending_since: float | None = None
         """When the block being delivered was handed to the transport (loop time); None between blocks."""
 
@@ -109,8 +117,12 @@ class Subscriber:
         """
         self._hub._subscribers.discard(self)
         self._stalled = False  # even if a stall was being handled: the caller ends it, without on_end
+        self._cancelled = True
         if self._task is not None and not self._task.done():
-            self._task.cancel()
+            if self._waiter is not None and not self._waiter.done():
+                self._waiter.set_result(None)  # idle: it returns when it wakes, and leaves no exception behind
+            else:
+                self._task.cancel()
         return self._task
 
     async def stop(self) -> None:
@@ -127,7 +139,10 @@ class Subscriber:
             self._task.cancel()
 
     def offer(self, block: BlockEvents) -> None:
-        """A block was committed: queue it if live; past the queue's bound, fall back to storage."""
+        """A block was committed: queue it if live; past the queue's bound, fall back to storage.
+
+        The pump is not woken here: the hub wakes its subscribers a turn at a time (``wake``).
+        """
         if self._live:
             if len(self._queue) >= self._hub.queue_limit:
                 LOG.info(
@@ -137,6 +152,9 @@ class Subscriber:
                 self._queue.clear()
             else:
                 self._queue.append(block)
+
+    def wake(self) -> None:
+        """Let the pump send what is waiting for it (a block offered, or catch-up to resume)."""
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(None)
 
@@ -161,6 +179,8 @@ class Subscriber:
                 if block is None:
                     self._waiter = loop.create_future()
                     await self._waiter
+                    if self._cancelled:
+                        return
                     continue
                 self.sending_since = loop.time()
                 await self._deliver(block)
@@ -170,7 +190,7 @@ class Subscriber:
                     await asyncio.sleep(0)  # a transport with room never suspends: let a long catch-up share the loop
         except asyncio.CancelledError:
             if not self._stalled:
-                raise
+                return  # ended by its owner: quietly, and with no exception kept to tie the task to this object
             reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
             LOG.warning("dropping event subscriber %s: %s", self.name, reason)
             self._hub.dropped += 1
@@ -212,6 +232,7 @@ class EventHub:
         self._subscribers: set[Subscriber] = set()
         self._recent: OrderedDict[int, BlockEvents] = OrderedDict()
         self._watchdog: asyncio.Task[None] | None = None
+        self._matcher = Matcher()
 
     @property
     def head_num(self) -> int:
@@ -228,8 +249,21 @@ class EventHub:
         self._recent[block.block_num] = block
         while len(self._recent) > _RECENT_BLOCKS:
             self._recent.popitem(last=False)
-        for subscriber in self._subscribers:
+        subscribers = list(self._subscribers)
+        for subscriber in subscribers:
             subscriber.offer(block)
+        self._wake(subscribers)
+
+    def _wake(self, subscribers: list[Subscriber]) -> None:
+        """Wake ``_WAKE_PER_TURN`` subscribers now and the rest in later turns of the loop.
+
+        Woken at once, two hundred pumps would each take their step (a send, an encoding)
+        in one turn of the loop, and every REST request would wait for all of them.
+        """
+        for subscriber in subscribers[:_WAKE_PER_TURN]:
+            subscriber.wake()
+        if len(subscribers) > _WAKE_PER_TURN:
+            asyncio.get_running_loop().call_soon(self._wake, subscribers[_WAKE_PER_TURN:])
 
     def reserve(self) -> Slot:
         """A subscriber slot; raises TooManySubscribers when all ``max_subscribers`` are taken."""
@@ -299,6 +333,15 @@ class EventHub:
             return None
         return self._recent.get(block_num) or self._history.block_events(block_num)
 
+    async def event_list(self, block: BlockEvents, subscriptions: Subscriptions) -> bytes:
+        """A subscriber's encoded ``EventList`` for ``block``, filtered off the loop (``matching``); may raise
+        FilterTimeout, and the subscriber that gets it is dropped."""
+        return await self._matcher.event_list(block, subscriptions, self.subscriber_count)
+
+    async def events_for(self, block: BlockEvents, subscriptions: Subscriptions) -> list[Event]:
+        """``block``'s events in ``subscriptions`` for a one-off request, filtered as ``event_list`` does."""
+        return await self._matcher.events_for(block, subscriptions, self.subscriber_count + 1)
+
     def block_events_by_id(self, block_id: str) -> BlockEvents | None:
         number = self.block_num_of(block_id)
         return None if number is None else self.block_events(number)
@@ -310,3 +353,4 @@ class EventHub:
             tasks.append(self._watchdog)
             self._watchdog.cancel()
         await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
+        self._matcher.close()

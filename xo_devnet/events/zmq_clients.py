@@ -154,7 +154,7 @@ class EventClients:
         previous = self._clients.pop(identity, None)
         if previous is not None:
             slot = previous.slot
-            self._stop(previous.subscriber)
+            self._stop(previous)
         else:
             try:
                 slot = self._hub.reserve()
@@ -184,7 +184,7 @@ class EventClients:
     async def _deliver(
         self, identity: bytes, subscriptions: Subscriptions, in_flight: _InFlight, block: BlockEvents
     ) -> None:
-        content = block.event_list(subscriptions)
+        content = await self._hub.event_list(block, subscriptions)
         await in_flight.room()
         tracker = self._send_tracked(identity, Message.CLIENT_EVENTS, content, next(self._ids))
         if tracker is None:
@@ -200,14 +200,15 @@ class EventClients:
     def _unsubscribe(self, identity: bytes, message: Message) -> None:
         client = self._clients.pop(identity, None)
         if client is not None:
-            self._stop(client.subscriber)
+            self._stop(client)
             client.slot.release()
             LOG.info("%s unsubscribed from events", identity.hex())
         response = ClientEventsUnsubscribeResponse(status=ClientEventsUnsubscribeResponse.OK)
         self._reply(identity, Message.CLIENT_EVENTS_UNSUBSCRIBE_RESPONSE, response, message.correlation_id)
 
-    def _stop(self, subscriber: Subscriber | None) -> None:
+    def _stop(self, client: _Client) -> None:
         """Stop at once (nothing of the old subscription may follow an answer) and keep the task till it ends."""
+        subscriber, client.subscriber = client.subscriber, None  # no cycle left for the garbage collector
         task = subscriber.cancel() if subscriber is not None else None
         if task is not None and not task.done():
             self._tasks.add(task)
@@ -241,11 +242,10 @@ class EventClients:
             if block is None:
                 return ClientEventsGetResponse(status=ClientEventsGetResponse.UNKNOWN_BLOCK)
             try:
-                events.extend(block.events_for(subscriptions))
+                events.extend(await self._hub.events_for(block, subscriptions))
             except FilterTimeout as error:
                 LOG.warning("refusing an events request of %s: %s", identity.hex(), error)
                 return ClientEventsGetResponse(status=ClientEventsGetResponse.INVALID_FILTER)
-            await asyncio.sleep(0)  # one block at a time: a long request never holds the loop
         return ClientEventsGetResponse(status=ClientEventsGetResponse.OK, events=events)
 
     async def close(self) -> None:

@@ -10,7 +10,7 @@ from xo_core.protobuf.events_pb2 import Event, EventFilter, EventList, EventSubs
 from xo_core.protobuf.transaction_receipt_pb2 import StateChange, StateChangeList, TransactionReceipt
 from xo_devnet.chain import build_block
 from xo_devnet.events.blocks import BlockEvents
-from xo_devnet.events.filters import compile_subscriptions
+from xo_devnet.events.filters import compile_subscriptions, unlimited
 from xo_devnet.merkle import EMPTY_ROOT
 
 A, B, C = address("a"), address("b"), address("c")
@@ -80,7 +80,8 @@ def test_events_come_block_commit_first_then_processor_events_in_order_then_the_
             EventSubscription(event_type="xo/take"),
             EventSubscription(event_type="xo/create"),
             EventSubscription(event_type="sawtooth/block-commit"),
-        )
+        ),
+        unlimited(),
     )
     assert [item.event_type for item in chosen] == [
         "sawtooth/block-commit",
@@ -96,7 +97,8 @@ def test_an_event_in_two_subscriptions_is_sent_once():
     chosen = sample_block().events_for(
         subscriptions(
             EventSubscription(event_type="xo/take"), EventSubscription(event_type="xo/take", filters=[by_name])
-        )
+        ),
+        unlimited(),
     )
     assert [item.attributes[0].value for item in chosen] == ["g1", "g2"]
 
@@ -105,16 +107,21 @@ def test_an_address_filter_decides_whether_the_whole_delta_is_sent():
     mine = EventFilter(key="address", match_string=f"^{A[:10]}", filter_type=EventFilter.REGEX_ANY)
     nobody = EventFilter(key="address", match_string="^ff", filter_type=EventFilter.REGEX_ANY)
     events = sample_block()
-    [delta] = events.events_for(subscriptions(EventSubscription(event_type="sawtooth/state-delta", filters=[mine])))
+    [delta] = events.events_for(
+        subscriptions(EventSubscription(event_type="sawtooth/state-delta", filters=[mine])), unlimited()
+    )
     assert len(StateChangeList.FromString(delta.data).state_changes) == 3
     assert (
-        events.events_for(subscriptions(EventSubscription(event_type="sawtooth/state-delta", filters=[nobody]))) == []
+        events.events_for(
+            subscriptions(EventSubscription(event_type="sawtooth/state-delta", filters=[nobody])), unlimited()
+        )
+        == []
     )
 
 
 def test_a_block_without_transactions_has_an_empty_state_delta():
     genesis = BlockEvents("g" * 128, 0, "0000000000000000", EMPTY_ROOT, [])
-    [delta] = genesis.events_for(subscriptions(EventSubscription(event_type="sawtooth/state-delta")))
+    [delta] = genesis.events_for(subscriptions(EventSubscription(event_type="sawtooth/state-delta")), unlimited())
     assert delta.data == b""
     assert list(delta.attributes) == []
 
@@ -122,8 +129,10 @@ def test_a_block_without_transactions_has_an_empty_state_delta():
 def test_the_event_list_is_encoded_once_per_subscription_and_block():
     events = sample_block()
     wanted = subscriptions(EventSubscription(event_type="xo/take"))
-    first = events.event_list(wanted)
-    assert events.event_list(subscriptions(EventSubscription(event_type="xo/take"))) is first
+    assert events.cached_event_list(wanted) is None
+    first = events.event_list(wanted, unlimited())
+    assert events.event_list(subscriptions(EventSubscription(event_type="xo/take")), unlimited()) is first
+    assert events.cached_event_list(subscriptions(EventSubscription(event_type="xo/take"))) is first
     assert [item.event_type for item in EventList.FromString(first).events] == ["xo/take", "xo/take"]
 
 

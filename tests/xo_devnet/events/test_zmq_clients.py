@@ -164,6 +164,12 @@ def test_invalid_filters_are_refused_with_the_reason():
             broken = await client.subscribe([subscription("kv/game", ("name", "(", EventFilter.REGEX_ANY))])
             assert broken.status == ClientEventsSubscribeResponse.INVALID_FILTER
             assert broken.response_message.startswith("Invalid regular expression: (: ")
+            backreference = await client.subscribe([subscription("kv/game", ("name", r"(a)\1", EventFilter.REGEX_ANY))])
+            assert (backreference.status, backreference.response_message) == (
+                ClientEventsSubscribeResponse.INVALID_FILTER,
+                r"Invalid regular expression: (a)\1: invalid escape sequence: \1 (patterns run under RE2, in linear"
+                " time: no backreferences, lookaround or possessive repetition)",
+            )
             assert ledger.events.subscriber_count == 0
 
     run(scenario)
@@ -320,6 +326,46 @@ def test_fifty_subscribers_each_get_every_block_in_order():
                     client.close()
 
     run(scenario)
+
+
+def test_a_hundred_backtracking_patterns_against_a_hostile_name_neither_stall_the_ledger_nor_lose_a_block(caplog):
+    """Issue 23: ``^(a|aa)+$`` against ``"a" * 40 + "!"``, which a backtracking engine takes hours over."""
+    hostile = [subscription("kv/game", ("name", "^(a|aa)+$", EventFilter.REGEX_ANY)), BLOCK_COMMIT]
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger):
+            loop = asyncio.get_running_loop()
+            gaps: list[float] = []
+
+            async def tick() -> None:
+                last = loop.time()
+                while True:
+                    await asyncio.sleep(0.005)
+                    gaps.append(loop.time() - last)
+                    last = loop.time()
+
+            clients = [EventClient(ledger.component_endpoint) for _ in range(100)]
+            ticker = asyncio.create_task(tick())
+            try:
+                for client in clients:
+                    assert (await client.subscribe(hostile)).status == OK
+                gaps.clear()
+                for number, name in enumerate(["a" * 40 + "!", "a" * 41 + "!", "aaaa"], start=1):
+                    assert await commit(ledger, game_batch(number, name=name)) == ["COMMITTED"]
+                for client in clients:
+                    lists = [await client.next_events() for _ in range(3)]
+                    assert [block_num(events) for events in lists] == [1, 2, 3]
+                    assert [len(events.events) for events in lists] == [1, 1, 2]  # only "aaaa" matches
+                assert ledger.events.subscriber_count == 100
+                assert max(gaps) < 0.5, f"the loop stalled for {max(gaps):.2f} s"
+            finally:
+                ticker.cancel()
+                for client in clients:
+                    client.close()
+
+    with caplog.at_level(logging.WARNING):
+        run(scenario)
+    assert "too slow" not in caplog.text
 
 
 def test_after_a_restart_catch_up_reads_the_events_back_from_the_stored_receipts(tmp_path):
