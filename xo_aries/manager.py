@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -45,7 +46,8 @@ MAX_EXPLANATION: Final = 200
 Send = Callable[..., Awaitable[Any]]
 """ACA-Py's outbound router: ``await send(message, connection_id=...)``."""
 
-_locks: dict[str, asyncio.Lock] = {}
+#: One lock per game in play; a lock nobody holds or waits for goes away, so hostile thread ids leave nothing behind.
+_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
 
 class GameNotFound(LookupError):
@@ -57,7 +59,10 @@ class ConnectionNotReady(ValueError):
 
 
 def _lock(thread_id: str) -> asyncio.Lock:
-    return _locks.setdefault(thread_id, asyncio.Lock())
+    lock = _locks.get(thread_id)
+    if lock is None:
+        lock = _locks[thread_id] = asyncio.Lock()
+    return lock
 
 
 def plugin_settings(profile: Profile) -> dict[str, Any]:

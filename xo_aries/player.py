@@ -167,6 +167,8 @@ def received_move(player: Player, me: object, listed: object) -> Player:
         raise Refusal(BAD_MOVE, f"the game is over (winner {player.winner})")
     if not _is_list(listed):
         raise Refusal(BAD_MESSAGE, f'moves must be a JSON array of moves like "X:B2", not {_shown(listed)}')
+    if len(listed) > rules.BOARD_LENGTH:
+        raise Refusal(BAD_MOVE, f"moves lists {len(listed)} moves; a board has room for {rules.BOARD_LENGTH}")
     moves = []
     for item in listed:
         move = parse_move(item)

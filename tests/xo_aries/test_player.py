@@ -66,6 +66,7 @@ def test_moves_alternate_and_a_received_move_must_add_exactly_one_of_the_senders
         (["X:B2", "O:A1", "O:C3"], "not-your-turn"),  # O again: it is X's move
         (["O:A1"], "bad-move"),  # leaves out X:B2
         (["X:B2", "O:A1", "x:z9"], "bad-move"),  # not notation
+        (["X:B2", "O:A1"] * 100, "bad-move"),  # more moves than cells
     ):
         with refused(code):
             received_move(x, "O", moves)
