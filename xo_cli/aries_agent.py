@@ -147,6 +147,8 @@ def acapy_command(args: argparse.Namespace, key: str) -> list[str]:
         "--log-level", "info" if args.verbose else "warning",
     ]  # fmt: skip
     command += ["--admin-api-key", args.admin_api_key] if args.admin_api_key else ["--admin-insecure-mode"]
+    for url in args.webhook_url or ():
+        command += ["--webhook-url", url]
     return command + plugin_options(args)
 
 

@@ -103,6 +103,12 @@ def _add_agent_commands(actions: argparse._SubParsersAction) -> None:
     agent.add_argument("--admin-api-key", metavar="KEY", help="require this X-API-Key on the admin API")
     agent.add_argument("--auto-play", choices=LEVELS, help="answer every move with the computer player at this level")
     agent.add_argument("--endpoint", metavar="URL", help="the endpoint other agents reach (default: http://INBOUND)")
+    agent.add_argument(
+        "--webhook-url",
+        action="append",
+        metavar="URL",
+        help="post every change (topic tictactoe, and ACA-Py's own) to URL/topic/TOPIC/; repeatable",
+    )
     agent.add_argument("--data-dir", type=Path, help="wallet directory (default: $XDG_DATA_HOME/xo-aries/LABEL)")
     agent.add_argument("--anchor-url", metavar="URL", help="record this agent's moves on the ledger at this REST API")
     agent.add_argument("--username", help="with --anchor-url: the key that signs this agent's moves")

@@ -7,9 +7,12 @@ answers moves the protocol forbids. The agents start once for the module.
 
 from __future__ import annotations
 
+import http.server
 import json
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -24,12 +27,44 @@ from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 KEY = "test-admin-key"
 
 
+class Webhooks(http.server.ThreadingHTTPServer):
+    """A controller's webhook endpoint: keeps every (topic, payload) ACA-Py posts to it."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[str, dict]] = []
+        hooks = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                hooks.received.append((self.path, json.loads(body)))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def games(self, thread_id: str) -> list[dict]:
+        return [game for path, game in self.received if path == "/topic/tictactoe/" and game["thread_id"] == thread_id]
+
+
 @pytest.fixture(scope="module")
-def agents(tmp_path_factory: pytest.TempPathFactory):
+def webhooks():
+    server = Webhooks()
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def agents(tmp_path_factory: pytest.TempPathFactory, webhooks: Webhooks):
     home = tmp_path_factory.mktemp("agents")
     started: list[Agent] = []
+    hooks = f"http://127.0.0.1:{webhooks.server_address[1]}"
     try:
-        started.append(start_agent("alice", home / "alice", api_key=KEY))
+        started.append(start_agent("alice", home / "alice", "--webhook-url", hooks, api_key=KEY))
         started.append(start_agent("mallory", home / "mallory", cheat=True))
         alice, mallory = started
         connect(alice, mallory)
@@ -53,7 +88,7 @@ def cheat(agent: Agent, other: Agent, thread_id: str, kind: str, **fields: objec
     agent.admin.post("/tictactoe-cheat/send", body)
 
 
-def test_a_whole_game_played_through_the_admin_apis(agents):
+def test_a_whole_game_played_through_the_admin_apis(agents, webhooks):
     alice, mallory = agents
     game = start(alice, mallory, "X", "B2")
     thread = game["thread_id"]
@@ -76,6 +111,14 @@ def test_a_whole_game_played_through_the_admin_apis(agents):
     assert (ours["sent"], theirs["sent"]) == (3, 3), "X's 3 moves; O's 2 moves and the outcome acknowledging the loss"
     listed = alice.admin.get("/tictactoe/games", {"state": "done"})["results"]
     assert thread in [game["thread_id"] for game in listed]
+
+    deadline = time.monotonic() + 10
+    while len(webhooks.games(thread)) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    hooks = sorted(webhooks.games(thread), key=lambda game: game["updated_at"])  # delivery order is not promised
+    changes = [(game["state"], len(game["moves"])) for game in hooks]
+    # each move sent and received, the winning move, then the other's outcome acknowledging it
+    assert changes == [("their-move", 1), ("my-move", 2), ("their-move", 3), ("my-move", 4), ("done", 5), ("done", 5)]
 
 
 def test_an_occupied_cell_and_a_move_out_of_turn_are_problem_reports_and_change_nothing(agents):

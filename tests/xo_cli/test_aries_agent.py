@@ -35,6 +35,10 @@ def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepti
         '-o xo_aries.auto_play="perfect"',
     ):
         assert expected in text
+    hooked = acapy_command(
+        agent_args("--webhook-url", "http://127.0.0.1:9/a", "--webhook-url", "http://127.0.0.1:9/b"), "k"
+    )
+    assert " --webhook-url http://127.0.0.1:9/a --webhook-url http://127.0.0.1:9/b" in " ".join(hooked)
     keyed = acapy_command(agent_args("--admin-api-key", "s3cret"), "k" * 64)
     assert keyed[keyed.index("--admin-api-key") + 1] == "s3cret"
     assert "--admin-insecure-mode" not in keyed
