@@ -10,12 +10,12 @@ transaction as genesis, so a chain and the key that signs it never part.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block, BlockHeader
 from xo_core.signing import InvalidKey, Signer
-from xo_devnet.merkle import EMPTY_NODE, EMPTY_ROOT
+from xo_devnet.merkle import EMPTY_NODE, EMPTY_ROOT, MerkleTree, NodeKey
 from xo_devnet.storage import CommitRecord, Storage
 
 LOG = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ def build_block(
 
 
 def genesis_block(signer: Signer, state_root: str) -> Block:
-    """Block 0: no batches (this ledger has no on-chain settings), the null parent."""
+    """Block 0: no batches (what its state holds is written directly: :func:`open_chain`), the null parent."""
     return build_block(
         signer,
         block_num=0,
@@ -87,18 +87,24 @@ def header_of(block: Block) -> BlockHeader:
     return BlockHeader.FromString(block.header)
 
 
-def open_chain(storage: Storage) -> tuple[Signer, Block]:
-    """The node key and head block, creating both (atomically) on first use; ChainError if unusable."""
+def open_chain(storage: Storage, genesis_state: Mapping[str, bytes] | None = None) -> tuple[Signer, Block]:
+    """The node key and head block, creating both (atomically) on first use; ChainError if unusable.
+
+    A new chain's genesis state holds ``genesis_state`` (address -> data), as a Sawtooth
+    genesis block's batches would leave it; an existing chain keeps its own.
+    """
     head = storage.head_block()
     key = storage.meta(_NODE_KEY)
     if head is None:
         signer = Signer.from_hex(key.decode()) if key is not None else Signer.generate()
-        genesis = genesis_block(signer, EMPTY_ROOT)
+        nodes = {("", EMPTY_ROOT): EMPTY_NODE}
+        root, written = MerkleTree(_Nodes(nodes)).update(EMPTY_ROOT, dict(genesis_state or {}))
+        genesis = genesis_block(signer, root)
         storage.commit(
             CommitRecord(
                 block=genesis,
                 block_num=0,
-                nodes={("", EMPTY_ROOT): EMPTY_NODE},
+                nodes={**nodes, **written},
                 meta={_NODE_KEY: signer.private_key_hex.encode()},
             )
         )
@@ -113,3 +119,16 @@ def open_chain(storage: Storage) -> tuple[Signer, Block]:
     if header_of(head).signer_public_key != signer.public_key:
         raise ChainError("the head block was not signed by this ledger's node key")
     return signer, head
+
+
+class _Nodes:
+    """The Merkle nodes of a genesis state being built, before any storage holds them."""
+
+    def __init__(self, nodes: dict[NodeKey, bytes]) -> None:
+        self._nodes = nodes
+
+    def node_bytes(self, key: NodeKey) -> bytes | None:
+        return self._nodes.get(key)
+
+    def node_bytes_many(self, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
+        return {key: self._nodes[key] for key in keys if key in self._nodes}

@@ -107,8 +107,9 @@ def max_subscribers(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
-        description="Run a one-node, Sawtooth-compatible ledger with its REST API and the xo-tp and rps-tp transaction"
-        " processors, and make two player keys (alice, bob), so that you can play XO with the xo command at once.",
+        description="Run a one-node, Sawtooth-compatible ledger with its REST API and the xo-tp, rps-tp and chips-tp"
+        " transaction processors, and make two player keys (alice, bob; a new chain credits each with 1,000 chips, and"
+        " the chips-issuer key may issue more), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
         f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV}, {PROCESSOR_WAIT_ENV} and"
@@ -156,7 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
         f" /subscriptions websockets together; more are refused (default: {DEFAULT_MAX_SUBSCRIBERS})",
     )
     parser.add_argument(
-        "--no-tp", action="store_true", help="start no transaction processor (xo-tp, rps-tp); connect them yourself"
+        "--no-tp",
+        action="store_true",
+        help="start no transaction processor (xo-tp, rps-tp, chips-tp); connect them yourself",
     )
     parser.add_argument(
         "--families",
@@ -164,7 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get(FAMILIES_ENV) or "",
         metavar="FAMILY:VERSION,...",
         help="also accept batches of these transaction families, for processors you connect yourself"
-        f" (default: ${FAMILIES_ENV}, else none; xo 1.0 and rps 1.0 are always accepted, other families are refused)",
+        f" (default: ${FAMILIES_ENV}, else none; xo 1.0, rps 1.0 and chips 1.0 are always accepted, other families"
+        " are refused)",
     )
     parser.add_argument(
         "--processor-wait",

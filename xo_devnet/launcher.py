@@ -3,7 +3,7 @@
 Startup goes ledger, processors, REST API; shutdown goes the other way: the REST API
 stops taking batches, the batches it accepted are given time to be decided, then the
 processors unregister from a ledger that is still there, and the ledger closes last.
-The processors (``xo-tp``, ``rps-tp``) are all spawned before anything waits for one,
+The processors (``xo-tp``, ``rps-tp``, ``chips-tp``) are all spawned before anything waits for one,
 so their start-ups overlap each other's and the REST API's. SIGINT and SIGTERM both
 mean "stop cleanly". The user reads only what matters: the banner once ready, then a
 line when it stops (naming Ctrl-C or SIGTERM) and one when it has stopped; the rest is
@@ -22,13 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from chips_tp import family as chips_family
 from rps_tp import family as rps_family
 from xo_core.text import counted
 from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
+from xo_devnet.genesis import ISSUER_KEY_NAME, genesis_state
 from xo_devnet.ledger import Ledger, LedgerConfig
-from xo_devnet.player_keys import ensure_player_keys
+from xo_devnet.player_keys import PlayerKey, ensure_player_keys
 from xo_devnet.rest.listeners import bind_listeners
 from xo_devnet.sidecar import Processor, ProcessorSidecar, connectable
 from xo_tp import family as xo_family
@@ -43,7 +45,8 @@ LOGGER = logging.getLogger(__name__)
 
 XO_TP = Processor("xo-tp", "xo_tp.cli", ((xo_family.FAMILY_NAME, xo_family.FAMILY_VERSION),))
 RPS_TP = Processor("rps-tp", "rps_tp.cli", ((rps_family.FAMILY_NAME, rps_family.FAMILY_VERSION),))
-PROCESSORS: tuple[Processor, ...] = (XO_TP, RPS_TP)
+CHIPS_TP = Processor("chips-tp", "chips_tp.cli", ((chips_family.FAMILY_NAME, chips_family.FAMILY_VERSION),))
+PROCESSORS: tuple[Processor, ...] = (XO_TP, RPS_TP, CHIPS_TP)
 """The processors xo-devnet runs beside the ledger, one sidecar each (BlockInfo is built into the ledger)."""
 
 PROCESSOR_FAMILIES: tuple[Family, ...] = tuple(family for processor in PROCESSORS for family in processor.families)
@@ -103,7 +106,8 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
     for signal_number, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
         loop.add_signal_handler(signal_number, request_stop, name)
     async with contextlib.AsyncExitStack() as running:
-        ledger = await _start_ledger(options)
+        keys = ensure_player_keys(options.key_dir)
+        ledger = await _start_ledger(options, _genesis(options.key_dir, keys))
         running.push_async_callback(ledger.stop)
         where = f"{options.rest_host}:{options.rest_port}"
         try:
@@ -127,7 +131,6 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
         running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
         running.push_async_callback(rest.stop)
-        keys = ensure_player_keys(options.key_dir)
         registered = await _wait_for_registration(ledger, [processor for processor, _ in sidecars], stop)
         info = ReadyInfo(
             rest_url=rest.url,
@@ -222,7 +225,19 @@ def _accepted(count: int, *verbs: str) -> str:
     return counted(count, "accepted batch", "accepted batches") + verb
 
 
-async def _start_ledger(options: DevnetOptions) -> Ledger:
+def _genesis(key_dir: Path, players: list[PlayerKey]) -> dict[str, bytes]:
+    """A new chain's genesis state: the issuer key (made if missing) may issue chips; each player has 1,000.
+
+    An issuer key that cannot be read or written leaves chips without an issuer (a warning says why).
+    """
+    issuer = ensure_player_keys(key_dir, (ISSUER_KEY_NAME,))[0]
+    if issuer.public_key is None:
+        LOGGER.warning("no chips issuer on a new chain: %s", issuer.problem)
+    known = [player.public_key for player in players if player.public_key is not None]
+    return genesis_state(issuer.public_key, known) if issuer.public_key is not None else {}
+
+
+async def _start_ledger(options: DevnetOptions, genesis: dict[str, bytes]) -> Ledger:
     if options.data_dir is not None:
         try:
             options.data_dir.mkdir(parents=True, exist_ok=True)
@@ -236,6 +251,7 @@ async def _start_ledger(options: DevnetOptions) -> Ledger:
         max_subscribers=options.max_subscribers,
         processor_wait=options.processor_wait,
         dependency_wait=options.dependency_wait,
+        genesis_state=genesis,
     )
     try:
         return await Ledger.start(config)

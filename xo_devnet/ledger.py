@@ -46,8 +46,8 @@ import logging
 import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import zmq
@@ -138,6 +138,8 @@ class LedgerConfig:
     """A subscriber whose connection takes nothing for this long (it stopped reading) is dropped."""
     clock: Callable[[], float] = time.time
     """Where a block's BlockInfo timestamp comes from (Unix seconds); tests substitute their own."""
+    genesis_state: Mapping[str, bytes] = field(default_factory=dict)
+    """What a new chain's genesis state holds (address -> data): settings and opening balances, say."""
 
 
 RESERVED_FAMILY = (
@@ -255,7 +257,7 @@ class Ledger:
             raise LedgerError(str(error)) from None
         try:
             try:
-                signer, head = open_chain(storage)
+                signer, head = open_chain(storage, config.genesis_state)
             except ChainError as error:
                 raise LedgerError(str(error)) from None
             ledger = cls(config, storage, signer, head)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from xo_devnet import sidecar
-from xo_devnet.launcher import PROCESSORS, RPS_TP, XO_TP
+from xo_devnet.launcher import CHIPS_TP, PROCESSORS, RPS_TP, XO_TP
 from xo_devnet.sidecar import ProcessorSidecar, connectable
 
 
@@ -32,9 +32,10 @@ def alive(pid: int) -> bool:
         return True
 
 
-def test_the_processors_are_this_interpreters_xo_tp_and_rps_tp_pointed_at_the_endpoint():
-    xo, rps = PROCESSORS
-    assert (xo, rps) == (XO_TP, RPS_TP)
+def test_the_processors_are_this_interpreters_xo_tp_rps_tp_and_chips_tp_pointed_at_the_endpoint():
+    xo, rps, chips = PROCESSORS
+    assert (xo, rps, chips) == (XO_TP, RPS_TP, CHIPS_TP)
+    assert (chips.name, chips.families) == ("chips-tp", (("chips", "1.0"),))
     assert (xo.name, xo.families, rps.name, rps.families) == ("xo-tp", (("xo", "1.0"),), "rps-tp", (("rps", "1.0"),))
     assert xo.command("tcp://127.0.0.1:4004", 0) == [sys.executable, "-m", "xo_tp.cli", "-C", "tcp://127.0.0.1:4004"]
     assert rps.command("tcp://127.0.0.1:4004", 2) == [

@@ -51,13 +51,13 @@ def submit_create(devnet, name: str) -> str:
 def test_a_stop_signal_ends_devnet_and_its_processors_with_exit_code_0(start_devnet, stop_signal):
     devnet = start_devnet("--ephemeral", "-v")
     processors = {processor["command"]: processor["pid"] for processor in devnet.ready["processors"]}
-    assert sorted(processors) == ["rps-tp", "xo-tp"]
+    assert sorted(processors) == ["chips-tp", "rps-tp", "xo-tp"]
     assert all(processor["registered"] for processor in devnet.ready["processors"])
     devnet.process.send_signal(stop_signal)
     assert devnet.process.wait(30) == 0
     assert wait_until(lambda: all(gone(pid) for pid in processors.values()), 10)
     assert not devnet.ready_file.exists()
-    assert devnet.log_path.read_text().count("unregistered from the validator") == 2
+    assert devnet.log_path.read_text().count("unregistered from the validator") == len(processors)
 
 
 @pytest.mark.parametrize(("stop_signal", "named"), [(signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")])
