@@ -52,7 +52,7 @@ ENDPOINT_ROLE = {
 # registration through their health checks; Sawtooth's block-info-tp has none, but every block starts with a
 # block_info transaction, so no move commits without it either.
 PLAYERS_WAIT_FOR = {"xo-tp": "service_healthy", "rps-tp": "service_healthy", "block-info-tp": "service_started"}
-NODE_COMPONENTS = ("settings-tp", "block-info-tp", "sawtooth-rest-api", "xo-tp", "rps-tp")
+NODE_COMPONENTS = ("settings-tp", "block-info-tp", "sawtooth-rest-api", "xo-tp", "rps-tp", "chips-tp")
 
 
 def components(file_name: str, program_name: str) -> dict[str, list[str]]:

@@ -137,8 +137,8 @@ def test_the_default_target_runs_xo_tp_as_an_unprivileged_user_with_a_health_che
     assert f"/usr/local/bin/{health_check[0]}" in copied
 
 
-def test_the_compose_files_run_both_processors_from_the_image() -> None:
-    assert image_processors() == ["rps-tp", "xo-tp"]
+def test_the_compose_files_run_every_processor_from_the_image() -> None:
+    assert image_processors() == ["chips-tp", "rps-tp", "xo-tp"]
 
 
 @pytest.mark.parametrize("name", image_processors())
