@@ -177,6 +177,7 @@ def agent(args: argparse.Namespace) -> int:
         try:
             client = AdminClient(args.admin.url(), args.admin_api_key)
             wait_ready(client, process)
+            require_plugin(client)
             print_invitation(client, args.label)
             return process.wait()
         except TerminateRequest:
@@ -203,6 +204,13 @@ def wait_ready(client: AdminClient, process: subprocess.Popen[bytes]) -> None:
             pass
         time.sleep(POLL)
     raise Unavailable(f"ACA-Py's admin API at {client.url} did not answer within {READY_WAIT:.0f} s")
+
+
+def require_plugin(client: AdminClient) -> None:
+    """ACA-Py only logs a plugin it cannot load and runs on without it: here that is a failure."""
+    loaded = client.get("/plugins").get("result") or []
+    if PLUGIN not in loaded:
+        raise Unavailable(f"ACA-Py did not load the {PLUGIN} plugin (is xo installed for {sys.executable}?)")
 
 
 def print_invitation(client: AdminClient, label: str) -> None:
