@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 import zmq
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.validator_pb2 import Message
 
 LOG = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ class ComponentSocket:
         self._socket.setsockopt(zmq.RCVHWM, _SEND_HIGH_WATER_MARK)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._drain_scheduled = False
+        self._log_limiter = LogLimiter()
+        """Any peer can send garbage over and over: one line per interval, and the count."""
         self.endpoint = ""
 
     def bind(self, endpoint: str) -> str:
@@ -84,6 +87,7 @@ class ComponentSocket:
             self._schedule_drain()
 
     def close(self) -> None:
+        self._log_limiter.flush()
         if self._loop is not None and not self._socket.closed:
             self._loop.remove_reader(self._socket.getsockopt(zmq.FD))
         self._socket.close(linger=0)
@@ -118,9 +122,13 @@ class ComponentSocket:
         try:
             message = Message.FromString(frames[-1])
         except Exception:  # protobuf's DecodeError; a peer's garbage must never stop the endpoint
-            LOG.warning("ignoring an undecodable message from %s", frames[0].hex())
+            self._log_limiter.log(LOG, "undecodable", logging.WARNING, "ignoring an undecodable message from %s",
+                                  frames[0].hex())
             return
         try:
             self._on_message(frames[0], message)
-        except Exception:
-            LOG.exception("failed to handle message type %s from %s", message.message_type, frames[0].hex())
+        except Exception as error:
+            self._log_limiter.log(
+                LOG, "failed", logging.ERROR, "failed to handle message type %s from %s", message.message_type,
+                frames[0].hex(), exc_info=error,
+            )  # fmt: skip

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf import network_pb2, processor_pb2
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.validator_pb2 import Message
@@ -97,6 +98,8 @@ class Dispatcher:
         self._ping_timeout = ping_timeout
         self._process_timeout = process_timeout
         self._on_processors_changed = on_processors_changed
+        self._log_limiter = LogLimiter()
+        """Any peer of the endpoint can repeat a bad message: one line per interval, and the count."""
         self._connections: dict[bytes, _Connection] = {}
         self._dropped: dict[bytes, list[Registration]] = {}
         self._by_family: dict[FamilyKey, list[Registration]] = {}
@@ -212,14 +215,20 @@ class Dispatcher:
             return
         handler = self._handlers.get(message.message_type)
         if handler is None:
-            LOG.warning("ignoring message type %s from %s", message.message_type, identity.hex())
+            self._log_limiter.log(
+                LOG, "unknown-type", logging.WARNING, "ignoring message type %s from %s", message.message_type,
+                identity.hex(),
+            )  # fmt: skip
             return
         handler(self, identity, connection, message)
 
     def _on_register(self, identity: bytes, connection: _Connection | None, message: Message) -> None:
         request = processor_pb2.TpRegisterRequest.FromString(message.content)
         if not request.family or not request.version:
-            LOG.warning("refusing a registration without family or version from %s", identity.hex())
+            self._log_limiter.log(
+                LOG, "bad-registration", logging.WARNING, "refusing a registration without family or version from %s",
+                identity.hex(),
+            )  # fmt: skip
             response = processor_pb2.TpRegisterResponse(status=processor_pb2.TpRegisterResponse.ERROR)
             self._send(identity, Message.TP_REGISTER_RESPONSE, response.SerializeToString(), message.correlation_id)
             return
@@ -372,5 +381,6 @@ class Dispatcher:
 
     def close(self) -> None:
         """Fail everything still waiting (the ledger is stopping)."""
+        self._log_limiter.flush()
         for connection in list(self._connections.values()):
             self._forget(connection, "ledger stopping", counts=False, remember=False)

@@ -38,6 +38,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.processor_pb2 import TpProcessResponse
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
@@ -117,6 +118,8 @@ class BlockExecutor:
         self._overlay: dict[str, bytes | None] = {}
         """Writes of the finished valid batches not cut yet (the opener's included)."""
         self._opener: tuple[PendingBatch, list[TransactionReceipt]] | None = None
+        self._log_limiter = LogLimiter()
+        """A client can submit many transactions a processor fails on: one line per interval, and the count."""
 
     @property
     def running(self) -> int:
@@ -236,6 +239,7 @@ class BlockExecutor:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._entries.clear()
+        self._log_limiter.flush()
 
     async def _run(self, entry: _Entry) -> None:
         outcome: _Outcome | None = None
@@ -292,14 +296,10 @@ class BlockExecutor:
             if not counts:
                 continue
             pending.failures += 1
-            LOG.warning(
-                "transaction %s (%s %s): attempt %d failed: %s",
-                txn.header_signature[:16],
-                header.family_name,
-                header.family_version,
-                pending.failures,
-                reason,
-            )
+            self._log_limiter.log(
+                LOG, "attempt-failed", logging.WARNING, "transaction %s (%s %s): attempt %d failed: %s",
+                txn.header_signature[:16], header.family_name, header.family_version, pending.failures, reason,
+            )  # fmt: skip
             if pending.failures >= self._max_attempts:
                 return InvalidTransactionInfo(
                     txn.header_signature,

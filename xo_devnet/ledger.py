@@ -53,6 +53,7 @@ from pathlib import Path
 import zmq
 
 from xo_core import block_info
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.batch_pb2 import Batch
 from xo_core.protobuf.block_pb2 import Block
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
@@ -200,6 +201,8 @@ class Ledger:
             storage, persistent=config.data_dir is not None, sync_interval=config.sync_interval
         )
         self._failure: str | None = None
+        self._log_limiter = LogLimiter()
+        """Clients can submit invalid batches over and over: one line per interval, and the count."""
         self._stopped = False
         self.metrics = LedgerMetrics()
         """Batches decided, blocks built, commit latency: served by the REST API's /metrics."""
@@ -339,6 +342,7 @@ class Ledger:
         self._writer.close()
         self._storage.close()
         self._batches.close()
+        self._log_limiter.flush()
         LOG.info("ledger stopped at block %d", self._head_header.block_num)
 
     @property
@@ -693,7 +697,10 @@ class Ledger:
             self._executed_txns.difference_update(pending.txn_ids)
         self._batches.decide(pending for pending, _ in result.invalid)
         for pending, infos in result.invalid:
-            LOG.info("batch %s is invalid: %s", pending.batch_id[:16], "; ".join(info.message for info in infos))
+            self._log_limiter.log(
+                LOG, "invalid", logging.INFO, "batch %s is invalid: %s", pending.batch_id[:16],
+                "; ".join(info.message for info in infos),
+            )  # fmt: skip
         self.metrics.decided(
             [pending.batch_id for pending, _ in result.valid if not _is_block_info(pending)],
             [pending.batch_id for pending, _ in result.invalid],

@@ -20,8 +20,10 @@ The ledger calls ``EventHub.publish`` once per committed block, after its head m
 A subscriber whose transport accepts nothing for ``stall_timeout`` seconds (a client
 that stopped reading, once the socket buffers between us are full) is dropped (a
 watchdog sweeps the subscribers four times per timeout), and so is one whose filters
-are too slow; both are logged once, at WARNING. A transport that
-reports its peer gone ends the subscriber quietly. The number of subscribers is
+are too slow; both are logged at WARNING. A transport that
+reports its peer gone ends the subscriber quietly. Every line a client can cause goes
+through the hub's ``log_limiter``: a block that drops two hundred subscribers writes
+one line at once and one count at the end of the interval, not two hundred. The number of subscribers is
 bounded: ``reserve`` hands out at most ``max_subscribers`` slots (ZMQ subscriptions and
 open websockets together).
 """
@@ -35,6 +37,7 @@ from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.events_pb2 import Event
 from xo_devnet.chain import NULL_BLOCK_ID
 from xo_devnet.events.blocks import BlockEvents
@@ -145,9 +148,10 @@ class Subscriber:
         """
         if self._live:
             if len(self._queue) >= self._hub.queue_limit:
-                LOG.info(
-                    "event subscriber %s is %d blocks behind; it continues from storage", self.name, len(self._queue)
-                )
+                self._hub.log_limiter.log(
+                    LOG, "behind", logging.INFO, "event subscriber %s is %d blocks behind; it continues from storage",
+                    self.name, len(self._queue),
+                )  # fmt: skip
                 self._live = False
                 self._queue.clear()
             else:
@@ -192,21 +196,24 @@ class Subscriber:
             if not self._stalled:
                 return  # ended by its owner: quietly, and with no exception kept to tie the task to this object
             reason = f"it took nothing for {self._hub.stall_timeout:g} s (not reading)"
-            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+            self._log("stalled", logging.WARNING, "dropping event subscriber %s: %s", reason)
             self._hub.dropped += 1
         except SubscriberGone as gone:
-            LOG.info("event subscriber %s ended: %s", self.name, gone)
             reason = str(gone)
+            self._log("gone", logging.INFO, "event subscriber %s ended: %s", reason)
         except FilterTimeout as error:
             reason = f"its filter is too slow: {error}"
-            LOG.warning("dropping event subscriber %s: %s", self.name, reason)
+            self._log("too-slow", logging.WARNING, "dropping event subscriber %s: %s", reason)
             self._hub.dropped += 1
-        except Exception:
+        except Exception as error:
             reason = "an internal error"
-            LOG.exception("event subscriber %s failed", self.name)
+            self._log("failed", logging.ERROR, "event subscriber %s failed: %s", reason, exc_info=error)
             self._hub.dropped += 1
         self._hub._subscribers.discard(self)
         self._on_end(reason)
+
+    def _log(self, key: str, level: int, message: str, reason: str, exc_info: BaseException | None = None) -> None:
+        self._hub.log_limiter.log(LOG, key, level, message, self.name, reason, exc_info=exc_info)
 
 
 class EventHub:
@@ -233,6 +240,8 @@ class EventHub:
         self._recent: OrderedDict[int, BlockEvents] = OrderedDict()
         self._watchdog: asyncio.Task[None] | None = None
         self._matcher = Matcher()
+        self.log_limiter = LogLimiter()
+        """For every line a client can cause, here and in the transports (ZMQ, websockets): one per interval."""
 
     @property
     def head_num(self) -> int:
@@ -354,3 +363,4 @@ class EventHub:
             self._watchdog.cancel()
         await asyncio.gather(*(task for task in tasks if task is not None), return_exceptions=True)
         self._matcher.close()
+        self.log_limiter.flush()

@@ -42,10 +42,8 @@ T = TypeVar("T")
 class Matcher:
     """The worker thread that runs subscribers' filters, and what each block's budget has spent."""
 
-    def __init__(
-        self, budget_seconds: float = BLOCK_BUDGET_SECONDS, clock: Callable[[], float] = time.thread_time
-    ) -> None:
-        self.budget_seconds = budget_seconds
+    def __init__(self, budget_seconds: float | None = None, clock: Callable[[], float] = time.thread_time) -> None:
+        self.budget_seconds = BLOCK_BUDGET_SECONDS if budget_seconds is None else budget_seconds
         self._clock = clock
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xo-event-filters")
         self._spent: OrderedDict[int, float] = OrderedDict()

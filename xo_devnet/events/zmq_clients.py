@@ -39,7 +39,6 @@ import zmq
 from google.protobuf.message import DecodeError
 from google.protobuf.message import Message as ProtoMessage
 
-from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.client_event_pb2 import (
     ClientEventsGetRequest,
     ClientEventsGetResponse,
@@ -106,8 +105,6 @@ class EventClients:
 
     def __init__(self, hub: EventHub, send: Send, send_tracked: SendTracked) -> None:
         self._hub = hub
-        self._log_limiter = LogLimiter()
-        """A client retrying past the subscriber limit is one warning per interval, not one per try."""
         self._send = send
         self._send_tracked = send_tracked
         self._clients: dict[bytes, _Client] = {}
@@ -126,6 +123,10 @@ class EventClients:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    def _log(self, key: str, level: int, message: str, identity: bytes, *args: object) -> None:
+        """Every line a client can cause, once per interval with a count of the rest (the hub's limiter)."""
+        self._hub.log_limiter.log(LOG, ("zmq", key), level, message, identity.hex(), *args)
+
     def _reply(self, identity: bytes, message_type: int, content: ProtoMessage, correlation_id: str) -> None:
         self._send(identity, message_type, content.SerializeToString(), correlation_id)
 
@@ -139,7 +140,7 @@ class EventClients:
         try:
             subscriptions = compile_subscriptions(request.subscriptions)
         except InvalidFilter as error:
-            LOG.info("refusing the event subscription of %s: %s", identity.hex(), error)
+            self._log("invalid-filter", logging.INFO, "refusing the event subscription of %s: %s", identity, error)
             answer(ClientEventsSubscribeResponse.INVALID_FILTER, str(error))
             return
         try:
@@ -159,10 +160,8 @@ class EventClients:
             try:
                 slot = self._hub.reserve()
             except TooManySubscribers as error:
-                self._log_limiter.log(
-                    LOG, "subscribers-full", logging.WARNING, "refusing the event subscription of %s: %s",
-                    identity.hex(), error,
-                )  # fmt: skip
+                refusal = "refusing the event subscription of %s: %s"
+                self._log("subscribers-full", logging.WARNING, refusal, identity, error)
                 answer(ClientEventsSubscribeResponse.STATUS_UNSET, str(error))
                 return
         answer(ClientEventsSubscribeResponse.OK, "")
@@ -175,7 +174,7 @@ class EventClients:
             functools.partial(self._ended, identity, client),
         )
         self._clients[identity] = client
-        LOG.info("%s subscribed to events from block %d", identity.hex(), next_num)
+        self._log("subscribed", logging.INFO, "%s subscribed to events from block %d", identity, next_num)
 
     def _answer_subscribe(self, identity: bytes, correlation_id: str, status: int, text: str) -> None:
         response = ClientEventsSubscribeResponse(status=status, response_message=text)
@@ -202,7 +201,7 @@ class EventClients:
         if client is not None:
             self._stop(client)
             client.slot.release()
-            LOG.info("%s unsubscribed from events", identity.hex())
+            self._log("unsubscribed", logging.INFO, "%s unsubscribed from events", identity)
         response = ClientEventsUnsubscribeResponse(status=ClientEventsUnsubscribeResponse.OK)
         self._reply(identity, Message.CLIENT_EVENTS_UNSUBSCRIBE_RESPONSE, response, message.correlation_id)
 
@@ -224,17 +223,15 @@ class EventClients:
         except DecodeError:
             return ClientEventsGetResponse(status=ClientEventsGetResponse.INTERNAL_ERROR)
         if len(request.block_ids) > MAX_GET_BLOCKS:
-            LOG.info(
-                "refusing an events request of %s for %d blocks (at most %d)",
-                identity.hex(),
-                len(request.block_ids),
-                MAX_GET_BLOCKS,
-            )
+            self._log(
+                "too-many-blocks", logging.INFO, "refusing an events request of %s for %d blocks (at most %d)",
+                identity, len(request.block_ids), MAX_GET_BLOCKS,
+            )  # fmt: skip
             return ClientEventsGetResponse(status=ClientEventsGetResponse.INTERNAL_ERROR)
         try:
             subscriptions = compile_subscriptions(request.subscriptions)
         except InvalidFilter as error:
-            LOG.info("refusing an events request of %s: %s", identity.hex(), error)
+            self._log("invalid-filter", logging.INFO, "refusing an events request of %s: %s", identity, error)
             return ClientEventsGetResponse(status=ClientEventsGetResponse.INVALID_FILTER)
         events: list[Event] = []
         for block_id in request.block_ids:
@@ -244,7 +241,7 @@ class EventClients:
             try:
                 events.extend(await self._hub.events_for(block, subscriptions))
             except FilterTimeout as error:
-                LOG.warning("refusing an events request of %s: %s", identity.hex(), error)
+                self._log("too-slow", logging.WARNING, "refusing an events request of %s: %s", identity, error)
                 return ClientEventsGetResponse(status=ClientEventsGetResponse.INVALID_FILTER)
         return ClientEventsGetResponse(status=ClientEventsGetResponse.OK, events=events)
 

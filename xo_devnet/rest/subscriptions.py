@@ -82,7 +82,11 @@ class WebsocketSession:
             elif message.type == WSMsgType.BINARY:
                 await self._send({"error": "Invalid input: binary messages are not accepted; send JSON text"})
             elif message.type == WSMsgType.ERROR:
-                LOG.info("websocket %s closed: %s", self.name, self.ws.exception())
+                self._log("ws-error", logging.INFO, "websocket %s closed: %s", self.ws.exception())
+
+    def _log(self, key: str, level: int, message: str, *args: object) -> None:
+        """A line this client caused: once per interval, with a count of the rest (the hub's limiter)."""
+        self._hub.log_limiter.log(LOG, key, level, message, self.name, *args)
 
     async def _answer(self, text: str) -> None:
         try:
@@ -161,7 +165,8 @@ class WebsocketSession:
         except ConnectionError:
             LOG.debug("websocket %s went away before its answer", self.name)
         except TimeoutError:
-            LOG.warning("closing websocket %s: it took no answer for %g s", self.name, self._hub.stall_timeout)
+            self._log("ws-not-reading", logging.WARNING, "closing websocket %s: it took no answer for %g s",
+                      self._hub.stall_timeout)
             await self.close(WSCloseCode.POLICY_VIOLATION, "not reading")
 
     async def close(self, code: int, reason: str) -> None:

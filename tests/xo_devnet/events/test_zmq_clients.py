@@ -22,6 +22,7 @@ from xo_core.protobuf.events_pb2 import EventFilter, EventList
 from xo_core.protobuf.transaction_receipt_pb2 import StateChangeList
 from xo_core.protobuf.validator_pb2 import Message
 from xo_devnet.chain import NULL_BLOCK_ID
+from xo_devnet.events import matching
 from xo_devnet.events.hub import MAX_LAST_KNOWN_BLOCK_IDS
 from xo_devnet.events.zmq_clients import MAX_GET_BLOCKS
 from xo_devnet.ledger import Ledger
@@ -366,6 +367,36 @@ def test_a_hundred_backtracking_patterns_against_a_hostile_name_neither_stall_th
     with caplog.at_level(logging.WARNING):
         run(scenario)
     assert "too slow" not in caplog.text
+
+
+def test_many_subscribers_dropped_in_one_block_are_one_warning_and_a_count(caplog, monkeypatch):
+    """Issue 23: a block that drops 30 subscribers whose filters are too slow writes one line at once and one
+    count (at the end of the interval, or when the ledger stops), not 30."""
+    monkeypatch.setattr(matching, "BLOCK_BUDGET_SECONDS", -1.0)  # every search is over budget: every one is dropped
+    searching = [subscription("kv/game", ("name", "^g", EventFilter.REGEX_ANY))]
+
+    async def scenario():
+        async with running_ledger() as ledger, connected(ledger):
+            clients = [EventClient(ledger.component_endpoint) for _ in range(30)]
+            try:
+                for client in clients:
+                    assert (await client.subscribe(searching)).status == OK
+                with caplog.at_level(logging.INFO, logger="xo_devnet.events"):
+                    await play(ledger, 1)
+                    await eventually(lambda: ledger.events.subscriber_count == 0)
+                    dropped = [record.getMessage() for record in caplog.records if "dropping" in record.getMessage()]
+                    assert len(dropped) == 1
+                    assert dropped[0].startswith("dropping event subscriber zmq:")
+                    assert "its filter is too slow: its filters took over" in dropped[0]
+            finally:
+                for client in clients:
+                    client.close()
+
+    with caplog.at_level(logging.INFO, logger="xo_devnet.events"):
+        run(scenario)
+    dropped = [record.getMessage() for record in caplog.records if "dropping" in record.getMessage()]
+    assert len(dropped) == 2
+    assert dropped[1].endswith("(29 more like it in the last 10 s)")
 
 
 def test_after_a_restart_catch_up_reads_the_events_back_from_the_stored_receipts(tmp_path):
