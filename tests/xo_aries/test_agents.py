@@ -143,6 +143,16 @@ def test_an_occupied_cell_and_a_move_out_of_turn_are_problem_reports_and_change_
     assert mallory.wait_for(thread, lambda game: len(game["problems"]) == 2)["problems"][1]["code"] == "not-your-turn"
 
 
+def test_an_outcome_naming_a_winner_of_an_unfinished_game_is_a_bad_message(agents):
+    alice, mallory = agents
+    thread = start(alice, mallory, "X", "C2")["thread_id"]
+    mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+    cheat(mallory, alice, thread, "outcome", winner="O")
+    ours = alice.wait_for(thread, lambda game: len(game["problems"]) == 1)
+    assert ours["problems"][0]["code"] == "bad-message"
+    assert (ours["state"], ours["winner"], ours["abandoned"]) == ("their-move", None, False)
+
+
 def test_a_move_the_agent_can_see_is_illegal_is_refused_by_the_route_and_never_sent(agents):
     alice, mallory = agents
     thread = start(alice, mallory, "X", "A1")["thread_id"]
