@@ -1,4 +1,7 @@
-"""The command line of ``xo aries``: ``check`` and ``replay``, the Aries Tic Tac Toe 1.0 commands.
+"""The command line of ``xo aries``: the Aries Tic Tac Toe 1.0 commands, on files and between live agents.
+
+``check`` and ``replay`` read a thread from a file; ``agent``, ``connect`` and ``play`` run and
+drive ACA-Py agents with the ``xo_aries`` plugin.
 
 Kept apart from :mod:`xo_cli.arguments` so that the group reads as one unit. The
 group's own subcommand is folded into ``command`` (``"aries check"``) by
@@ -39,9 +42,11 @@ def add_aries_commands(
     """``xo aries check FILE|-`` and ``xo aries replay FILE NAME --opponent O_PLAYER``."""
     group = subcommands.add_parser(
         GROUP,
-        help="check or replay an Aries Tic Tac Toe 1.0 thread",
-        description="Games played between agents as Aries Tic Tac Toe 1.0 message threads (a JSON array of "
-        "move and outcome messages): check one against the XO rules, or record it on the ledger as a new game.",
+        help="play Aries Tic Tac Toe 1.0 between agents, or check or replay a thread",
+        description="Games played between agents with the Aries Tic Tac Toe 1.0 protocol. Live: run an ACA-Py "
+        "agent with the xo_aries plugin (agent), connect it to another (connect) and play through it (play). "
+        "As files, a JSON array of move and outcome messages: check one against the XO rules, or record it on "
+        "the ledger as a new game.",
         epilog=THREAD_EXAMPLE,
     )
     actions = group.add_subparsers(dest="aries_command", metavar="ACTION", parser_class=CommandParser)
