@@ -4,6 +4,11 @@ The app is built exactly as ``xo web`` builds it (:func:`xo_web.app.build_app`, 
 socket bound by :func:`xo_web.command.bind`) and served by its own event loop in a
 thread, so a test speaks plain HTTP to it, with whatever headers a browser or an
 attacker would send (``http.client`` lets a test set ``Host`` itself).
+
+What the server says on stderr for the person running it (its follower's notices and
+warnings: ``xo: cannot reach the REST API at ...; trying again in 5 s``) is kept in
+``said`` instead: written from the server's thread, a line falling between two of a test's
+phases, where pytest captures nothing, would land among pytest's dots.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import pytest
 from aiohttp import web
 
+from xo_web import live
 from xo_web.app import Settings, build_app, make_runner
 from xo_web.command import bind
 from xo_web.security import TOKEN_HEADER, new_token
@@ -37,6 +44,10 @@ class LocalServer:
     """``xo web``'s server for ``rest_url`` and ``key_dir``, on 127.0.0.1 and a free port."""
 
     def __init__(self, rest_url: str, key_dir: Path, default_key: str | None = "alice") -> None:
+        self.said: list[str] = []
+        self._patch = pytest.MonkeyPatch()
+        self._patch.setattr(live, "notice", lambda prog, message: self.said.append(f"{prog}: {message}"))
+        self._patch.setattr(live, "warn", lambda prog, message: self.said.append(f"{prog}: warning: {message}"))
         listener = bind("127.0.0.1", 0)
         self.port = listener.getsockname()[1]
         self.origin = f"http://127.0.0.1:{self.port}"
@@ -64,6 +75,7 @@ class LocalServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(SECONDS)
         self.loop.close()
+        self._patch.undo()
 
     def __enter__(self) -> LocalServer:
         return self

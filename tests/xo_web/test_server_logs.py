@@ -1,5 +1,7 @@
 """What the local server logs about what clients send: a malformed request is one INFO line, never a flood.
 
+And what it tells the person running it: that it cannot reach the REST API, and that it keeps trying.
+
 aiohttp alone would write every request it cannot parse at ERROR with a traceback,
 so anything on the machine could fill the player's terminal; the server routes them
 through the same rate-limited logger as xo-devnet's REST API.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 
 from tests.xo_web.local_server import LocalServer
 from xo_web.app import LOG_LIMITER
@@ -35,3 +38,13 @@ def test_malformed_requests_are_answered_400_and_logged_once_at_info_without_a_t
     assert "malformed HTTP request from 127.0.0.1" in records[0].getMessage()
     offline_server.app[LOG_LIMITER].flush()
     assert "(19 more like it in the last" in caplog.records[-1].getMessage()
+
+
+def test_without_a_rest_api_the_server_tells_the_person_running_it_and_keeps_trying(offline_server):
+    deadline = time.monotonic() + 10
+    while not offline_server.said and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert offline_server.said[:1] == [
+        f"xo: cannot reach the REST API at {offline_server.settings.rest_url}: Connection refused; trying again in 5 s"
+    ]
+    assert offline_server.request("GET", "/").status == 200, "the page is served all the same"
