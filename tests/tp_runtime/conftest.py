@@ -68,9 +68,13 @@ def run_processor() -> Iterator[Callable[..., RunningProcessor]]:
         running.thread.join(DEADLINE)
 
 
-PROCESSOR_MODULES = {"xo-tp": "xo_tp.cli", "rps-tp": "rps_tp.cli"}
+PROCESSOR_MODULES = {"xo-tp": "xo_tp.cli", "rps-tp": "rps_tp.cli", "chips-tp": "chips_tp.cli"}
 """Every processor command of the project, by name, and the module that runs it."""
-_SETTINGS_VARIABLES = ("XO_TP_CONNECT", "XO_TP_READY_FILE", "RPS_TP_CONNECT", "RPS_TP_READY_FILE")
+_SETTINGS_VARIABLES = tuple(
+    f"{name.replace('-', '_').upper()}_{setting}"
+    for name in PROCESSOR_MODULES
+    for setting in ("CONNECT", "READY_FILE", "METRICS")
+)
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Every ``*-tp`` command's plumbing, shown once for each: version, help, one-line errors with exit status 2, -q.
 
-``xo-tp`` and ``rps-tp`` are the shared :mod:`tp_runtime.command` with a family's names
+``xo-tp``, ``rps-tp`` and ``chips-tp`` are the shared :mod:`tp_runtime.command` with a family's names
 (program, ``<PREFIX>_CONNECT``, ``<family>.toml``); the same checks run against each.
 """
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+import chips_tp.cli
 import rps_tp.cli
 import xo_tp.cli
 from tp_runtime.command import RUNTIME_LOGGER, ProcessorCommand, build_parser, configure_logging
@@ -28,6 +29,9 @@ class Command:
 COMMANDS = [
     Command(xo_tp.cli.main, "xo-tp", "XO_TP_CONNECT", "XO_TP_READY_FILE", "XO_TP_METRICS", "xo.toml"),
     Command(rps_tp.cli.main, "rps-tp", "RPS_TP_CONNECT", "RPS_TP_READY_FILE", "RPS_TP_METRICS", "rps.toml"),
+    Command(
+        chips_tp.cli.main, "chips-tp", "CHIPS_TP_CONNECT", "CHIPS_TP_READY_FILE", "CHIPS_TP_METRICS", "chips.toml"
+    ),
 ]
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.scraping import convention_problems, scrape, value
+from tests.tp_runtime.conftest import PROCESSOR_MODULES
 from tests.tp_runtime.validator_peer import DEADLINE, ValidatorPeer, signer_key, xo_request
 from tp_runtime.config import MetricsAddress
 from tp_runtime.metrics import MetricsServer, ProcessorCollector, namespace_of, serve_metrics
@@ -123,6 +124,23 @@ def test_the_registry_is_the_processors_own(served):
     families = scrape(server.url)
 
     assert not any(name.startswith(("python_", "process_")) for name in families)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("command", sorted(PROCESSOR_MODULES))
+def test_every_processor_command_serves_metrics_under_its_own_name(peer, start_tp, command):
+    tp = start_tp("-C", peer.url, "--metrics", "127.0.0.1:0", command=command)
+    url = tp.wait_for_log("serving metrics at ").split("serving metrics at ", 1)[1].split()[0]
+    peer.expect_registration()
+    namespace = command.replace("-", "_")
+    deadline = time.monotonic() + DEADLINE
+    while value(families := scrape(url), f"{namespace}_registered") != 1:
+        assert time.monotonic() < deadline, "never registered"
+        time.sleep(0.02)
+
+    assert value(families, f"{namespace}_registrations_total") == 1
+    assert value(families, f"{namespace}_transactions_total", result="ok", family_version="1.0") == 0
+    assert convention_problems(families.values(), namespace) == []
 
 
 def test_a_second_server_on_the_same_port_is_an_os_error(served, tallies):
