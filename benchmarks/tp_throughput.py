@@ -1,4 +1,4 @@
-"""Throughput of a transaction processor (``xo-tp`` or ``rps-tp``) over the real validator protocol, checked op by op.
+"""Throughput of a transaction processor (``xo-tp``, ``rps-tp``, ``chips-tp``) over the real validator protocol.
 
 Starts the processor as a subprocess against a ZMQ ROUTER playing the validator: it
 registers the processor, keeps ``--window`` transactions in flight across many
@@ -17,6 +17,14 @@ message for a transaction or a context that is not in flight counts as an error.
   expected states and reads come from the family's own rules, codecs and list of timed
   ops (``rps_tp.rules``, ``rps_tp.state``, ``rps_tp.handler.TIMED_OPS``), so what is
   measured is the processor over the wire, not a second implementation of the rules.
+- ``--family chips-conclude`` / ``chips-challenge``: one op per channel, each channel of
+  its own two players and funded beforehand (in the validator's initial state): a
+  conclude on a final state both signed (two signatures checked; the channel and both
+  accounts written), or a challenge with the opener's first move signed by the opener
+  (that signature and the challenger's checked, the move checked by the XO app; the
+  time read from BlockInfo). Transactions come from ``chips_client``, the expected
+  records from ``chips_tp.rules``. A transaction's writes are checked as they come and,
+  whole, when it answers.
 
 Prints one JSON line per run:
 
@@ -34,6 +42,7 @@ with the median of the rounds' ratios:
 
     python benchmarks/tp_throughput.py --window 16 --transactions 20000
     python benchmarks/tp_throughput.py --family rps --window 16 --transactions 20000
+    python benchmarks/tp_throughput.py --family chips-conclude --window 16 --transactions 5000
     python benchmarks/tp_throughput.py --metrics-cost 3 --transactions 20000
 """
 
@@ -51,12 +60,24 @@ import time
 import urllib.request
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import zmq
 from prometheus_client.parser import text_string_to_metric_families
 
+from chips_client import transactions as chips_tx
+from chips_tp import family as chips_family
+from chips_tp import rules as chips_rules
+from chips_tp import xo_app
+from chips_tp.channel import Fixed
+from chips_tp.channel_state import State as ChipsState
+from chips_tp.ops import Challenge as ChipsChallenge
+from chips_tp.ops import Conclude as ChipsConclude
+from chips_tp.ops import Fund as ChipsFund
+from chips_tp.ops import Open as ChipsOpen
+from chips_tp.payload import parse_payload as chips_parse
+from chips_tp.state import Account, Channel, encode_account, encode_channel
 from rps_tp import rules as rps_rules
 from rps_tp.commitment import commitment
 from rps_tp.family import game_address as rps_address
@@ -82,8 +103,9 @@ from xo_core.protobuf.state_context_pb2 import (
     TpStateSetRequest,
     TpStateSetResponse,
 )
-from xo_core.protobuf.transaction_pb2 import TransactionHeader
+from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.validator_pb2 import Message
+from xo_core.signing import Signer
 
 NAMESPACE = hashlib.sha512(b"xo").hexdigest()[:6]
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -107,6 +129,7 @@ class Move:
     reads: frozenset[str]  # every address the op may read
     writes: dict[str, bytes | None]  # exactly what it must leave in state; None: the address must be deleted
     expected_event: "ExpectedEvent"
+    setup: dict[str, bytes] = field(default_factory=dict)  # state its game needs before its first move
 
 
 @dataclass(frozen=True)
@@ -273,9 +296,71 @@ class Family:
     initial_state: Callable[[], dict[str, bytes]]
 
 
+def chips_players(serial: int) -> tuple[Signer, Signer]:
+    """Two keys of this game's own: games run side by side, so none shares an account with another."""
+    return tuple(Signer.from_hex(f"{2 * serial + seat + 1:064x}") for seat in (0, 1))  # type: ignore[return-value]
+
+
+def chips_channel(serial: int) -> tuple[Fixed, Signer, Signer, Channel]:
+    """A channel of this game's players, funded by both (its turn 0 on chain), as the rules leave it."""
+    alice, bob = chips_players(serial)
+    fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (100, 100), 3600, serial)
+    channel = chips_rules.open_channel(None, ChipsOpen(bob.public_key, "xo", 10, (100, 100), 3600, serial),
+                                       alice.public_key)
+    channel, _ = chips_rules.fund(channel, Account(alice.public_key, 100), ChipsFund(channel.id, 0), alice.public_key)
+    channel, _ = chips_rules.fund(channel, Account(bob.public_key, 100), ChipsFund(channel.id, 100), bob.public_key)
+    return fixed, alice, bob, channel
+
+
+def chips_move(transaction: Transaction, context_id: str, reads: frozenset[str], channel: Channel, signer: str,
+               writes: dict[str, bytes | None], op: str, setup: dict[str, bytes]) -> Move:  # fmt: skip
+    """A chips transaction built by the client library, with what the rules say it leaves."""
+    header = TransactionHeader.FromString(transaction.header)
+    request = TpProcessRequest(header=header, payload=transaction.payload, signature=transaction.header_signature,
+                               context_id=context_id)  # fmt: skip
+    attributes = [("channel", channel.id.hex()), ("status", channel.status), ("turn", str(channel.turn)),
+                  ("signer", signer)]  # fmt: skip
+    event = ExpectedEvent(f"chips/{op}", attributes, encode_channel(channel))
+    return Move(request.SerializeToString(), context_id, reads, writes, event, setup)
+
+
+def script_chips_conclude(name: str, players: tuple[str, str], rng: random.Random, serial: int) -> list[Move]:
+    """One conclude of a funded channel on a final state both signed: two signatures checked, three records written."""
+    fixed, alice, bob, channel = chips_channel(serial)
+    stake = rng.choice((-10, 0, 10))
+    final = ChipsState(channel.id, 3, True, xo_app.XoData("PlayAgainMeFirst", 0, 0), (100 + stake, 100 - stake))
+    signed = chips_tx.signed_state(fixed, final, alice, bob)
+    closed = chips_rules.conclude(channel, ChipsConclude(channel.id, signed), bob.public_key, None)
+    address = chips_family.channel_address(channel.id)
+    accounts = {chips_family.account_address(key): encode_account(Account(key, paid))
+                for key, paid in zip(fixed.participants, closed.payout, strict=True)}  # fmt: skip
+    context_id = f"chips-{serial}"
+    return [chips_move(chips_tx.conclude(bob, fixed, signed), context_id, frozenset([address, *accounts]), closed,
+                       bob.public_key, {address: encode_channel(closed), **accounts}, "conclude",
+                       {address: encode_channel(channel)})]  # fmt: skip
+
+
+def script_chips_challenge(name: str, players: tuple[str, str], rng: random.Random, serial: int) -> list[Move]:
+    """One challenge with the opener's first move, signed by the opener alone: two signatures checked, one move."""
+    fixed, alice, _, channel = chips_channel(serial)
+    space = 1 << rng.randrange(9)
+    first = ChipsState(channel.id, 1, False, xo_app.XoData("XPlaying", space, 0), (110, 90))
+    move = chips_tx.sign_move(fixed, first, alice)
+    transaction = chips_tx.challenge(alice, fixed, (move,))
+    op = ChipsChallenge(channel.id, (move,), chips_parse(transaction.payload).signature)  # type: ignore[union-attr]
+    challenged = chips_rules.challenge(channel, op, alice.public_key, RPS_NOW)
+    address = chips_family.channel_address(channel.id)
+    reads = frozenset([address, block_info.CONFIG_ADDRESS, block_info.block_address(RPS_BLOCK)])
+    writes: dict[str, bytes | None] = {address: encode_channel(challenged)}
+    return [chips_move(transaction, f"chips-{serial}", reads, challenged, alice.public_key, writes, "challenge",
+                       {address: encode_channel(channel)})]  # fmt: skip
+
+
 FAMILIES = {
     "xo": Family("xo_tp.cli", script_game, dict),
     "rps": Family("rps_tp.cli", script_rps_game, rps_state),
+    "chips-conclude": Family("chips_tp.cli", script_chips_conclude, dict),
+    "chips-challenge": Family("chips_tp.cli", script_chips_challenge, rps_state),
 }
 
 
@@ -346,6 +431,7 @@ class Harness:
         in_flight: dict[str, tuple[Move, deque[Move], float]] = {}  # correlation id -> move, its game, start
         by_context: dict[str, Move] = {}
         events: dict[str, int] = {}  # context id -> events emitted so far
+        applied: dict[str, dict[str, bytes | None]] = {}  # context id -> what it has written (None: deleted)
         latencies: list[float] = []
         sent = 0
         deadline = time.monotonic() + DEADLINE_S
@@ -359,6 +445,7 @@ class Harness:
             in_flight[correlation_id] = (move, game, time.perf_counter())
             by_context[move.context_id] = move
             events[move.context_id] = 0
+            applied[move.context_id] = {}
             self.reply(Message.TP_PROCESS_REQUEST, correlation_id, move.frame_content)
 
         def move_of(context_id: str, call: str) -> Move | None:
@@ -394,8 +481,9 @@ class Harness:
                     move = move_of(put.context_id, "state write")
                     written = {entry.address: entry.data for entry in put.entries}
                     if move is not None:
-                        if written != move.writes:
+                        if any(move.writes.get(address, b"") != data for address, data in written.items()):
                             self.error(f"{move.context_id}: wrote {written}, model says {move.writes!r}")
+                        applied[move.context_id].update(written)
                         self.state.update(written)
                     self.reply(
                         Message.TP_STATE_SET_RESPONSE,
@@ -406,8 +494,9 @@ class Harness:
                     delete = TpStateDeleteRequest.FromString(message.content)
                     move = move_of(delete.context_id, "state delete")
                     if move is not None:
-                        if dict.fromkeys(delete.addresses) != move.writes:
+                        if any(move.writes.get(address, b"") is not None for address in delete.addresses):
                             self.error(f"{move.context_id}: deleted {list(delete.addresses)} unexpectedly")
+                        applied[move.context_id].update(dict.fromkeys(delete.addresses))
                         for address in delete.addresses:
                             self.state.pop(address, None)
                     self.reply(
@@ -437,6 +526,8 @@ class Harness:
                     if response.status != TpProcessResponse.OK:
                         self.error(f"{move.context_id}: {response.status} {response.message}")
                     emitted = events.pop(move.context_id)
+                    if applied.pop(move.context_id) != move.writes:
+                        self.error(f"{move.context_id}: did not leave in state exactly {move.writes!r}")
                     if emitted != 1:
                         self.error(f"{move.context_id}: {emitted} events, not one")
                     if game:
@@ -520,7 +611,10 @@ def measure(
     """
     family = FAMILIES[family_name]
     games = scripted_games(warmup + transactions + 12 * window, family.script)
-    harness = Harness(window, family.initial_state())
+    state = family.initial_state()
+    for game in games:
+        state.update(game[0].setup)
+    harness = Harness(window, state)
     command = [
         sys.executable, "-m", family.module, "-C", harness.url, "--max-occupancy", str(max_occupancy or window),
     ]  # fmt: skip
@@ -543,7 +637,7 @@ def measure(
         cpu = cpu_seconds(processor.pid) - cpu_before
         if scraper is not None:
             scraper.stop()
-            counted = answered_ok(scraper.scrape(), family_name)
+            counted = answered_ok(scraper.scrape(), family_name.partition("-")[0])
             if counted != warmup + transactions:
                 harness.error(f"the metrics count {counted:g} transactions ok, not {warmup + transactions}")
     finally:
@@ -609,7 +703,7 @@ def main() -> int:
     args = parser.parse_args()
     families = [args.family] if args.family else sorted(FAMILIES) if args.smoke else ["xo"]
     transactions, warmup = (200, 50) if args.smoke else (args.transactions, WARMUP)
-    rounds = 1 if args.smoke else args.metrics_cost
+    rounds = 1 if args.smoke else args.metrics_cost or 0
     errors = 0
     for family in families:
         runs: dict[bool, list[dict]] = {False: [], True: []}

@@ -25,7 +25,14 @@ from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Fund
 from chips_tp.payload import parse_payload
 from chips_tp.state import CLOSED, Account, Channel, decode_account, decode_channel, encode_account, encode_channel
 from tp_runtime.clock import current_time
-from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from tp_runtime.handler_api import (
+    ProcessRequest,
+    StateContext,
+    check_signer,
+    read_entries,
+    read_entry,
+    write_entries,
+)  # fmt: skip
 from xo_core.settings import CorruptSetting, listed, setting_value
 from xo_core.text import quoted
 
@@ -64,13 +71,14 @@ class ChipsTransactionHandler(TransactionHandler):
 
 
 def _account_op(op: Issue | Transfer, signer: str, context: StateContext) -> None:
-    recipient = _account(context, op.to)
     if isinstance(op, Issue):
-        credited = rules.issue(recipient, op, signer, _issuers(context))
+        credited = rules.issue(_accounts(context, op.to)[op.to], op, signer, _issuers(context))
+        changed = {op.to: credited}
     else:
-        sender, credited = rules.transfer(_account(context, signer), recipient, op, signer)
-        _write_account(context, signer, sender)
-    _write_account(context, op.to, credited)
+        accounts = _accounts(context, signer, op.to)
+        sender, credited = rules.transfer(accounts[signer], accounts[op.to], op, signer)
+        changed = {signer: sender, op.to: credited}
+    _write_accounts(context, changed)
     context.add_event(EVENT_PREFIX + op.NAME, [("account", op.to), ("signer", signer)], encode_account(credited))
 
 
@@ -78,53 +86,46 @@ def _channel_op(op: Op, signer: str, context: StateContext) -> None:
     if isinstance(op, Open):
         identity = channel_id(Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce))
         channel = rules.open_channel(_channel(context, identity), op, signer)
+        changed: dict[str, Account | None] = {}
     else:
         found = _channel(context, op.channel)
         if found is None:
             raise rules.Refused(f"there is no channel {op.channel.hex()}")
-        channel = _play(op, found, signer, context)
-    address = channel_address(channel.id)
+        channel, changed = _play(op, found, signer, context)
     if channel.status == CLOSED and channel.payout is not None:
-        paid = [
-            rules.credited(_account(context, key), key, amount)
-            for key, amount in zip(channel.fixed.participants, channel.payout, strict=True)
-            if amount
-        ]
-        for account in paid:  # written only once every credit is known not to overflow
-            _write_account(context, account.key, account)
+        keys = channel.fixed.participants
+        accounts = _accounts(context, *keys)
+        changed = {key: rules.credited(accounts[key], key, paid) for key, paid in zip(keys, channel.payout, strict=True)
+                   if paid}  # fmt: skip
     data = encode_channel(channel)
-    write_entry(context, address, data)
-    attributes = [
-        ("channel", channel.id.hex()),
-        ("status", channel.status),
-        ("turn", str(channel.turn)),
-        ("signer", signer),
-    ]
+    write_entries(context, {channel_address(channel.id): data, **_account_entries(changed)})
+    attributes = [("channel", channel.id.hex()), ("status", channel.status), ("turn", str(channel.turn)),
+                  ("signer", signer)]  # fmt: skip
     context.add_event(EVENT_PREFIX + op.NAME, attributes, data)
 
 
-def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> Channel:
-    """The channel after ``op``, which is not an open; reads the time only when the op can need it."""
+def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> tuple[Channel, dict[str, Account | None]]:
+    """The channel after ``op`` (not an open) and the accounts it changed; reads the time only if the op may need it."""
     now = current_time(context, op.NAME) if isinstance(op, Challenge | Finalize) or channel.challenge else None
     match op:
         case Fund():
             # Only participants' accounts are in a channel op's inputs; anyone else is refused by the rule.
             participant = signer in channel.fixed.participants
-            channel, account = rules.fund(channel, _account(context, signer) if participant else None, op, signer)
-            _write_account(context, signer, account)
-            return channel
+            account = _accounts(context, signer)[signer] if participant else None
+            channel, account = rules.fund(channel, account, op, signer)
+            return channel, {signer: account}
         case Cancel():
-            return rules.cancel(channel, op, signer)
+            return rules.cancel(channel, op, signer), {}
         case Conclude():
-            return rules.conclude(channel, op, signer, now)
+            return rules.conclude(channel, op, signer, now), {}
         case Challenge():
-            return rules.challenge(channel, op, signer, now)
+            return rules.challenge(channel, op, signer, now), {}
         case Checkpoint():
-            return rules.checkpoint(channel, op, signer, now)
+            return rules.checkpoint(channel, op, signer, now), {}
         case Respond():
-            return rules.respond(channel, op, signer, now)
+            return rules.respond(channel, op, signer, now), {}
         case Finalize():
-            return rules.finalize(channel, op, now)
+            return rules.finalize(channel, op, now), {}
     raise InternalError(f"no rule for the op {op.NAME}")
 
 
@@ -139,13 +140,22 @@ def _issuers(context: StateContext) -> list[str]:
         raise InternalError(str(error)) from None
 
 
-def _account(context: StateContext, key: str) -> Account | None:
-    address = account_address(key)
-    return decode_account(address, read_entry(context, address), key)
+def _accounts(context: StateContext, *keys: str) -> dict[str, Account | None]:
+    """The accounts of ``keys``, read in one request."""
+    addresses = [account_address(key) for key in keys]
+    data = read_entries(context, addresses)
+    return {key: decode_account(address, data[address], key) for key, address in zip(keys, addresses, strict=True)}
 
 
-def _write_account(context: StateContext, key: str, account: Account | None) -> None:
-    write_entry(context, account_address(key), None if account is None else encode_account(account))
+def _account_entries(accounts: dict[str, Account | None]) -> dict[str, bytes | None]:
+    """State entries for ``accounts`` by key: an account left empty is deleted."""
+    return {
+        account_address(key): None if account is None else encode_account(account) for key, account in accounts.items()
+    }
+
+
+def _write_accounts(context: StateContext, accounts: dict[str, Account | None]) -> None:
+    write_entries(context, _account_entries(accounts))
 
 
 def _channel(context: StateContext, identity: bytes) -> Channel | None:

@@ -77,6 +77,26 @@ def write_entry(context: StateContext, address: str, data: bytes | None) -> None
         raise InternalError(f"the validator did not delete state at {address}")
 
 
+def read_entries(context: StateContext, addresses: list[str]) -> dict[str, bytes]:
+    """The data at each of ``addresses`` (empty where nothing is stored), in one request to the validator."""
+    found = {entry.address: entry.data for entry in context.get_state(addresses)}
+    return {address: found.get(address, b"") for address in addresses}
+
+
+def write_entries(context: StateContext, entries: dict[str, bytes | None]) -> None:
+    """Store each entry's data, or delete the entry where it is ``None``: one request for each kind at most.
+
+    A transaction that changes several records (a payout to two accounts, say) pays one
+    round trip to the validator, not one per record.
+    """
+    written = {address: data for address, data in entries.items() if data is not None}
+    deleted = [address for address, data in entries.items() if data is None]
+    if written and not set(written) <= set(context.set_state(written)):
+        raise InternalError(f"the validator did not write state at all of {sorted(written)}")
+    if deleted and not set(deleted) <= set(context.delete_state(deleted)):
+        raise InternalError(f"the validator did not delete state at all of {sorted(deleted)}")
+
+
 def check_signer(signer: str, quoted: Callable[[str], str]) -> None:
     """Refuse a signer key that is not a compressed secp256k1 public key in lowercase hex.
 

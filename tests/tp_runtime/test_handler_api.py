@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 
-from tp_runtime.handler_api import check_signer, read_entry, write_entry
+from tp_runtime.handler_api import check_signer, read_entries, read_entry, write_entries, write_entry
 
 ADDRESS = "ab" * 35
 OTHER = "cd" * 35
@@ -63,6 +63,24 @@ def test_a_validator_that_reports_nothing_written_or_deleted_is_an_internal_erro
         write_entry(FakeContext(faulty=True), ADDRESS, b"games")
     with pytest.raises(InternalError, match=f"did not delete state at {ADDRESS}"):
         write_entry(FakeContext({ADDRESS: b"games"}, faulty=True), ADDRESS, None)
+
+
+def test_several_entries_are_read_and_written_in_one_request_each():
+    context = FakeContext({OTHER: b"old"})
+    calls: list[str] = []
+    real_get, real_set, real_delete = context.get_state, context.set_state, context.delete_state
+    context.get_state = lambda addresses: calls.append("get") or real_get(addresses)  # type: ignore[method-assign]
+    context.set_state = lambda entries: calls.append("set") or real_set(entries)  # type: ignore[method-assign]
+    context.delete_state = lambda addresses: calls.append("delete") or real_delete(addresses)  # type: ignore[method-assign]
+    assert read_entries(context, [ADDRESS, OTHER]) == {ADDRESS: b"", OTHER: b"old"}
+    write_entries(context, {ADDRESS: b"new", "ef" * 35: b"more", OTHER: None})
+    assert context.state == {ADDRESS: b"new", "ef" * 35: b"more"}
+    assert calls == ["get", "set", "delete"]
+
+
+def test_entries_a_validator_does_not_report_written_are_an_internal_error():
+    with pytest.raises(InternalError, match="did not write state at all of"):
+        write_entries(FakeContext(faulty=True), {ADDRESS: b"games"})
 
 
 def test_a_signer_key_with_another_spelling_is_refused_in_the_familys_own_quoting():
