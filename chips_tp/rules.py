@@ -15,6 +15,7 @@ from chips_tp.hashes import challenge_message, signed_by
 from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Fund, Issue, Open, Respond, Transfer
 from chips_tp.state import CLOSED, FUNDING, RUNNING, Account, ChallengeRecord, Channel
 from chips_tp.support import Refused, read_state, signers, supported, transition_problem
+from xo_core.text import counted
 
 __all__ = ["Refused"]
 
@@ -43,7 +44,7 @@ def debited(account: Account | None, key: str, amount: int, what: str) -> Accoun
 def issue(account: Account | None, op: Issue, signer: str, issuers: list[str]) -> Account:
     """An issuer (a key in ``chips.issuers``) creates chips in ``op.to``'s account."""
     if signer not in issuers:
-        listed = "no key is listed" if not issuers else f"{len(issuers)} keys are listed"
+        listed = "no key is listed" if not issuers else counted(len(issuers), "key is listed", "keys are listed")
         raise Refused(
             f"only the keys in the setting chips.issuers may issue chips; {short(signer)} is not one ({listed})"
         )
