@@ -23,6 +23,8 @@ def test_every_document_is_in_the_index(document: Path) -> None:
 
 def test_every_index_entry_is_a_document_with_one_line() -> None:
     lines = [line for line in INDEX.read_text(encoding="utf-8").splitlines() if line.startswith("- ")]
+    targets = [links(line)[0] for line in lines]
+    assert sorted(set(targets)) == sorted(targets), "a document is listed twice"
     assert len(lines) == len(DOCUMENTS)
     for line in lines:
         target = links(line)[0]
