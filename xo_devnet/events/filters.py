@@ -16,7 +16,8 @@ an invalid filter, as for the validator. Where we differ: patterns run under RE2
 value searched, whatever the pattern; the validator uses Python's ``re``, which
 backtracks, and a client's pattern is applied to values players choose (game names):
 ``^(a|aa)+$`` against forty ``a`` and a ``!`` would run for hours. Ordinary patterns
-mean the same in both. RE2 refuses to compile what no linear-time engine can run
+mean the same in both (but RE2's ``\\d``, ``\\w``, ``\\s`` and ``\\b`` are ASCII,
+Python's Unicode). RE2 refuses to compile what no linear-time engine can run
 (backreferences, lookaround) and a few spellings it lacks (possessive repetition,
 Python's ``\\Z`` where RE2 has ``\\z``), and so do we, at subscribe time, with RE2's
 reason (``INVALID_FILTER``). Its compiled program is bounded too (``MAX_PROGRAM_SIZE``),

@@ -64,6 +64,9 @@ REQUEST_TYPES = frozenset(
 MAX_GET_BLOCKS = 100
 IN_FLIGHT_FRAMES = 32
 """Event lists per subscriber that ZMQ may hold before it has passed them to the network."""
+TRACK_EVERY = 8
+"""One event list in this many is sent tracked (a tracked send costs about three plain ones); ZMQ passes a
+peer's frames on in order, so a tracked frame passed on means every frame before it was too."""
 _POLL_FIRST, _POLL_MAX = 0.002, 0.05
 
 Send = Callable[[bytes, int, bytes, str], bool]
@@ -79,22 +82,34 @@ class _Client:
 
 
 class _InFlight:
-    """The frames sent to one subscriber that ZMQ still holds; waiting for room is how not reading is noticed."""
+    """The frames sent to one subscriber that ZMQ still holds; waiting for room is how not reading is noticed.
+
+    Every ``TRACK_EVERY``-th frame is tracked: the frames ZMQ may still hold are those from
+    the oldest tracked one not yet passed on, plus fewer than ``TRACK_EVERY`` after the last.
+    """
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._trackers: deque[zmq.MessageTracker] = deque()
+        self._sent = 0
+        self._trackers: deque[tuple[int, zmq.MessageTracker]] = deque()
 
-    def add(self, tracker: zmq.MessageTracker) -> None:
-        self._trackers.append(tracker)
+    def track_next(self) -> bool:
+        """Whether the next frame is to be sent tracked."""
+        return self._sent % TRACK_EVERY == 0
+
+    def add(self, tracker: zmq.MessageTracker | None) -> None:
+        """A frame was sent (with its tracker if it was sent tracked)."""
+        if tracker is not None:
+            self._trackers.append((self._sent, tracker))
+        self._sent += 1
 
     async def room(self) -> None:
-        """Return once fewer than ``limit`` frames are held (polled: ZMQ does not call back)."""
+        """Return once fewer than ``limit`` frames may be held (polled: ZMQ does not call back)."""
         delay = _POLL_FIRST
         while True:
-            while self._trackers and self._trackers[0].done:
+            while self._trackers and self._trackers[0][1].done:
                 self._trackers.popleft()
-            if len(self._trackers) < self._limit:
+            if not self._trackers or self._sent - self._trackers[0][0] < self._limit:
                 return
             await asyncio.sleep(delay)
             delay = min(delay * 2, _POLL_MAX)
@@ -185,10 +200,15 @@ class EventClients:
     ) -> None:
         content = await self._hub.event_list(block, subscriptions)
         await in_flight.room()
-        tracker = self._send_tracked(identity, Message.CLIENT_EVENTS, content, next(self._ids))
-        if tracker is None:
-            raise SubscriberGone("its connection is gone")
-        in_flight.add(tracker)
+        if in_flight.track_next():
+            tracker = self._send_tracked(identity, Message.CLIENT_EVENTS, content, next(self._ids))
+            if tracker is None:
+                raise SubscriberGone("its connection is gone")
+            in_flight.add(tracker)
+        else:
+            if not self._send(identity, Message.CLIENT_EVENTS, content, next(self._ids)):
+                raise SubscriberGone("its connection is gone")
+            in_flight.add(None)
 
     def _ended(self, identity: bytes, client: _Client, _reason: str | None) -> None:
         """The subscriber ended by itself (dropped, or the peer is gone): free its place."""
