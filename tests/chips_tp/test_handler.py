@@ -269,3 +269,16 @@ def test_a_move_signed_by_the_wrong_player_does_not_support_a_state(running: Cha
     by_bob = tx.signed_state(XO_TERMS, TURN_1, BOB)
     reason = running.refused(tx.challenge(BOB, XO_TERMS, (by_bob,)))
     assert "is not signed by its mover, participant 0" in reason
+
+
+def test_a_final_state_cannot_be_challenged_only_concluded(running: Chain):
+    final = tx.signed_state(XO_TERMS, FINAL, ALICE, BOB)
+    reason = running.refused(tx.challenge(ALICE, XO_TERMS, (final,)))
+    assert reason == "the state of turn 4 is final: a final state signed by both is concluded"
+
+
+def test_the_player_to_move_answers_even_when_they_called_the_challenge(running: Chain):
+    running.submit(tx.challenge(ALICE, XO_TERMS, (move(TURN_1, ALICE), move(TURN_2, BOB))))
+    assert running.channel(XO_TERMS).challenge == (NOW + 60, ALICE.public_key)
+    running.submit(tx.respond(ALICE, XO_TERMS, move(TURN_3, ALICE)))
+    assert (running.channel(XO_TERMS).challenge, running.channel(XO_TERMS).turn) == (None, 3)
