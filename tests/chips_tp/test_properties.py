@@ -8,24 +8,31 @@ refused, the chips in accounts and channels always add up to what was issued, a
 refused operation changes nothing, and no channel's recorded turn ever decreases.
 """
 
+from typing import NamedTuple
+
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from chips_client import transactions as tx
-from chips_tp import xo_app
+from chips_tp import rps_app, xo_app
+from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id, mover
 from chips_tp.channel_state import State
 from chips_tp.family import channel_address
 from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED, RUNNING, Channel, decode_channel
 from chips_tp.support import read_state
+from rps_tp.commitment import commitment
+from rps_tp.game import THROWS
 from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER, NOW, Chain
 
 PLAYERS = (ALICE, BOB)
 TERMS = [
-    Fixed((ALICE.public_key, BOB.public_key), "xo", stake, (30, 30), 60, nonce)
-    for nonce, stake in enumerate((1, 5, 10))
+    Fixed((ALICE.public_key, BOB.public_key), app, stake, (30, 30), 60, nonce)
+    for nonce, (app, stake) in enumerate((("xo", 1), ("rps", 5), ("xo", 10)))
 ]
+#: The rps proposer's salt: one per round is enough here, where nobody tries to guess throws.
+SALT = bytes(range(32))
 ISSUED = 2000
 #: What a step may do, the moves and disputes more often than the rest.
 ACTIONS = (
@@ -35,6 +42,43 @@ ACTIONS = (
 
 
 def next_moves(fixed: Fixed, old: State) -> list[State]:
+    """Every state the channel's app allows after ``old`` (for rps, with any throw but one salt)."""
+    return xo_moves(fixed, old) if fixed.app == "xo" else rps_moves(fixed, old)
+
+
+def with_balances(fixed: Fixed, old: State, app: NamedTuple) -> list[State]:
+    """``app`` after ``old`` at each balance a move can pay (0, 1 or 2 stakes to the mover), where the app allows it."""
+    moved = mover(old.turn + 1)
+    found = []
+    for multiple in (0, 1, 2):
+        balances = list(old.balances)
+        balances[moved] += multiple * fixed.stake
+        balances[1 - moved] -= multiple * fixed.stake
+        new = State(old.channel, old.turn + 1, False, app, (balances[0], balances[1]))
+        if min(balances) >= 0 and APPS[fixed.app].transition_problem(old, new, fixed) is None:
+            found.append(new)
+    return found
+
+
+def rps_moves(fixed: Fixed, old: State) -> list[State]:
+    data, proposer = old.app, fixed.participants[mover(old.turn + 1)]
+    if data.position == "Start":
+        nexts = [
+            rps_app.RpsData("RoundProposed", data.round + 1,
+                            commitment(old.channel.hex(), data.round + 1, proposer, throw, SALT), None, None, None)
+            for throw in THROWS
+        ]  # fmt: skip
+    elif data.position == "RoundProposed":
+        nexts = [rps_app.RpsData("Start", data.round, None, None, None, None)]
+        nexts += [data._replace(position="RoundAccepted", answer=answer) for answer in THROWS]
+    elif data.position == "RoundAccepted":
+        nexts = [data._replace(position="Reveal", throw=throw, salt=SALT) for throw in THROWS]
+    else:
+        nexts = [rps_app.RpsData("Start", data.round, None, None, None, None)]
+    return [new for app in nexts for new in with_balances(fixed, old, app)]
+
+
+def xo_moves(fixed: Fixed, old: State) -> list[State]:
     """Every state the XO app allows after ``old``, found by trying positions, nearby boards and stake multiples."""
     moves = []
     moved = mover(old.turn + 1)
@@ -132,7 +176,7 @@ def test_chips_are_conserved_and_recorded_turns_only_go_up(data):
                 final = head._replace(turn=head.turn + data.draw(st.integers(0, 2)), final=True)
                 transaction = tx.conclude(player, fixed, tx.signed_state(fixed, final, ALICE, BOB))
         outcome = chain.attempt(transaction)
-        event(f"{action}: {'applied' if outcome is None else 'refused'}")
+        event(f"{fixed.app} {action}: {'applied' if outcome is None else 'refused'}")
         assert chain.chips(ALICE, BOB, CAROL) == ISSUED
         for terms in TERMS:
             after = recorded(chain, terms)
