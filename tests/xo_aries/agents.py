@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +118,23 @@ def start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None = N
         time.sleep(0.2)
     created = client.post("/out-of-band/create-invitation", {"handshake_protocols": [HANDSHAKE]})
     return Agent(label, process, client, created["invitation_url"], log)
+
+
+@contextlib.contextmanager
+def running(*starts: Callable[[], Agent]) -> Iterator[list[Agent]]:
+    """The agents ``starts`` start, started side by side (each provisions a wallet), all stopped on the way out."""
+    with ThreadPoolExecutor(len(starts)) as pool:
+        futures = [pool.submit(start) for start in starts]
+    agents = [future.result() for future in futures if future.exception() is None]
+    try:
+        if len(agents) < len(starts):
+            raise next(future.exception() for future in futures if future.exception() is not None)
+        yield agents
+    finally:
+        for agent in agents:  # all told at once: each takes seconds to shut down
+            agent.process.terminate()
+        for agent in agents:
+            agent.stop()
 
 
 def _ready(client: AdminClient) -> bool:

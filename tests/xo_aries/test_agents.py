@@ -21,7 +21,7 @@ import pytest
 pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: it needs Python 3.12 or newer")
 
 from client_core.errors import Rejected
-from tests.xo_aries.agents import Agent, connect, start_agent
+from tests.xo_aries.agents import Agent, connect, running, start_agent
 from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 
 KEY = "test-admin-key"
@@ -61,17 +61,13 @@ def webhooks():
 @pytest.fixture(scope="module")
 def agents(tmp_path_factory: pytest.TempPathFactory, webhooks: Webhooks):
     home = tmp_path_factory.mktemp("agents")
-    started: list[Agent] = []
     hooks = f"http://127.0.0.1:{webhooks.server_address[1]}"
-    try:
-        started.append(start_agent("alice", home / "alice", "--webhook-url", hooks, api_key=KEY))
-        started.append(start_agent("mallory", home / "mallory", cheat=True))
-        alice, mallory = started
+    with running(
+        lambda: start_agent("alice", home / "alice", "--webhook-url", hooks, api_key=KEY),
+        lambda: start_agent("mallory", home / "mallory", cheat=True),
+    ) as (alice, mallory):
         connect(alice, mallory)
         yield alice, mallory
-    finally:
-        for agent in started:
-            agent.stop()
 
 
 def start(agent: Agent, other: Agent, me: str, move: str | None = None) -> dict:

@@ -17,7 +17,7 @@ from client_core.rest import RestClient
 from client_core.submission import submit
 from client_core.waiting import wait_for_batch
 from tests.integration.devnet import running_devnet
-from tests.xo_aries.agents import Agent, connect, start_agent
+from tests.xo_aries.agents import Agent, connect, running, start_agent
 from xo_cli.main import main as xo
 from xo_client.seat import read_game
 from xo_client.transactions import make_xo_transaction
@@ -29,18 +29,15 @@ def anchored(tmp_path_factory: pytest.TempPathFactory):
     keys = home / "keys"
     for name in ("alice", "mallory", "eve"):
         assert xo(["keygen", name, "--key-dir", str(keys)]) == 0
-    started: list[Agent] = []
     with running_devnet(home) as url:
-        try:
-            for name in ("alice", "mallory"):
-                flags = ("--anchor-url", url, "--username", name, "--key-dir", str(keys))
-                started.append(start_agent(name, home / name, *flags, cheat=name == "mallory"))
-            alice, mallory = started
+
+        def anchored_agent(name: str) -> Agent:
+            flags = ("--anchor-url", url, "--username", name, "--key-dir", str(keys))
+            return start_agent(name, home / name, *flags, cheat=name == "mallory")
+
+        with running(lambda: anchored_agent("alice"), lambda: anchored_agent("mallory")) as (alice, mallory):
             connect(alice, mallory)
             yield url, keys, alice, mallory
-        finally:
-            for agent in started:
-                agent.stop()
 
 
 def chain_game(url: str, name: str):

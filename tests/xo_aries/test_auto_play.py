@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: it needs Python 3.12 or newer")
 
-from tests.xo_aries.agents import Agent, connect, start_agent
+from tests.xo_aries.agents import connect, running, start_agent
 
 GAMES = 6
 CELLS = [f"{column}{row}" for row in "123" for column in "ABC"]
@@ -17,16 +17,12 @@ CELLS = [f"{column}{row}" for row in "123" for column in "ABC"]
 @pytest.fixture(scope="module")
 def players(tmp_path_factory: pytest.TempPathFactory):
     home = tmp_path_factory.mktemp("auto")
-    started: list[Agent] = []
-    try:
-        started.append(start_agent("perfect", home / "perfect", "--auto-play", "perfect"))
-        started.append(start_agent("random", home / "random", "--auto-play", "random"))
-        perfect, chancer = started
+    with running(
+        lambda: start_agent("perfect", home / "perfect", "--auto-play", "perfect"),
+        lambda: start_agent("random", home / "random", "--auto-play", "random"),
+    ) as (perfect, chancer):
         connect(perfect, chancer)
         yield perfect, chancer
-    finally:
-        for agent in started:
-            agent.stop()
 
 
 def test_perfect_never_loses_to_random_over_several_games(players):
