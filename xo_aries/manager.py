@@ -98,7 +98,6 @@ class GameManager:
             record.sent = 1
             await self._save(record, "game started")
             await self.send(message, connection_id=connection_id)
-        await self._auto_move(record.thread_id)
         return record
 
     async def move(self, thread_id: str, cell: object) -> GameRecord:
