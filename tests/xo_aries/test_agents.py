@@ -22,6 +22,7 @@ pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed
 
 from client_core.errors import Rejected
 from tests.xo_aries.agents import Agent, connect, running, start_agent
+from xo_cli.main import main as xo
 from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 
 KEY = "test-admin-key"
@@ -215,3 +216,11 @@ def test_xo_aries_play_plays_a_game_from_the_terminal(agents):
     text = player.stdout.read().decode()
     assert "You won!" in text and "is not a board space" in text
     assert mallory.wait_for(thread, lambda game: game["state"] == "done")["winner"] == "X"
+
+
+def test_xo_aries_connect_accepts_an_invitation_and_prints_the_connection(agents, capsys):
+    alice, mallory = agents
+    assert xo(["aries", "connect", alice.invitation, "--admin", mallory.admin.url, "--wait", "30"]) == 0
+    connection = capsys.readouterr().out.strip()
+    assert mallory.admin.get(f"/connections/{connection}")["state"] in ("active", "completed")
+    assert connection != mallory.connections["alice"], "alice's invitation is reusable: a second connection"
