@@ -63,7 +63,7 @@ class ChipsTransactionHandler(TransactionHandler):
         """Apply one chips transaction; ``InvalidTransaction`` for a refused op, ``InternalError`` for bad state."""
         op = parse_payload(transaction.payload)
         signer = transaction.header.signer_public_key
-        check_signer(signer, quoted)
+        check_signer(signer, lambda key: quoted(key, None))
         if isinstance(op, Issue | Transfer):
             _account_op(op, signer, context)
         else:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from client_core.errors import InvalidInput
 from xo_core.keyfiles import DEFAULT_KEY_DIR, KeyFileError, MissingKey, key_paths, read_private_key, signer_from
-from xo_core.text import clip, printable
+from xo_core.text import clip, printable, short_key
 
 if TYPE_CHECKING:
     from xo_core.signing import Signer
@@ -30,7 +30,6 @@ MAX_KEY_FILES = 1000
 """How many ``*.pub`` files are read for names: a key directory is small, a huge one must not slow every command."""
 MAX_PUBLIC_KEY_BYTES = 1024
 MAX_NAMES_SHOWN = 10
-SHORT_KEY_LENGTH = 6
 """Hex characters of a public key shown for people: enough to tell two players apart (the processors' messages
 cut keys the same way)."""
 
@@ -119,11 +118,6 @@ class KeyNames:
 
 
 NO_NAMES = KeyNames({})
-
-
-def short_key(public_key: str) -> str:
-    """The first characters of a public key, as every listing shows a player: ``0208fb...``."""
-    return public_key[:SHORT_KEY_LENGTH] + "..."
 
 
 def key_label(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:

@@ -18,7 +18,8 @@ from rps_client import changes
 from rps_client.changes import Change
 from rps_client.games import game_json
 from rps_client.outcome import outcome_text, player_name
-from rps_tp.game import CONCLUDED, Game, describe_settings, game_label, round_winner
+from rps_tp.game import CONCLUDED, Game, describe_settings, round_winner
+from xo_core.text import game_label
 
 
 def change_line(block: BlockRef, change: Change, names: KeyNames = NO_NAMES, you: str | None = None) -> str:

@@ -29,8 +29,9 @@ from rps_client.games import game_json, impossible_name, read_game, resulting_ga
 from rps_client.outcome import outcome_text
 from rps_client.transactions import describe, make_rps_transaction
 from rps_client.vault import Vault, VaultProblem, spent_in
-from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings, game_label
+from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings
 from rps_tp.ops import Claim, Create, Delete, Join, Op, Ready, Resign, Setup
+from xo_core.text import game_label
 
 OpMaker = Callable[[Game | None], Op]
 

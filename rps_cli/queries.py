@@ -16,7 +16,8 @@ from client_core.runner import warn
 from rps_cli import render
 from rps_client.games import decode_games, find_game, game_json, impossible_name
 from rps_tp.family import NAMESPACE, game_address
-from rps_tp.game import Game, game_label, quoted
+from rps_tp.game import Game
+from xo_core.text import game_label, quoted
 
 
 def list_games(args: argparse.Namespace) -> int:

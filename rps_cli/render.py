@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import Final
 
-from client_core.keys import NO_NAMES, KeyNames, key_label, short_key
+from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.tables import table
 from rps_client import turns
 from rps_client.outcome import outcome_text, player_name
@@ -28,7 +28,7 @@ from rps_tp.game import (
     round_winner,
     scores_from,
 )
-from xo_core.text import clip, printable, shell_word
+from xo_core.text import clip, printable, shell_word, short_key
 
 TABLE_HEADINGS: Final = ("GAME", "PLAYER 1", "PLAYER 2", "SCORE", "ROUND", "STATE", "NEXT")
 GAME_WIDTH: Final = 24

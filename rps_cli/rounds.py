@@ -41,10 +41,10 @@ from rps_client.outcome import outcome_text, player_name
 from rps_client.transactions import make_rps_transaction
 from rps_client.vault import Vault, VaultEntry, spent_in
 from rps_tp.commitment import new_salt
-from rps_tp.game import CONCLUDED, PLAYING_GAME, SALT_BYTES, THROWS, Game, game_label, round_winner, seat_of
+from rps_tp.game import CONCLUDED, PLAYING_GAME, SALT_BYTES, THROWS, Game, round_winner, seat_of
 from rps_tp.ops import Commit, Reveal
 from xo_core.signing import Signer
-from xo_core.text import shell_word
+from xo_core.text import game_label, shell_word
 
 SUBMITTED = "SUBMITTED"
 COMMITTED = "COMMITTED"

@@ -20,7 +20,8 @@ from client_core.rest import RestClient
 from client_core.runner import notice, warn
 from rps_client.games import decode_games, find_game, read_game
 from rps_tp.family import game_address
-from rps_tp.game import Game, game_label
+from rps_tp.game import Game
+from xo_core.text import game_label
 
 
 class Budget:

@@ -13,8 +13,9 @@ from client_core.rest import RestClient
 from client_core.runner import warn
 from rps_client import turns
 from rps_tp.family import game_address
-from rps_tp.game import Game, game_label, name_problem
+from rps_tp.game import Game, name_problem
 from rps_tp.state import CorruptState, decode_bucket
+from xo_core.text import game_label
 
 
 def decode_games(address: str, data: bytes) -> tuple[list[Game], list[str]]:

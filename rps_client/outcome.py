@@ -6,9 +6,9 @@ characters; every name goes through :func:`xo_core.text.printable`.
 
 from __future__ import annotations
 
-from client_core.keys import NO_NAMES, KeyNames, short_key
+from client_core.keys import NO_NAMES, KeyNames
 from rps_tp.game import BY_RESIGNATION, BY_TIMEOUT, CONCLUDED, DREW, WON, Game
-from xo_core.text import printable
+from xo_core.text import printable, short_key
 
 
 def player_name(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, transaction_inputs, transaction_outputs
-from rps_tp.game import DEFAULT_SETTINGS, describe_settings, game_label
+from rps_tp.game import DEFAULT_SETTINGS, describe_settings
 from rps_tp.ops import Create, Op, Ready, Setup
 from rps_tp.payload import encode_payload
 from xo_core.batches import make_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
+from xo_core.text import game_label
 
 
 def make_rps_transaction(signer: Signer, op: Op, *, nonce: str | None = None) -> Transaction:

@@ -8,7 +8,7 @@ reader of the specification finds each of them here under the same name.
 import re
 from typing import Final, NamedTuple
 
-from xo_core import text
+from xo_core.text import quoted
 
 # Lifecycle states, in the order a game goes through them.
 AWAITING_HOST: Final = "AWAITING_HOST"
@@ -57,11 +57,6 @@ SALT_BYTES: Final = 32
 
 #: Characters no name may hold: C0 and C1 controls, and lone surrogates (which no UTF-8 text can carry).
 _NOT_IN_NAMES: Final = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-
-#: How much of a public key a message shows: enough to tell two players apart.
-SHORT_KEY_LENGTH: Final = 6
-#: Longer player-supplied text is cut in messages so that a hostile payload cannot flood a log line.
-SHORT_TEXT_LENGTH: Final = 64
 
 
 class Settings(NamedTuple):
@@ -162,21 +157,6 @@ def laggard(game: Game) -> int | None:
     if done == (False, True):
         return 0
     return None
-
-
-def quoted(player_text: str) -> str:
-    """Player-supplied text as messages show it: quoted, escaped (:func:`xo_core.text.printable`), cut if very long."""
-    return text.quoted(player_text, SHORT_TEXT_LENGTH)
-
-
-def game_label(name: str) -> str:
-    """How messages name a game, e.g. ``game 'g1'``."""
-    return f"game {quoted(name)}"
-
-
-def short_key(public_key: str) -> str:
-    """The first characters of a public key, enough to tell two players apart."""
-    return public_key[:SHORT_KEY_LENGTH] + "..."
 
 
 def describe_settings(settings: Settings) -> str:

@@ -10,12 +10,12 @@ from sawtooth_sdk.processor.handler import TransactionHandler
 
 from rps_tp import rules
 from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
-from rps_tp.game import quoted
 from rps_tp.ops import Claim, Commit, Ready, Reveal
 from rps_tp.payload import parse_payload
 from rps_tp.state import decode_bucket, encode_bucket, encode_game
 from tp_runtime.clock import current_time
 from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from xo_core.text import quoted
 
 EVENT_PREFIX: Final = "rps/"
 #: The ``game-state`` attribute of an ``rps/delete`` event: the game no longer has a state.

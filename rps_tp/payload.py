@@ -21,10 +21,10 @@ from rps_tp.game import (
     SALT_BYTES,
     THROWS,
     Settings,
-    game_label,
     name_problem,
 )
 from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
+from xo_core.text import game_label
 
 #: Largest payload accepted, checked before decoding; the largest valid one is under 300 bytes.
 MAX_PAYLOAD_BYTES: Final = 1024

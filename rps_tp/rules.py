@@ -31,15 +31,14 @@ from rps_tp.game import (
     Result,
     Settings,
     describe_settings,
-    game_label,
     laggard,
     new_game,
     normal_outcomes,
     round_winner,
     seat_of,
-    short_key,
 )
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
+from xo_core.text import game_label, short_key
 
 #: The ops each lifecycle state allows (``create`` needs no game at all).
 ALLOWED: Final = {

@@ -32,10 +32,10 @@ from rps_tp.game import (
     Result,
     Settings,
     consistency_problem,
-    quoted,
 )
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
 from xo_core.public_keys import is_compressed_public_key
+from xo_core.text import quoted
 
 #: The fields of each map, in canonical order (shorter keys first, then bytewise), the order the encoder writes.
 GAME_FIELDS: Final = (

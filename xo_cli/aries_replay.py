@@ -44,10 +44,9 @@ from xo_client.outcome import outcome_text
 from xo_client.transactions import make_xo_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
-from xo_core.text import counted
+from xo_core.text import counted, game_label
 from xo_tp import rules
 from xo_tp.payload import CREATE, TAKE
-from xo_tp.rules import game_label
 
 
 class Step(NamedTuple):

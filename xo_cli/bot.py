@@ -55,9 +55,8 @@ from xo_client.live import BlockEvent, Failure, LiveGames, Notice
 from xo_client.notation import grid_name
 from xo_client.outcome import outcome_text
 from xo_client.seat import AI_KEY_NAME, MARKS, Action, Outcome, SeatPlayer, ai_signer
-from xo_core.text import printable
+from xo_core.text import game_label, printable
 from xo_tp import rules
-from xo_tp.rules import game_label
 
 MAX_REFUSALS = 3
 """Refused moves in a row before the bot gives up on a game (and says so)."""

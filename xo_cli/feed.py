@@ -18,7 +18,7 @@ from xo_client.changes import CREATED, DELETED, TAKEN, Change
 from xo_client.games import Game
 from xo_client.notation import grid_name
 from xo_client.outcome import outcome_text
-from xo_tp.rules import game_label
+from xo_core.text import game_label
 
 SNAPSHOT = "snapshot"
 """The action of the lines that show a game as it stood when watching began."""

@@ -21,7 +21,7 @@ from xo_client.history import aries_thread, as_game, committed_moves, history_js
 from xo_client.notation import grid_name
 from xo_client.outcome import outcome_text
 from xo_client.timeline import PastGame, Step, replay
-from xo_tp.rules import game_label, quoted
+from xo_core.text import game_label, quoted
 
 HEADINGS = ("BLOCK", "PLAYER", "ACTION", "SPACE", "BOARD", "STATE")
 DELETED = "(deleted)"

@@ -62,8 +62,7 @@ from xo_client.notation import BadSpace, parse_space
 from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of
 from xo_client.transactions import describe, make_xo_transaction
 from xo_core.signing import Signer
-from xo_core.text import quoted
-from xo_tp.rules import game_label
+from xo_core.text import game_label, quoted
 
 STDIN = 0
 """Read as a file descriptor, not through ``sys.stdin``: see :mod:`client_core.lines`."""

@@ -24,9 +24,8 @@ from xo_cli import feed, render
 from xo_client.changes import Change
 from xo_client.games import Game
 from xo_client.outcome import outcome_text
-from xo_core.text import printable
+from xo_core.text import game_label, printable
 from xo_tp import rules
-from xo_tp.rules import game_label
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 RECENT_LINES = 6

@@ -14,8 +14,8 @@ from client_core.errors import InvalidInput
 from client_core.runner import warn
 from xo_cli import render
 from xo_client.games import Game, decode_games, find_game
+from xo_core.text import game_label, quoted
 from xo_tp.family import NAMESPACE, game_address
-from xo_tp.rules import game_label, quoted
 
 
 def list_games(args: argparse.Namespace) -> int:

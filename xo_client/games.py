@@ -16,11 +16,10 @@ from client_core.errors import CommandError, InvalidInput
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from client_core.runner import warn
-from xo_core.text import printable, shell_word
+from xo_core.text import game_label, printable, quoted, shell_word, short_key
 from xo_tp import rules
 from xo_tp.family import encode_payload, game_address
 from xo_tp.payload import CREATE, InvalidPayload, parse_payload
-from xo_tp.rules import game_label, quoted
 from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
 
 EMPTY = rules.EMPTY
@@ -141,13 +140,13 @@ def refuse_take(
         seated = names.name(refusal.seat) if names is not None else None
         if seated is None:
             return str(refusal)
-        return f"{rules.game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number}, " \
-            f"{printable(rules.short_key(refusal.seat))})"
+        return f"{game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number}, " \
+            f"{printable(short_key(refusal.seat))})"
     except rules.IllegalMove as refusal:
         return str(refusal)
     if not both_seats and game.state == rules.P2_NEXT and not game.player2 and game.player1 == player_key:
         return (
-            f"{rules.game_label(name)}: your key already holds player 1's seat (X), and this move would give it "
+            f"{game_label(name)}: your key already holds player 1's seat (X), and this move would give it "
             "player 2's seat (O) too, so that nobody else could ever join; to play both sides on purpose, "
             "add --both-seats"
         )

@@ -52,9 +52,9 @@ from xo_client.outcome import outcome_text
 from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import KeyFileError, key_paths, write_key_pair
 from xo_core.signing import Signer
+from xo_core.text import game_label
 from xo_tp import rules
 from xo_tp.family import game_address
-from xo_tp.rules import game_label
 
 AI_KEY_NAME: Final = "xo-ai"
 """The computer player's key, in the key directory like any player's."""

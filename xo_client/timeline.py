@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from xo_core.text import game_label
 from xo_tp import rules
 from xo_tp.payload import CREATE, DELETE
 
@@ -73,12 +74,12 @@ def replay(name: str, moves: Iterable[CommittedMove]) -> tuple[list[PastGame], l
         where = f"the {move.action} in block {move.block_num} (transaction {move.transaction_id[:16]}...)"
         if move.action == CREATE:
             if game is not None:
-                problems.append(f"{where} creates {rules.game_label(name)} again while it exists")
+                problems.append(f"{where} creates {game_label(name)} again while it exists")
             close()
             game = rules.new_game(name)
             steps.append(Step(move, None, game))
         elif game is None:
-            problems.append(f"{where} comes while there is no {rules.game_label(name)}; left out")
+            problems.append(f"{where} comes while there is no {game_label(name)}; left out")
         elif move.action == DELETE:
             steps.append(Step(move, None, None))
             close()

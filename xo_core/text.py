@@ -16,6 +16,7 @@ time, and most names never do.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 ELLIPSIS = "…"
 
@@ -66,17 +67,34 @@ def printable(text: str, *, escape_backslashes: bool = True) -> str:
     )
 
 
-def quoted(text: str, limit: int | None = None) -> str:
+SHORT_TEXT_LENGTH: Final = 64
+"""Characters of player-supplied text a family's message shows: a hostile payload cannot flood a log line."""
+SHORT_KEY_LENGTH: Final = 6
+"""Characters of a public key a message or a listing shows: enough to tell two players apart."""
+
+
+def quoted(text: str, limit: int | None = SHORT_TEXT_LENGTH) -> str:
     """``text`` quoted for a message, as ``repr`` quotes it, but escaped by :func:`printable`.
 
-    With ``limit``, only the first ``limit`` characters are shown, followed by
-    ``...`` outside the quotes: a message stays one readable line whatever was typed.
+    Only the first ``limit`` characters are shown (:data:`SHORT_TEXT_LENGTH` unless
+    told otherwise; ``None``: all), followed by ``...`` outside the quotes: a message
+    stays one readable line whatever was typed.
     """
     cut = limit is not None and len(text) > limit
     shown = printable(text[:limit] if cut else text)
     double = "'" in shown and '"' not in shown
     result = f'"{shown}"' if double else "'" + shown.replace("'", "\\'") + "'"
     return result + "..." if cut else result
+
+
+def game_label(name: str) -> str:
+    """How every family's messages name a game: ``game 'g1'``, the name cut at :data:`SHORT_TEXT_LENGTH`."""
+    return f"game {quoted(name)}"
+
+
+def short_key(public_key: str) -> str:
+    """The first characters of a public key, as messages and listings show a player: ``0208fb...``."""
+    return public_key[:SHORT_KEY_LENGTH] + "..."
 
 
 def shell_word(text: str) -> str:

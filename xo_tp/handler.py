@@ -10,6 +10,7 @@ from sawtooth_sdk.processor.exceptions import InvalidTransaction
 from sawtooth_sdk.processor.handler import TransactionHandler
 
 from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from xo_core.text import game_label, quoted
 from xo_tp import rules
 from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from xo_tp.payload import CREATE, TAKE, parse_payload
@@ -44,7 +45,7 @@ class XoTransactionHandler(TransactionHandler):
         """Apply one XO transaction; raise ``InvalidTransaction`` for a bad move, ``InternalError`` for bad state."""
         move = parse_payload(transaction.payload)
         signer = transaction.header.signer_public_key
-        check_signer(signer, rules.quoted)
+        check_signer(signer, quoted)
         name = move.name
         address = game_address(name)
         games = decode_bucket(address, read_entry(context, address))
@@ -52,10 +53,10 @@ class XoTransactionHandler(TransactionHandler):
 
         if move.action == CREATE:
             if game is not None:
-                raise InvalidTransaction(f"{rules.game_label(name)} already exists")
+                raise InvalidTransaction(f"{game_label(name)} already exists")
             game = games[name] = rules.new_game(name)
         elif game is None:
-            raise InvalidTransaction(f"{rules.game_label(name)} does not exist; create it first")
+            raise InvalidTransaction(f"{game_label(name)} does not exist; create it first")
         elif move.action == TAKE:
             assert move.space is not None  # parse_payload gives every take its space
             game = games[name] = rules.take(game, move.space, signer)

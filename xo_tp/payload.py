@@ -9,7 +9,7 @@ from typing import Final, NamedTuple
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from xo_tp.rules import game_label, quoted
+from xo_core.text import game_label, quoted
 
 CREATE: Final = "create"
 TAKE: Final = "take"

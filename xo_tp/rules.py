@@ -9,7 +9,7 @@ from typing import Final, NamedTuple
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from xo_core import text
+from xo_core.text import game_label, short_key
 
 EMPTY: Final = "-"
 PLAYER_1_MARK: Final = "X"
@@ -34,11 +34,6 @@ LINES: Final = (
     (0, 3, 6), (1, 4, 7), (2, 5, 8),
     (0, 4, 8), (2, 4, 6),
 )  # fmt: skip
-
-#: How much of a public key a message shows: enough to tell two players apart.
-SHORT_KEY_LENGTH: Final = 6
-#: Longer player-supplied text is cut in messages so that a hostile payload cannot flood a log line.
-SHORT_TEXT_LENGTH: Final = 64
 
 
 class IllegalMove(InvalidTransaction):
@@ -70,21 +65,6 @@ class Game(NamedTuple):
 def new_game(name: str) -> Game:
     """A game as ``create`` stores it: blank board, player 1 to move, no players yet."""
     return Game(name, EMPTY_BOARD, P1_NEXT, "", "")
-
-
-def quoted(player_text: str) -> str:
-    """Player-supplied text as messages show it: quoted, escaped (:func:`xo_core.text.printable`), cut if very long."""
-    return text.quoted(player_text, SHORT_TEXT_LENGTH)
-
-
-def game_label(name: str) -> str:
-    """How messages name a game, e.g. ``game 'g1'``."""
-    return f"game {quoted(name)}"
-
-
-def short_key(public_key: str) -> str:
-    """The first characters of a public key, as ``xo list`` shows players."""
-    return public_key[:SHORT_KEY_LENGTH] + "..."
 
 
 def winners(board: str) -> frozenset[str]:

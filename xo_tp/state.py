@@ -12,7 +12,8 @@ from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InternalError
 
-from xo_tp.rules import BOARD_LENGTH, GAME_STATES, MARKS, Game, quoted
+from xo_core.text import quoted
+from xo_tp.rules import BOARD_LENGTH, GAME_STATES, MARKS, Game
 
 ENTRY_SEPARATOR: Final = "|"
 FIELD_SEPARATOR: Final = ","

@@ -33,8 +33,7 @@ from xo_client.ai import Level
 from xo_client.changes import Change
 from xo_client.seat import Action, SeatPlayer, ai_signer
 from xo_core.signing import Signer
-from xo_core.text import printable
-from xo_tp.rules import game_label
+from xo_core.text import game_label, printable
 from xo_web.errors import REFUSED, ApiError, bad_request
 from xo_web.lobby import Lobby
 

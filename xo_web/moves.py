@@ -23,9 +23,9 @@ from xo_client.games import check_name, resulting_game
 from xo_client.notation import BadSpace, parse_space
 from xo_client.outcome import outcome_text
 from xo_client.transactions import describe, make_xo_transaction
+from xo_core.text import game_label
 from xo_tp.family import game_address
 from xo_tp.payload import CREATE, DELETE, TAKE
-from xo_tp.rules import game_label
 from xo_web import views
 from xo_web.errors import bad_request
 from xo_web.sender import Json, Sender, refused, unavailable

@@ -34,11 +34,11 @@ from rps_client.games import impossible_name, read_game, resulting_game
 from rps_client.transactions import describe, make_rps_transaction
 from rps_client.vault import Vault, VaultEntry, VaultProblem, spent_in
 from rps_tp.commitment import new_salt
-from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, PLAYING_GAME, THROWS, Game, Settings, game_label, seat_of
+from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, PLAYING_GAME, THROWS, Game, Settings, seat_of
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
-from xo_core.text import printable
+from xo_core.text import game_label, printable
 from xo_web import views
 from xo_web.errors import ApiError, bad_request
 from xo_web.moves import MAX_NAME_CHARACTERS

@@ -58,7 +58,7 @@ class Sender:
         A key file that cannot be used raises :class:`client_core.errors.InvalidInput`.
         """
         if player not in private_key_names(self.key_dir):
-            raise bad_request(f"there is no private key named {quoted(player)} in {self.key_dir}")
+            raise bad_request(f"there is no private key named {quoted(player, None)} in {self.key_dir}")
         return load_signer(self.key_dir, player, "xo web")
 
     def client(self) -> RestClient:

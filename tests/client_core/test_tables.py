@@ -1,7 +1,8 @@
 """Tables and key labels, as every client command shows them to people."""
 
-from client_core.keys import KeyNames, key_label, short_key
+from client_core.keys import KeyNames, key_label
 from client_core.tables import table
+from xo_core.text import short_key
 
 KEY = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
 

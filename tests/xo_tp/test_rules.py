@@ -4,6 +4,7 @@ import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
 from tests.xo_tp.fakes import public_key
+from xo_core.text import game_label, short_key
 from xo_tp.rules import (
     P1_NEXT,
     P1_WIN,
@@ -12,10 +13,8 @@ from xo_tp.rules import (
     TIE,
     Game,
     IllegalMove,
-    game_label,
     mark_to_move,
     new_game,
-    short_key,
     state_after_move,
     take,
     winners,
