@@ -15,8 +15,9 @@ from typing import NamedTuple
 
 from xo_core.protobuf.processor_pb2 import TpProcessRequest
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
-from xo_tp.family import encode_payload, game_address
+from xo_tp.family import game_address
 from xo_tp.handler import XoTransactionHandler
+from xo_tp.payload import encode_payload
 
 PLAYERS = ("02" + "1" * 64, "03" + "2" * 64)
 MOVES = (5, 1, 3, 7, 4, 6, 9, 2, 8)

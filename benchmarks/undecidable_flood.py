@@ -36,7 +36,8 @@ from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch, make_batch_list, make_transaction
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, game_address
+from xo_tp.payload import encode_payload
 
 OCTET_STREAM = {"Content-Type": "application/octet-stream"}
 DECIDE_TIMEOUT = 300.0

@@ -1,7 +1,7 @@
 """How ``rps watch`` tells games changing: one line per change for people, one JSON object per line for scripts.
 
 Every line starts with the block that committed the change and names the game as the
-processor's messages do (:func:`rps_tp.game.game_label`); players are named from the
+processor's messages do (:func:`xo_core.text.game_label`); players are named from the
 key directory. A JSON line is a stable object: the block, the change, who made it,
 the round, the throws shown by it, and the game after the block in the shape of
 ``rps show --json`` (``null`` once deleted).

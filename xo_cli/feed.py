@@ -1,7 +1,7 @@
 """How ``xo watch`` shows games changing: one line per change for people, one JSON object per line for scripts.
 
 Every line starts with the block that committed the change and names the game
-through :func:`xo_tp.rules.game_label` (escaped, cut if very long); keys are shown
+through :func:`xo_core.text.game_label` (escaped, cut if very long); keys are shown
 as ``alice (0208fb...)`` when the key directory names them. A JSON line is a stable
 object for scripts: the block, what happened, and the game after it in the shape of
 ``xo show --json`` (``null`` once deleted), with the exact name and full keys.

@@ -5,7 +5,7 @@ the game as play begins, each block's moves (the very lines of ``xo watch``, fro
 :mod:`xo_cli.feed`), notes (a refusal, "not your turn"), the prompt when it is the
 player's move, what the other side is waiting for, and the last line. The board is
 :func:`xo_cli.render.game_card`'s; game names and keys reach the screen only through
-:mod:`xo_cli.render`, :mod:`xo_cli.feed` and :func:`xo_tp.rules.game_label`, which
+:mod:`xo_cli.render`, :mod:`xo_cli.feed` and :func:`xo_core.text.game_label`, which
 escape them; and every line is passed through :func:`xo_core.text.printable` once more as it is
 written (``escape_backslashes=False``, so text already escaped is left as it is), since some of it comes from
 the server: a validator's reason for refusing a move, a notice quoting the REST API.

@@ -18,8 +18,8 @@ from client_core.rest import RestClient
 from client_core.runner import warn
 from xo_core.text import game_label, printable, quoted, shell_word, short_key
 from xo_tp import rules
-from xo_tp.family import encode_payload, game_address
-from xo_tp.payload import CREATE, InvalidPayload, parse_payload
+from xo_tp.family import game_address
+from xo_tp.payload import CREATE, InvalidPayload, encode_payload, parse_payload
 from xo_tp.state import ENTRY_SEPARATOR, CorruptState, decode_game
 
 EMPTY = rules.EMPTY

@@ -7,7 +7,8 @@ from xo_core.batches import make_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_core.text import game_label
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, game_address
+from xo_tp.payload import encode_payload
 
 
 def make_xo_transaction(

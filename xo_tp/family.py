@@ -18,12 +18,3 @@ def game_address(name: str) -> str:
     address alone never identifies a game.
     """
     return address_of(NAMESPACE, name)
-
-
-def encode_payload(name: str, action: str, space: int | None = None) -> bytes:
-    """Serialise a move as the spec's ``<name>,<action>,<space>`` UTF-8 string.
-
-    ``create`` and ``delete`` carry an empty space field, as the reference
-    clients send them.
-    """
-    return f"{name},{action},{'' if space is None else space}".encode()

@@ -1,8 +1,9 @@
-"""Turn an XO transaction payload (``<name>,<action>,<space>`` in UTF-8) into a checked move.
+"""An XO transaction payload (``<name>,<action>,<space>`` in UTF-8): a checked move from bytes, and back.
 
 Every way a payload can be wrong is an :class:`InvalidPayload`, the SDK's
 ``InvalidTransaction``: it came from a player, so the player is told what to fix.
-Nothing else ever escapes :func:`parse_payload`, whatever the bytes.
+Nothing else ever escapes :func:`parse_payload`, whatever the bytes. Clients build
+payloads with :func:`encode_payload`, as every family's ``payload.py`` does.
 """
 
 from typing import Final, NamedTuple
@@ -75,3 +76,12 @@ def parse_payload(payload: bytes) -> Move:
             raise InvalidPayload(f"{game_label(name)}: take needs a space from 1 to 9")
         raise InvalidPayload(f"{game_label(name)}: space {quoted(space_text)} is not a whole number from 1 to 9")
     return Move(name, action, space)
+
+
+def encode_payload(name: str, action: str, space: int | None = None) -> bytes:
+    """Serialise a move as the spec's ``<name>,<action>,<space>`` UTF-8 string.
+
+    ``create`` and ``delete`` carry an empty space field, as the reference
+    clients send them.
+    """
+    return f"{name},{action},{'' if space is None else space}".encode()

@@ -40,7 +40,8 @@ from xo_core.protobuf.state_context_pb2 import (
 )
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.protobuf.validator_pb2 import Message
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, encode_payload, game_address
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, game_address
+from xo_tp.payload import encode_payload
 
 DEADLINE = 15.0  # seconds; generous for a loaded machine, still bounded
 

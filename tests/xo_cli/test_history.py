@@ -13,7 +13,8 @@ from tests.xo_cli.devnet_play import Table
 from xo_client.aries import check_thread
 from xo_client.history import committed_moves
 from xo_devnet.spawn import DevnetProcess
-from xo_tp.family import NAMESPACE, encode_payload, game_address
+from xo_tp.family import NAMESPACE, game_address
+from xo_tp.payload import encode_payload
 
 
 @pytest.fixture(scope="module")

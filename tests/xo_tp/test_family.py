@@ -2,7 +2,7 @@
 
 import hashlib
 
-from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, encode_payload, game_address
+from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 
 
 def test_namespace_is_the_first_six_hex_characters_of_sha512_of_xo():
@@ -23,10 +23,3 @@ def test_address_is_70_lowercase_hex_characters_even_for_non_ascii_names():
     assert len(address) == 70
     assert address == address.lower()
     assert address[6:] == hashlib.sha512("ξ-game ☃".encode()).hexdigest()[:64]
-
-
-def test_payloads_are_name_action_space_with_an_empty_space_for_create_and_delete():
-    assert encode_payload("g1", "create") == b"g1,create,"
-    assert encode_payload("g1", "take", 5) == b"g1,take,5"
-    assert encode_payload("g1", "delete") == b"g1,delete,"
-    assert encode_payload("ξ", "take", 1) == "ξ,take,1".encode()

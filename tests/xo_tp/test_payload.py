@@ -3,8 +3,7 @@
 import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from xo_tp.family import encode_payload
-from xo_tp.payload import InvalidPayload, Move, parse_payload
+from xo_tp.payload import InvalidPayload, Move, encode_payload, parse_payload
 
 
 @pytest.mark.parametrize(
@@ -103,3 +102,10 @@ def test_a_huge_field_is_cut_short_in_the_message():
 
 def test_payload_errors_are_the_sdks_invalid_transaction():
     assert issubclass(InvalidPayload, InvalidTransaction)
+
+
+def test_payloads_are_name_action_space_with_an_empty_space_for_create_and_delete():
+    assert encode_payload("g1", "create") == b"g1,create,"
+    assert encode_payload("g1", "take", 5) == b"g1,take,5"
+    assert encode_payload("g1", "delete") == b"g1,delete,"
+    assert encode_payload("ξ", "take", 1) == "ξ,take,1".encode()
