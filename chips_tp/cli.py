@@ -1,7 +1,7 @@
-"""``chips-tp``: the chips (accounts and state channels) processor, run beside a Sawtooth validator or xo-devnet.
+"""``chips-tp``: the chips (accounts and state channels) transaction processor, beside a Sawtooth validator.
 
-Everything but the family is the shared processor command (:mod:`tp_runtime.command`):
-flags, settings (``CHIPS_TP_CONNECT``, ``chips.toml``), logging, ready file, exit codes.
+Everything but the family is the shared processor command (:func:`tp_runtime.command.family_command`):
+flags, settings (``CHIPS_TP_CONNECT``, ``chips.toml``), logging, ready file, metrics, exit codes.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from tp_runtime.command import ProcessorCommand, run
+from tp_runtime.command import family_command
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,20 +23,8 @@ def _handlers() -> Sequence[Handler]:
     return [ChipsTransactionHandler()]
 
 
-COMMAND = ProcessorCommand(
-    prog="chips-tp",
-    description="Run the chips (accounts and state channels) transaction processor for a Sawtooth validator.",
-    config_name="chips.toml",
-    env_prefix="CHIPS_TP",
-    logger="chips_tp",
-    handlers=_handlers,
-)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``chips-tp`` until stopped and return its exit status."""
-    return run(COMMAND, argv)
-
+COMMAND = family_command("chips", "chips (accounts and state channels)", _handlers)
+main = COMMAND.main
 
 if __name__ == "__main__":
     sys.exit(main())

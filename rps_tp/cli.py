@@ -1,7 +1,7 @@
 """``rps-tp``: the rps (rock-paper-scissors) transaction processor, run beside a Sawtooth validator (or xo-devnet).
 
-Everything but the family is the shared processor command (:mod:`tp_runtime.command`):
-flags, settings (``RPS_TP_CONNECT``, ``rps.toml``), logging, ready file, exit codes.
+Everything but the family is the shared processor command (:func:`tp_runtime.command.family_command`):
+flags, settings (``RPS_TP_CONNECT``, ``rps.toml``), logging, ready file, metrics, exit codes.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from tp_runtime.command import ProcessorCommand, run
+from tp_runtime.command import family_command
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,20 +23,8 @@ def _handlers() -> Sequence[Handler]:
     return [RpsTransactionHandler()]
 
 
-COMMAND = ProcessorCommand(
-    prog="rps-tp",
-    description="Run the rps (rock-paper-scissors) transaction processor for a Sawtooth validator.",
-    config_name="rps.toml",
-    env_prefix="RPS_TP",
-    logger="rps_tp",
-    handlers=_handlers,
-)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``rps-tp`` until stopped and return its exit status."""
-    return run(COMMAND, argv)
-
+COMMAND = family_command("rps", "rps (rock-paper-scissors)", _handlers)
+main = COMMAND.main
 
 if __name__ == "__main__":
     sys.exit(main())

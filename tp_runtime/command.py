@@ -1,11 +1,13 @@
 """What every ``*-tp`` command shares: its flags, settings, logging, signals and exit codes.
 
-A family's command (``xo-tp``, ``rps-tp``) is a :class:`ProcessorCommand` naming its
-program, its settings file and environment prefix, and its handlers; :func:`run` does
-the rest, so every processor of this project takes the same flags (``-C``, ``-v``,
-``--max-occupancy``, ``--config``, ``--ready-file``, ``--metrics``) and behaves alike under a
-supervisor. Exit status: 0 after a clean stop (SIGINT/SIGTERM), 1 when the validator
-refuses the registration, 2 for bad flags or settings.
+A family's command (``xo-tp``, ``rps-tp``, ``chips-tp``) is one call of
+:func:`family_command`: a :class:`ProcessorCommand` whose program, settings file,
+environment prefix and logger follow from the family's name, with its handlers;
+:meth:`ProcessorCommand.main` (:func:`run`) does the rest, so every processor of this
+project takes the same flags (``-C``, ``-v``, ``--max-occupancy``, ``--config``,
+``--ready-file``, ``--metrics``) and behaves alike under a supervisor. Exit status: 0
+after a clean stop (SIGINT/SIGTERM), 1 when the validator refuses the registration, 2
+for bad flags or settings.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ class ProcessorCommand:
     handlers: Callable[[], Sequence[Handler]]
     """Builds the handlers; called only once the flags are good, so ``--help`` stays instant."""
 
+    def main(self, argv: list[str] | None = None) -> int:
+        """Run the command until stopped and return its exit status: a console script's entry point."""
+        return run(self, argv)
+
     @property
     def connect_env(self) -> str:
         return f"{self.env_prefix}_CONNECT"
@@ -59,6 +65,23 @@ class ProcessorCommand:
     @property
     def metrics_env(self) -> str:
         return f"{self.env_prefix}_METRICS"
+
+
+def family_command(family: str, title: str, handlers: Callable[[], Sequence[Handler]]) -> ProcessorCommand:
+    """The ``<family>-tp`` command: its program, settings file, variables and logger all follow from ``family``.
+
+    ``family_command("xo", "XO (tic-tac-toe)", handlers)`` is ``xo-tp``, configured by
+    ``xo.toml`` and ``XO_TP_*``, logging as ``xo_tp``; ``handlers`` builds the family's
+    handlers once the flags are good, so ``--help`` never loads them.
+    """
+    return ProcessorCommand(
+        prog=f"{family}-tp",
+        description=f"Run the {title} transaction processor for a Sawtooth validator.",
+        config_name=f"{family}.toml",
+        env_prefix=f"{family.upper()}_TP",
+        logger=f"{family}_tp",
+        handlers=handlers,
+    )
 
 
 class _Parser(argparse.ArgumentParser):

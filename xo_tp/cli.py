@@ -1,7 +1,7 @@
-"""``xo-tp``: the XO transaction processor, run beside a Sawtooth validator (or xo-devnet).
+"""``xo-tp``: the XO (tic-tac-toe) transaction processor, run beside a Sawtooth validator (or xo-devnet).
 
-Everything but the family is the shared processor command (:mod:`tp_runtime.command`):
-flags, settings (``XO_TP_CONNECT``, ``xo.toml``), logging, exit codes.
+Everything but the family is the shared processor command (:func:`tp_runtime.command.family_command`):
+flags, settings (``XO_TP_CONNECT``, ``xo.toml``), logging, ready file, metrics, exit codes.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from tp_runtime.command import ProcessorCommand, run
+from tp_runtime.command import family_command
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -23,21 +23,8 @@ def _handlers() -> Sequence[Handler]:
     return [XoTransactionHandler()]
 
 
-COMMAND = ProcessorCommand(
-    prog="xo-tp",
-    description="Run the XO (tic-tac-toe) transaction processor for a Sawtooth validator.",
-    config_name="xo.toml",
-    env_prefix="XO_TP",
-    logger="xo_tp",
-    handlers=_handlers,
-)
-READY_FILE_ENV = COMMAND.ready_file_env
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run ``xo-tp`` until stopped and return its exit status."""
-    return run(COMMAND, argv)
-
+COMMAND = family_command("xo", "XO (tic-tac-toe)", _handlers)
+main = COMMAND.main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,7 +1,8 @@
 """Every ``*-tp`` command's plumbing, shown once for each: version, help, one-line errors with exit status 2, -q.
 
-``xo-tp``, ``rps-tp`` and ``chips-tp`` are the shared :mod:`tp_runtime.command` with a family's names
-(program, ``<PREFIX>_CONNECT``, ``<family>.toml``); the same checks run against each.
+``xo-tp``, ``rps-tp`` and ``chips-tp`` are each one call of :func:`tp_runtime.command.family_command`,
+the shared command with a family's names (program, ``<PREFIX>_CONNECT``, ``<family>.toml``); the
+same checks run against each.
 """
 
 import logging
@@ -12,7 +13,7 @@ import pytest
 import chips_tp.cli
 import rps_tp.cli
 import xo_tp.cli
-from tp_runtime.command import RUNTIME_LOGGER, ProcessorCommand, build_parser, configure_logging
+from tp_runtime.command import RUNTIME_LOGGER, ProcessorCommand, build_parser, configure_logging, family_command
 from xo_core import __version__
 
 
@@ -50,6 +51,17 @@ def run(capsys, command: Command, *argv: str) -> tuple[int, str, str]:
         command.main(list(argv))
     captured = capsys.readouterr()
     return exited.value.code, captured.out, captured.err
+
+
+def test_the_factory_derives_every_name_from_the_family_name():
+    command = family_command("demo", "demo (a toy game)", list)
+
+    assert (command.prog, command.config_name, command.env_prefix, command.logger) == (
+        "demo-tp", "demo.toml", "DEMO_TP", "demo_tp",
+    )  # fmt: skip
+    assert command.description == "Run the demo (a toy game) transaction processor for a Sawtooth validator."
+    assert (command.connect_env, command.ready_file_env) == ("DEMO_TP_CONNECT", "DEMO_TP_READY_FILE")
+    assert command.handlers() == []
 
 
 @pytest.mark.parametrize("flag", ["-V", "--version"])
