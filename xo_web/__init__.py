@@ -10,7 +10,7 @@ it can sign with those keys, nothing but its own page may use it (:mod:`xo_web.s
 Modules, one job each: :mod:`~xo_web.command` (the ``xo web`` command: binding,
 serving, stopping), :mod:`~xo_web.app` (routes and wiring), :mod:`~xo_web.security`
 (the token, ``Host``/``Origin`` checks, security headers), :mod:`~xo_web.page` (the
-page and its static files), :mod:`~xo_web.lobby` and :mod:`~xo_web.rps_lobby` (every game as of the last block),
+page and its static files), :mod:`~xo_web.lobby` (every game of a family as of the last block),
 :mod:`~xo_web.live` (the one follower of the chain), :mod:`~xo_web.fanout` and
 :mod:`~xo_web.events` (blocks to many pages, slow ones dropped), :mod:`~xo_web.views`
 (the JSON the page reads), :mod:`~xo_web.sender` (the key, one batch sent and waited for),

@@ -45,10 +45,9 @@ from xo_web.events import EventStream, encode
 from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
-from xo_web.lobby import Lobby
+from xo_web.lobby import rps_lobby, xo_lobby
 from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
 from xo_web.page import Page
-from xo_web.rps_lobby import RpsLobby
 from xo_web.rps_moves import Reveals, RpsMover, parse_rps
 from xo_web.security import Guard, add_security_headers
 
@@ -110,8 +109,8 @@ class Server:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.keys = Keys(settings.key_dir)
-        self.lobby = Lobby()
-        self.rps = RpsLobby()
+        self.lobby = xo_lobby()
+        self.rps = rps_lobby()
         self.fanout = Fanout()
         self.computer = Computer(
             settings.rest_url, settings.auth, settings.key_dir, self.lobby, self.keys.current_names,

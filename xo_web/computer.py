@@ -35,7 +35,7 @@ from xo_client.seat import Action, SeatPlayer, ai_signer
 from xo_core.signing import Signer
 from xo_core.text import game_label, printable
 from xo_web.errors import REFUSED, ApiError, bad_request
-from xo_web.lobby import Lobby
+from xo_web.lobby import XoLobby
 
 LEAVES: Final = frozenset((Action.OVER, Action.GONE, Action.NO_SEAT))
 """What ends the computer's part in a game."""
@@ -53,7 +53,7 @@ class Computer:
         rest_url: str,
         auth: tuple[str, str] | None,
         key_dir: Path,
-        lobby: Lobby,
+        lobby: XoLobby,
         names: Callable[[], KeyNames],
         *,
         publish: Callable[[str, Json], None],

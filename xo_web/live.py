@@ -35,8 +35,7 @@ from xo_tp.family import NAMESPACE
 from xo_web import views
 from xo_web.events import encode
 from xo_web.fanout import Fanout
-from xo_web.lobby import Lobby
-from xo_web.rps_lobby import RpsLobby
+from xo_web.lobby import RpsLobby, XoLobby
 
 RESTART_SECONDS: Final = 1.0
 """Pause before starting again after the chain was replaced."""
@@ -59,7 +58,7 @@ class Live:
         self,
         rest_url: str,
         auth: tuple[str, str] | None,
-        lobby: Lobby,
+        lobby: XoLobby,
         rps: RpsLobby,
         fanout: Fanout,
         *,
@@ -110,7 +109,7 @@ class Live:
                 asyncio.to_thread(read_games, self.rest_url, self.auth, start, NAMESPACE, self.trace),
                 asyncio.to_thread(read_games, self.rest_url, self.auth, start, RPS_NAMESPACE, self.trace),
             )
-            for problem in self.lobby.reset(start, xo_entries) + self.rps.reset(rps_entries):
+            for problem in self.lobby.reset(start, xo_entries) + self.rps.reset(start, rps_entries):
                 warn("xo", problem)
             self.status = {"live": True, "message": None}
             self.fanout.publish(self.snapshot_event())

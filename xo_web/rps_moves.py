@@ -41,8 +41,8 @@ from xo_core.signing import Signer
 from xo_core.text import game_label, printable
 from xo_web import views
 from xo_web.errors import ApiError, bad_request
+from xo_web.lobby import RpsLobby
 from xo_web.moves import MAX_NAME_CHARACTERS
-from xo_web.rps_lobby import RpsLobby
 from xo_web.sender import Json, Sender, refused, unavailable
 
 OPS: Final = ("create", "join", "setup", "ready", "throw", "reveal", "resign", "claim", "delete")

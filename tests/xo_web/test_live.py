@@ -8,8 +8,7 @@ import json
 from client_core.keys import KeyNames
 from xo_web.fanout import Fanout
 from xo_web.live import Live
-from xo_web.lobby import Lobby
-from xo_web.rps_lobby import RpsLobby
+from xo_web.lobby import rps_lobby, xo_lobby
 
 URL = "http://127.0.0.1:9"
 
@@ -22,7 +21,7 @@ def decoded(event: bytes) -> tuple[str, dict]:
 
 def live_server() -> tuple[Live, Fanout]:
     fanout = Fanout()
-    return Live(URL, None, Lobby(), RpsLobby(), fanout, names=lambda: KeyNames({})), fanout
+    return Live(URL, None, xo_lobby(), rps_lobby(), fanout, names=lambda: KeyNames({})), fanout
 
 
 def test_a_page_open_when_the_server_is_back_is_told_and_a_page_opened_later_sees_only_that_it_is_live(capsys):
