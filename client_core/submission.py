@@ -36,6 +36,30 @@ def await_outcome(client: RestClient, batch_id: str, seconds: float) -> BatchSta
         raise type(error)(f"{error.message}; batch {batch_id} was submitted and may still commit") from error
 
 
+STOPPED_WAITING = "waiting: batch {batch} was submitted and may still commit"
+
+
+def submit_and_wait(
+    client: RestClient,
+    signer: Signer,
+    transactions: Sequence[Transaction],
+    seconds: float,
+    *,
+    interrupted: str = STOPPED_WAITING,
+) -> tuple[str, BatchStatus]:
+    """Submit ``transactions`` as one batch and wait for its outcome, without a progress line; the id and the outcome.
+
+    For commands that show their own progress (``xo play``, ``xo bot``, the page's
+    computer player) and decide themselves what a refusal means. Ctrl-C or SIGTERM
+    while waiting says ``interrupted``, with the batch id in place of ``{batch}``.
+    """
+    batch_id = submit(client, signer, transactions)
+    try:
+        return batch_id, wait_for_batch(client, batch_id, seconds)
+    except KeyboardInterrupt as interrupt:
+        raise stopped(interrupt, interrupted.replace("{batch}", batch_id)) from None
+
+
 def require_committed(outcome: BatchStatus, what: str, batch_id: str, seconds: float) -> None:
     """Return if the batch committed; otherwise raise the error that says how ``what`` ended."""
     if outcome.status == "COMMITTED":

@@ -29,6 +29,7 @@ the ledger; 3 server errors, as everywhere.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import queue
 import sys
@@ -45,14 +46,12 @@ from client_core.errors import (
     TerminateRequest,
     TimedOut,
     UsageError,
-    stopped,
 )
 from client_core.keys import KeyNames, load_signer
 from client_core.lines import LineReader
 from client_core.rest import RestClient
 from client_core.runner import sigterm_interrupts, warn
-from client_core.submission import submit
-from client_core.waiting import wait_for_batch
+from client_core.submission import submit_and_wait
 from xo_cli import render
 from xo_cli.play_screen import LineScreen, Screen, TerminalScreen, result_text
 from xo_client.ai import Level
@@ -302,11 +301,7 @@ class Match:
             return self.ask_again(refusal)
         transaction = make_xo_transaction(self.me, self.name, "take", space)
         self.screen.progress(f"{describe('take', self.name, space)}: sent, waiting for it to commit")
-        batch_id = submit(self.client, self.me, [transaction])
-        try:
-            status = wait_for_batch(self.client, batch_id, float("inf"))
-        except KeyboardInterrupt as interrupt:
-            raise stopped(interrupt, f"waiting: batch {batch_id} was submitted and may still commit") from None
+        batch_id, status = submit_and_wait(self.client, self.me, [transaction], math.inf)
         if status.status == "INVALID":
             reason = "; ".join(reason for reason in status.reasons if reason) or "no reason given"
             return self.ask_again(f"the validator refused your move: {reason}")
@@ -335,11 +330,10 @@ class Match:
 
     def create(self) -> None:
         """Create the game; someone else creating it first is as good."""
-        batch_id = submit(self.client, self.me, [make_xo_transaction(self.me, self.name, "create")])
-        try:
-            status = wait_for_batch(self.client, batch_id, float("inf"))
-        except KeyboardInterrupt as interrupt:
-            raise stopped(interrupt, f"creating {self.label}: batch {batch_id} may still commit") from None
+        _, status = submit_and_wait(
+            self.client, self.me, [make_xo_transaction(self.me, self.name, "create")], math.inf,
+            interrupted=f"creating {self.label}: batch {{batch}} may still commit",
+        )  # fmt: skip
         if status.status == "INVALID" and read_game(self.client, self.name) is not None:
             return
         if status.status != "COMMITTED":

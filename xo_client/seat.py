@@ -41,11 +41,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from client_core.errors import InvalidInput, TimedOut, stopped
+from client_core.errors import InvalidInput, TimedOut
 from client_core.keys import NO_NAMES, KeyNames, key_label, load_signer
 from client_core.rest import RestClient
-from client_core.submission import submit
-from client_core.waiting import wait_for_batch
+from client_core.submission import submit_and_wait
 from xo_client.ai import DEFAULT_LEVEL, Level, choose_move
 from xo_client.games import Game, decode_games, find_game, refuse_take
 from xo_client.outcome import outcome_text
@@ -218,11 +217,8 @@ class SeatPlayer:
             refusal = refuse_take(name, game, self.key, space, names=self.names)
             if refusal is not None:
                 return Outcome(turn, game, space, refusal=refusal)
-            batch_id = submit(self.client, self.signer, [make_xo_transaction(self.signer, name, "take", space)])
-            try:
-                status = wait_for_batch(self.client, batch_id, self.wait_seconds)
-            except KeyboardInterrupt as interrupt:
-                raise stopped(interrupt, f"waiting: batch {batch_id} was submitted and may still commit") from None
+            transaction = make_xo_transaction(self.signer, name, "take", space)
+            batch_id, status = submit_and_wait(self.client, self.signer, [transaction], self.wait_seconds)
             if status.status == "INVALID":
                 reason = "; ".join(reason for reason in status.reasons if reason) or "no reason given"
                 return Outcome(turn, game, space, batch_id, refusal=f"the validator refused it: {reason}")
