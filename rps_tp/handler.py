@@ -6,15 +6,13 @@ project's processor runtime and under the official SDK processor alike.
 
 from typing import Final
 
-from sawtooth_sdk.processor.handler import TransactionHandler
-
 from rps_tp import rules
 from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
 from rps_tp.ops import Claim, Commit, Ready, Reveal
 from rps_tp.payload import parse_payload
 from rps_tp.state import decode_bucket, encode_bucket, encode_game
 from tp_runtime.clock import current_time
-from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from tp_runtime.handler_api import FamilyHandler, ProcessRequest, StateContext, check_signer, read_entry, write_entry
 from xo_core.text import quoted
 
 EVENT_PREFIX: Final = "rps/"
@@ -26,7 +24,7 @@ DELETED: Final = "DELETED"
 TIMED_OPS: Final = (Ready, Commit, Reveal, Claim)
 
 
-class RpsTransactionHandler(TransactionHandler):
+class RpsTransactionHandler(FamilyHandler):
     """Applies the nine rps ops to the games at one address per transaction.
 
     Each applied transaction emits one event ``rps/<op>`` with attributes ``name``,
@@ -35,17 +33,9 @@ class RpsTransactionHandler(TransactionHandler):
     canonical CBOR map (empty after a delete).
     """
 
-    @property
-    def family_name(self) -> str:
-        return FAMILY_NAME
-
-    @property
-    def family_versions(self) -> list[str]:
-        return [FAMILY_VERSION]
-
-    @property
-    def namespaces(self) -> list[str]:
-        return [NAMESPACE]
+    FAMILY_NAME = FAMILY_NAME
+    FAMILY_VERSION = FAMILY_VERSION
+    NAMESPACE = NAMESPACE
 
     def apply(self, transaction: ProcessRequest, context: StateContext) -> None:
         """Apply one rps transaction; raise ``InvalidTransaction`` for a bad op, ``InternalError`` for bad state."""

@@ -5,18 +5,44 @@ handler uses, so a handler typed against them runs under this runtime
 (:class:`tp_runtime.context.Context`) and under the official SDK processor alike.
 The functions are the steps that do not depend on the game: the one entry of a
 game's address, written back or deleted, and the signer's key checked before it
-seats a player.
+seats a player. :class:`FamilyHandler` is the SDK's ``TransactionHandler`` with the
+identity half filled in from the family's three constants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
+from sawtooth_sdk.processor.handler import TransactionHandler
 
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
 from xo_core.public_keys import is_compressed_public_key
+
+
+class FamilyHandler(TransactionHandler):
+    """A Sawtooth ``TransactionHandler`` whose name, version and namespace are the family's constants.
+
+    A family's handler sets the three class attributes (from its ``family.py``) and
+    writes ``apply`` only: what it registers for is then said in one place.
+    """
+
+    FAMILY_NAME: ClassVar[str]
+    FAMILY_VERSION: ClassVar[str]
+    NAMESPACE: ClassVar[str]
+
+    @property
+    def family_name(self) -> str:
+        return self.FAMILY_NAME
+
+    @property
+    def family_versions(self) -> list[str]:
+        return [self.FAMILY_VERSION]
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [self.NAMESPACE]
 
 
 class StateEntry(Protocol):

@@ -7,9 +7,8 @@ project's processor runtime and under the official SDK processor alike.
 from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
-from sawtooth_sdk.processor.handler import TransactionHandler
 
-from tp_runtime.handler_api import ProcessRequest, StateContext, check_signer, read_entry, write_entry
+from tp_runtime.handler_api import FamilyHandler, ProcessRequest, StateContext, check_signer, read_entry, write_entry
 from xo_core.text import game_label, quoted
 from xo_tp import rules
 from xo_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
@@ -21,7 +20,7 @@ EVENT_PREFIX: Final = "xo/"
 DELETED: Final = "DELETED"
 
 
-class XoTransactionHandler(TransactionHandler):
+class XoTransactionHandler(FamilyHandler):
     """Applies ``create``, ``take`` and ``delete`` to the games at one address per transaction.
 
     Each applied transaction emits one event ``xo/<action>`` with attributes ``name``,
@@ -29,17 +28,9 @@ class XoTransactionHandler(TransactionHandler):
     ``space`` for ``take``; its data is the game's new state entry (empty after a delete).
     """
 
-    @property
-    def family_name(self) -> str:
-        return FAMILY_NAME
-
-    @property
-    def family_versions(self) -> list[str]:
-        return [FAMILY_VERSION]
-
-    @property
-    def namespaces(self) -> list[str]:
-        return [NAMESPACE]
+    FAMILY_NAME = FAMILY_NAME
+    FAMILY_VERSION = FAMILY_VERSION
+    NAMESPACE = NAMESPACE
 
     def apply(self, transaction: ProcessRequest, context: StateContext) -> None:
         """Apply one XO transaction; raise ``InvalidTransaction`` for a bad move, ``InternalError`` for bad state."""

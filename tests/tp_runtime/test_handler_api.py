@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 from sawtooth_sdk.processor.exceptions import InternalError, InvalidTransaction
 
-from tp_runtime.handler_api import check_signer, read_entries, read_entry, write_entries, write_entry
+from tp_runtime.handler_api import FamilyHandler, check_signer, read_entries, read_entry, write_entries, write_entry
 
 ADDRESS = "ab" * 35
 OTHER = "cd" * 35
@@ -88,3 +88,16 @@ def test_a_signer_key_with_another_spelling_is_refused_in_the_familys_own_quotin
     check_signer(key, repr)
     with pytest.raises(InvalidTransaction, match=r"^the signer public key <02AB.*> is not a compressed secp256k1"):
         check_signer(key.upper(), lambda text: f"<{text}>")
+
+
+def test_a_family_handler_registers_under_its_three_constants():
+    class Toy(FamilyHandler):
+        FAMILY_NAME = "toy"
+        FAMILY_VERSION = "2.1"
+        NAMESPACE = "abcdef"
+
+        def apply(self, transaction, context) -> None:
+            raise NotImplementedError
+
+    handler = Toy()
+    assert (handler.family_name, handler.family_versions, handler.namespaces) == ("toy", ["2.1"], ["abcdef"])
