@@ -15,7 +15,7 @@ import argparse
 import math
 import os
 import sys
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from xo_core.text import printable, quoted
 
@@ -200,6 +200,30 @@ def json_flag() -> argparse.ArgumentParser:
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument("--json", action="store_const", const="json", dest="format", help="print the outcome as JSON")
     return flags
+
+
+class CommandLine(NamedTuple):
+    """A family command's parser and the pieces every one of its subcommands is built from."""
+
+    parser: CommandParser
+    subcommands: argparse._SubParsersAction
+    rest: argparse.ArgumentParser
+    """``--url``, ``--auth-user``, ... and ``-v``: every command that talks to a REST API."""
+    move: argparse.ArgumentParser
+    """``--username``, ``--key-dir``, ``--wait``, ``--no-validate``: every command that signs."""
+    output: argparse.ArgumentParser
+    """``--format`` for the commands that read."""
+    json_output: argparse.ArgumentParser
+    """``--json`` for the commands that sign."""
+
+
+def command_line(prog: str, description: str, epilog: str, version: str) -> CommandLine:
+    """The parser of a family's command (``xo``, ``rps``, ...) with its global flags, and the shared parent parsers."""
+    parser = CommandParser(prog=prog, description=description, epilog=epilog)
+    add_global_flags(parser, version)
+    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    subcommands.required = True
+    return CommandLine(parser, subcommands, rest_flags(version), move_flags(), output_flags(), json_flag())
 
 
 def keygen_parser(subcommands: argparse._SubParsersAction, version: str) -> argparse.ArgumentParser:

@@ -11,13 +11,9 @@ import argparse
 
 from client_core.arguments import (
     CommandParser,
-    add_global_flags,
-    json_flag,
+    command_line,
     keygen_parser,
-    move_flags,
-    output_flags,
     parse_command_line,
-    rest_flags,
     status_parser,
     wait_flags,
 )
@@ -87,21 +83,16 @@ def settings_flags(defaults: bool) -> argparse.ArgumentParser:
 
 def build_parser() -> CommandParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
-    parser = CommandParser(
+    line = command_line(
         prog="rps",
         description="Play rock-paper-scissors on a Hyperledger Sawtooth network by sending rps transactions. "
         "Each round, both players commit to a salted hash of their throw, then reveal it: 'rps throw' does both. "
         "'rps COMMAND --help' tells more about each command.",
         epilog=f"{EXAMPLE}\n\n{EXIT_CODES}",
+        version=VERSION,
     )
-    add_global_flags(parser, VERSION)
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
-    subcommands.required = True
-
-    rest = rest_flags(VERSION)
-    move = move_flags()
-    output = output_flags()
-    json_output = json_flag()
+    parser, subcommands = line.parser, line.subcommands
+    rest, move, output, json_output = line.rest, line.move, line.output, line.json_output
     json_output.set_defaults(format="table")
     op_parents = [rest, move, json_output]
 

@@ -8,7 +8,8 @@ showing every other game. The checks made before an op is signed are in
 
 from __future__ import annotations
 
-from client_core.errors import CommandError, InvalidInput
+from client_core.errors import InvalidInput
+from client_core.receipts import written_entry
 from client_core.rest import RestClient
 from client_core.runner import warn
 from rps_client import turns
@@ -84,21 +85,13 @@ def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[
     warning, never the command's failure.
     """
     address = game_address(name)
-    try:
-        changes = client.state_changes(transaction_id)
-    except CommandError as error:
-        warn("rps", f"the op committed, but its receipt cannot be read: {error.message}")
-        return False, None
-    for change in changes:
-        if change.address == address:
-            if change.type == "DELETE":
-                return True, None
-            games, problems = decode_games(address, change.value)
-            for problem in problems:
-                warn("rps", problem)
-            return not problems, find_game(games, name)
-    warn("rps", f"the op committed, but its receipt shows no change to {game_label(name)}")
-    return False, None
+    found, data = written_entry(client, transaction_id, address, tool="rps", what="op", label=game_label(name))
+    if data is None:
+        return found, None
+    games, problems = decode_games(address, data)
+    for problem in problems:
+        warn("rps", problem)
+    return not problems, find_game(games, name)
 
 
 def read_game(client: RestClient, name: str, head: str | None = None, *, lenient: bool = False) -> Game | None:

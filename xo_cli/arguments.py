@@ -12,13 +12,9 @@ import argparse
 
 from client_core.arguments import (
     CommandParser,
-    add_global_flags,
-    json_flag,
+    command_line,
     keygen_parser,
-    move_flags,
-    output_flags,
     parse_command_line,
-    rest_flags,
     status_parser,
     wait_flags,
 )
@@ -75,20 +71,15 @@ def game_number(text: str) -> int:
 
 def build_parser() -> CommandParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
-    parser = CommandParser(
+    line = command_line(
         prog="xo",
         description="Play tic-tac-toe on a Hyperledger Sawtooth network by sending XO transactions. "
         "'xo COMMAND --help' tells more about each command.",
         epilog=f"{EXAMPLE}\n\n{EXIT_CODES}",
+        version=VERSION,
     )
-    add_global_flags(parser, VERSION)
-    subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
-    subcommands.required = True
-
-    rest = rest_flags(VERSION)
-    move = move_flags()
-    output = output_flags()
-    json_output = json_flag()
+    parser, subcommands = line.parser, line.subcommands
+    rest, move, output, json_output = line.rest, line.move, line.output, line.json_output
 
     create = subcommands.add_parser(
         "create",

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from client_core.errors import CommandError, InvalidInput
+from client_core.errors import InvalidInput
 from client_core.keys import KeyNames
+from client_core.receipts import written_entry
 from client_core.rest import RestClient
 from client_core.runner import warn
 from xo_core.text import game_label, printable, quoted, shell_word, short_key
@@ -171,19 +172,10 @@ def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[
     is a warning, never the command's failure.
     """
     address = game_address(name)
-    try:
-        changes = client.state_changes(transaction_id)
-    except CommandError as error:
-        warn("xo", f"the move committed, but its receipt cannot be read: {error.message}")
-        return False, None
-    for change in changes:
-        if change.address == address:
-            if change.type == "DELETE":
-                return True, None
-            found, problems = decode_games(address, change.value)
-            if problems:
-                warn("xo", "; ".join(problems))
-            game = find_game(found, name)
-            return True, game
-    warn("xo", f"the move committed, but its receipt shows no change to {game_label(name)}")
-    return False, None
+    found, data = written_entry(client, transaction_id, address, tool="xo", what="move", label=game_label(name))
+    if data is None:
+        return found, None
+    games, problems = decode_games(address, data)
+    if problems:
+        warn("xo", "; ".join(problems))
+    return True, find_game(games, name)
