@@ -8,7 +8,6 @@ under the official SDK processor alike.
 from typing import Final
 
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
-from sawtooth_sdk.processor.handler import TransactionHandler
 
 from chips_tp import rules
 from chips_tp.channel import Fixed, channel_id
@@ -26,6 +25,7 @@ from chips_tp.payload import parse_payload
 from chips_tp.state import CLOSED, Account, Channel, decode_account, decode_channel, encode_account, encode_channel
 from tp_runtime.clock import current_time
 from tp_runtime.handler_api import (
+    FamilyHandler,
     ProcessRequest,
     StateContext,
     check_signer,
@@ -39,7 +39,7 @@ from xo_core.text import quoted
 EVENT_PREFIX: Final = "chips/"
 
 
-class ChipsTransactionHandler(TransactionHandler):
+class ChipsTransactionHandler(FamilyHandler):
     """Applies the ten chips ops; each applied transaction emits one event ``chips/<op>``.
 
     Account ops: attributes ``account`` (the credited key) and ``signer``, data the
@@ -47,17 +47,9 @@ class ChipsTransactionHandler(TransactionHandler):
     ``turn`` and ``signer``, data the channel's record.
     """
 
-    @property
-    def family_name(self) -> str:
-        return FAMILY_NAME
-
-    @property
-    def family_versions(self) -> list[str]:
-        return [FAMILY_VERSION]
-
-    @property
-    def namespaces(self) -> list[str]:
-        return [NAMESPACE]
+    FAMILY_NAME = FAMILY_NAME
+    FAMILY_VERSION = FAMILY_VERSION
+    NAMESPACE = NAMESPACE
 
     def apply(self, transaction: ProcessRequest, context: StateContext) -> None:
         """Apply one chips transaction; ``InvalidTransaction`` for a refused op, ``InternalError`` for bad state."""
