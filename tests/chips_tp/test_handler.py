@@ -6,20 +6,22 @@ outputs are the ones the specification lists.
 
 import cbor2
 import pytest
+from sawtooth_sdk.processor.exceptions import InternalError
 from sawtooth_sdk.processor.handler import TransactionHandler
 
 from chips_client import transactions as tx
 from chips_tp import rps_app, xo_app
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State
-from chips_tp.family import FAMILY_NAME, FAMILY_VERSION, account_address, channel_addresses
+from chips_tp.family import FAMILY_NAME, FAMILY_VERSION, account_address, channel_address, channel_addresses
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.hashes import challenge_message, sign
 from chips_tp.ops import Challenge, SignedState
 from chips_tp.payload import encode_payload
 from chips_tp.state import CLOSED, FUNDING, RUNNING, encode_channel
 from rps_tp.commitment import commitment
-from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER, NOW, RPS_TERMS, XO_TERMS, Chain
+from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER, NOW, RPS_TERMS, XO_TERMS, Chain, request
+from tests.fake_context import FakeContext
 from xo_core.batches import make_transaction
 from xo_core.signing import Signer
 
@@ -282,3 +284,14 @@ def test_the_player_to_move_answers_even_when_they_called_the_challenge(running:
     assert running.channel(XO_TERMS).challenge == (NOW + 60, ALICE.public_key)
     running.submit(tx.respond(ALICE, XO_TERMS, move(TURN_3, ALICE)))
     assert (running.channel(XO_TERMS).challenge, running.channel(XO_TERMS).turn) == (None, 3)
+
+
+def test_a_payout_that_differs_from_what_the_channel_holds_is_an_internal_error_and_pays_nothing(chain: Chain):
+    chain.submit(tx.open_channel(ALICE, XO_TERMS))
+    chain.submit(tx.fund(ALICE, XO_TERMS, 0))
+    address = channel_address(ID)
+    chain.state[address] = encode_channel(chain.channel(XO_TERMS)._replace(held=150))  # a corrupt record
+    before = dict(chain.state)
+    with pytest.raises(InternalError, match="would pay out 100 chips but holds 150; nothing was paid"):
+        ChipsTransactionHandler().apply(request(tx.cancel(ALICE, XO_TERMS)), FakeContext(chain.state, [address[:6]]))
+    assert chain.state == before
