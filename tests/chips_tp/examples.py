@@ -7,7 +7,7 @@ challenges with that state; Bob's O in the top-left corner answers. The signatur
 deterministic (RFC 6979), so every byte below is reproducible.
 """
 
-from chips_tp import rules, xo_app
+from chips_tp import rps_app, rules, xo_app
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State, encode_state
 from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_message
@@ -15,6 +15,7 @@ from chips_tp.ops import Challenge, Fund, Issue, Open, Respond, SignedState, Tra
 from chips_tp.payload import encode_payload
 from chips_tp.state import Account, encode_account, encode_channel
 from rps_tp import canonical
+from rps_tp.commitment import commitment, preimage
 from xo_core.signing import Signer
 
 ALICE = Signer.from_hex("00" * 31 + "01")
@@ -24,6 +25,17 @@ FIXED = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 100), 3600, 1)
 CHANNEL_ID = channel_id(FIXED)
 NOW = 1_700_000_000
 OPEN = Open(BOB.public_key, "xo", 10, (100, 100), 3600, 1)
+#: An rps channel between the same two, nonce 2; Alice's salt for round 1 is 00 01 ... 1f.
+RPS_FIXED = Fixed((ALICE.public_key, BOB.public_key), "rps", 10, (100, 100), 3600, 2)
+RPS_ID = channel_id(RPS_FIXED)
+SALT = bytes(range(32))
+
+
+def rps_proposal() -> bytes:
+    """Alice proposes round 1 of the rps channel, committed to rock."""
+    pledge = commitment(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT)
+    data = rps_app.RpsData("RoundProposed", 1, pledge, None, None, None)
+    return encode_state(State(RPS_ID, 1, False, data, (100, 100)), rps_app.encode)
 
 
 def turn_1() -> bytes:
@@ -69,8 +81,14 @@ def examples() -> dict[str, bytes]:
         "channel after the challenge": encode_channel(challenged),
         "state of turn 2": turn_2(),
         "respond": encode_payload(Respond(CHANNEL_ID, SignedState(turn_2(), (None, bob_turn_2)))),
+        "rps commitment preimage": preimage(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT),
+        "rps commitment": commitment(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT),
+        "rps state of turn 1": rps_proposal(),
     }
 
 
 #: The examples that are raw bytes (a hash, a signature), not CBOR: shown in hex only.
-RAW = ("channel id", "hash to sign for turn 1", "alice's signature of turn 1", "hash to sign for the challenge")
+RAW = (
+    "channel id", "hash to sign for turn 1", "alice's signature of turn 1", "hash to sign for the challenge",
+    "rps commitment",
+)  # fmt: skip

@@ -11,11 +11,13 @@ from pathlib import Path
 import cbor2
 import pytest
 
+from chips_tp import rps_app
 from chips_tp.channel import channel_id
+from chips_tp.channel_state import decode_state
 from chips_tp.family import ISSUERS_ADDRESS, NAMESPACE, account_address, channel_address, channel_addresses
 from chips_tp.hashes import signed_by
 from chips_tp.payload import encode_payload, parse_payload
-from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, examples
+from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, examples
 from tests.rps_tp.diagnostic import diagnostic, squeezed
 from xo_core.settings import setting_address
 
@@ -86,3 +88,10 @@ def test_the_example_keys_are_those_of_private_keys_1_2_and_3():
     assert ALICE.public_key == "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
     assert BOB.public_key == "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5"
     assert ISSUER.public_key in SPEC.read_text(encoding="utf-8")
+
+
+def test_the_rps_example_commits_to_rock_for_its_channel_round_and_proposer():
+    assert EXAMPLES["rps commitment"] == hashlib.sha256(EXAMPLES["rps commitment preimage"]).digest()
+    state = decode_state(EXAMPLES["rps state of turn 1"], rps_app.decode)
+    assert (state.channel, state.turn, state.app.position, state.app.round) == (RPS_ID, 1, "RoundProposed", 1)
+    assert state.app.commitment == EXAMPLES["rps commitment"]
