@@ -44,6 +44,7 @@ setup(
         "wcwidth>=0.2.13,<1",
         "google-re2>=1.1,<2",
         "prometheus-client>=0.20,<1",
+        "paho-mqtt>=2.1,<3",
     ],
     extras_require={
         "test": [

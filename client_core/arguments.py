@@ -15,9 +15,12 @@ import argparse
 import math
 import os
 import sys
-from typing import Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from xo_core.text import printable, quoted
+
+if TYPE_CHECKING:
+    from client_core.broker import BrokerAddress
 
 DEFAULT_URL = "http://127.0.0.1:8008"
 URL_ENV = "XO_URL"
@@ -25,6 +28,8 @@ USERNAME_ENV = "XO_USERNAME"
 KEY_DIR_ENV = "XO_KEY_DIR"
 AUTH_USER_ENV = "XO_AUTH_USER"
 AUTH_PASSWORD_ENV = "XO_AUTH_PASSWORD"
+DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
+BROKER_ENV = "XO_BROKER"
 
 GLOBAL_FLAGS = ("url", "username", "key_dir", "auth_user", "auth_password")
 """Flags a command line may give before the subcommand as well as after it."""
@@ -224,6 +229,32 @@ def command_line(prog: str, description: str, epilog: str, version: str) -> Comm
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     subcommands.required = True
     return CommandLine(parser, subcommands, rest_flags(version), move_flags(), output_flags(), json_flag())
+
+
+def broker_flags() -> argparse.ArgumentParser:
+    """``--broker URL`` of the commands that exchange messages through an MQTT broker; ``args.broker`` is a
+    :class:`client_core.broker.BrokerAddress`, from the flag, else ``$XO_BROKER``, else the local default."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument(
+        "--broker",
+        type=broker_address,
+        default=os.environ.get(BROKER_ENV) or DEFAULT_BROKER,
+        metavar="URL",
+        help=f"the MQTT broker players exchange messages through: mqtt://HOST:PORT or mqtts://HOST:PORT "
+        f"(default: ${BROKER_ENV} or {DEFAULT_BROKER}; user and password from $XO_BROKER_USERNAME and "
+        "$XO_BROKER_PASSWORD)",
+    )
+    return flags
+
+
+def broker_address(text: str) -> BrokerAddress:
+    """``--broker``'s value as a BrokerAddress; argparse reports a malformed one as a usage error."""
+    from client_core.broker import BrokerAddress  # noqa: PLC0415 - only broker commands load paho
+
+    try:
+        return BrokerAddress.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def keygen_parser(subcommands: argparse._SubParsersAction, version: str) -> argparse.ArgumentParser:

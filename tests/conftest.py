@@ -32,5 +32,6 @@ def closed_port() -> int:
 @pytest.fixture(autouse=True)
 def _no_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests choose their URL and credentials explicitly; the developer's environment must not leak in."""
-    for variable in ("XO_URL", "XO_USERNAME", "XO_KEY_DIR", "XO_AUTH_USER", "XO_AUTH_PASSWORD"):
+    for variable in ("XO_URL", "XO_USERNAME", "XO_KEY_DIR", "XO_AUTH_USER", "XO_AUTH_PASSWORD",
+                     "XO_BROKER", "XO_BROKER_USERNAME", "XO_BROKER_PASSWORD"):
         monkeypatch.delenv(variable, raising=False)

@@ -1,0 +1,296 @@
+"""The message transport between players: one MQTT connection to a broker, on paho-mqtt.
+
+Players exchange signed messages through a publish/subscribe broker they do not trust
+(it can drop or delay a message, never forge one: receivers check every signature).
+A :class:`BrokerSession` keeps a persistent session (clean session off, a stable client
+id) and uses QoS 1 both ways, so what was published to a player while they were offline
+is delivered when they reconnect. Payloads are opaque bytes: this layer knows nothing of
+games or channels. Every wait is bounded by the caller's timeout; every failure is one of
+the :class:`BrokerError` lines a command prints as is.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import ssl
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from paho.mqtt import client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.reasoncodes import ReasonCode
+
+from client_core.arguments import BROKER_ENV, DEFAULT_BROKER
+from client_core.errors import Unavailable
+from xo_core.text import quoted
+
+USERNAME_ENV = "XO_BROKER_USERNAME"
+PASSWORD_ENV = "XO_BROKER_PASSWORD"
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
+KEEPALIVE_SECONDS = 30
+"""How often an idle connection is checked, so a silently dead broker is noticed within about 1.5 times this."""
+RECONNECT_DELAYS = (0.2, 5.0)
+"""paho reconnects on its own after a lost connection, backing off from the first delay to the second."""
+
+__all__ = [
+    "BROKER_ENV",
+    "DEFAULT_BROKER",
+    "BrokerAddress",
+    "BrokerError",
+    "BrokerRefused",
+    "BrokerSession",
+    "BrokerTimedOut",
+    "BrokerUnreachable",
+]
+
+_log = logging.getLogger(__name__)
+
+
+class BrokerError(Unavailable):
+    """The broker could not do what was asked; the line says which broker and why."""
+
+
+class BrokerUnreachable(BrokerError):
+    """No session with the broker: it cannot be reached, does not answer MQTT, or refused the connection."""
+
+
+class BrokerRefused(BrokerError):
+    """The broker is connected but refused a subscription."""
+
+
+class BrokerTimedOut(BrokerError):
+    """The broker did not acknowledge in time; a publish may still be delivered later (at least once)."""
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """Where the broker is: parsed from --broker / $XO_BROKER (mqtt://host:port or mqtts://host:port;
+    default mqtt://127.0.0.1:1883); user and password from $XO_BROKER_USERNAME / $XO_BROKER_PASSWORD.
+
+    Credentials never come from the URL, so they cannot leak through a process list or a log line.
+    """
+
+    scheme: str
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def parse(cls, url: str, environ: Mapping[str, str] = os.environ) -> BrokerAddress:
+        """``mqtt://host[:port]`` or ``mqtts://host[:port]``; a ValueError says what is wrong with ``url``."""
+        shown = quoted(url, 80)
+        try:
+            parts = urllib.parse.urlsplit(url.strip())
+            port = parts.port
+        except ValueError as error:
+            raise ValueError(f"invalid broker URL {shown}: {error}") from None
+        scheme = parts.scheme.lower()
+        if scheme not in DEFAULT_PORTS:
+            raise ValueError(f"invalid broker URL {shown}: expected mqtt://HOST:PORT or mqtts://HOST:PORT")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError(
+                f"invalid broker URL {shown}: give the user and password in ${USERNAME_ENV} and ${PASSWORD_ENV}, "
+                "not in the URL"
+            )
+        if not parts.hostname:
+            raise ValueError(f"invalid broker URL {shown}: no host")
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ValueError(f"invalid broker URL {shown}: a broker URL has no path, query or fragment")
+        if port == 0:
+            raise ValueError(f"invalid broker URL {shown}: port 0 is not a broker's port")
+        username = environ.get(USERNAME_ENV) or None
+        password = environ.get(PASSWORD_ENV) or None
+        if password is not None and username is None:
+            raise ValueError(f"${PASSWORD_ENV} is set but ${USERNAME_ENV} is not")
+        return cls(scheme, parts.hostname, port or DEFAULT_PORTS[scheme], username, password)
+
+    @property
+    def url(self) -> str:
+        """The address as a URL, without credentials: what error lines and banners show."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}"
+
+    @property
+    def tls(self) -> bool:
+        return self.scheme == "mqtts"
+
+
+class BrokerSession:
+    """One MQTT connection (paho-mqtt) with a persistent session (clean session off, a stable client id)
+    and QoS 1 both ways, so what was sent while a player was offline reaches them when they come back.
+
+    ``on_message(topic, payload)`` runs on paho's network thread: a receiver hands the message to its own
+    queue and returns quickly. The broker is acknowledged once it returns; an exception it raises is
+    logged and the message still acknowledged, so one bad message cannot stop the session. After a lost
+    connection paho reconnects on its own; the broker keeps the subscriptions and what arrived meanwhile.
+    """
+
+    def __init__(self, address: BrokerAddress, client_id: str, on_message: Callable[[str, bytes], None]) -> None:
+        if not client_id or len(client_id.encode()) > 65535:
+            raise ValueError("a broker client id must be 1 to 65535 bytes long")
+        self.address = address
+        self.client_id = client_id
+        self._on_message = on_message
+        self._lock = threading.Lock()
+        self._connack = threading.Event()
+        self._connect_failure: str | None = None
+        self._connected = False
+        self._acks: dict[int, threading.Event] = {}
+        self._early_acks: set[int] = set()
+        self._subacks: dict[int, list[ReasonCode]] = {}
+        self._suback = threading.Condition(self._lock)
+        self._started = False
+        self._client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=False,
+            protocol=mqtt.MQTTv311,
+        )
+        if address.username is not None:
+            self._client.username_pw_set(address.username, address.password)
+        if address.tls:
+            self._client.tls_set_context(ssl.create_default_context())
+        self._client.reconnect_delay_set(*RECONNECT_DELAYS)
+        self._client.on_connect = self._handle_connect
+        self._client.on_disconnect = self._handle_disconnect
+        self._client.on_message = self._handle_message
+        self._client.on_publish = self._handle_publish
+        self._client.on_subscribe = self._handle_subscribe
+
+    @property
+    def connected(self) -> bool:
+        """Whether the session is connected now (paho reconnects on its own when it is not)."""
+        return self._connected
+
+    def connect(self, timeout: float) -> None:
+        """Open the session, waiting at most ``timeout`` seconds for the broker's answer; BrokerUnreachable if none."""
+        if self._started:
+            raise RuntimeError("connect() was already called on this session")
+        deadline = time.monotonic() + timeout
+        self._client.connect_timeout = max(timeout, 0.01)
+        try:
+            self._client.connect(self.address.host, self.address.port, keepalive=KEEPALIVE_SECONDS)
+        except (OSError, ValueError) as error:
+            raise BrokerUnreachable(f"cannot reach the broker at {self.address.url}: {_reason(error)}") from None
+        self._started = True
+        self._client.loop_start()
+        if not self._connack.wait(max(deadline - time.monotonic(), 0)):
+            self.close()
+            raise BrokerUnreachable(f"the broker at {self.address.url} did not answer within {timeout:g} s")
+        if self._connect_failure is not None:
+            self.close()
+            raise BrokerUnreachable(f"the broker at {self.address.url} refused the connection: {self._connect_failure}")
+
+    def subscribe(self, topic: str, timeout: float) -> None:
+        """Subscribe at QoS 1; the subscription outlives disconnections (the session is persistent)."""
+        result, mid = self._client.subscribe(topic, qos=1)
+        if result != MQTTErrorCode.MQTT_ERR_SUCCESS or mid is None:
+            raise BrokerUnreachable(f"cannot subscribe on {self.address.url}: {mqtt.error_string(result)}")
+        deadline = time.monotonic() + timeout
+        with self._suback:
+            while mid not in self._subacks:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise BrokerTimedOut(
+                        f"the broker at {self.address.url} did not confirm the subscription within {timeout:g} s"
+                    )
+                self._suback.wait(remaining)
+            codes = self._subacks.pop(mid)
+        refused = [code for code in codes if code.is_failure]
+        if refused:
+            raise BrokerRefused(
+                f"the broker at {self.address.url} refused the subscription to {quoted(topic, 80)}: {refused[0]}"
+            )
+
+    def publish(self, topic: str, payload: bytes, timeout: float) -> None:
+        """Publish at QoS 1 and return once the broker acknowledged (PUBACK); BrokerTimedOut otherwise.
+
+        While disconnected, the message waits in paho's queue and goes out on reconnection: a
+        timeout means "not confirmed yet", so the message may still arrive (receivers drop duplicates).
+        """
+        info = self._client.publish(topic, payload, qos=1)
+        if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
+            raise BrokerError(f"cannot publish on {self.address.url}: {mqtt.error_string(info.rc)}")
+        acked = threading.Event()
+        with self._lock:
+            if info.mid in self._early_acks:
+                self._early_acks.discard(info.mid)
+                return
+            self._acks[info.mid] = acked
+        if not acked.wait(timeout):
+            state = "" if self._connected else " (disconnected; it is queued for the reconnection)"
+            raise BrokerTimedOut(
+                f"the broker at {self.address.url} did not acknowledge a message within {timeout:g} s{state}"
+            )
+
+    def close(self) -> None:
+        """Disconnect and stop the network thread. The broker keeps the session for the next connection."""
+        if not self._started:
+            return
+        self._started = False
+        self._client.disconnect()
+        self._client.loop_stop()
+        self._connected = False
+
+    def _handle_connect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: object,
+    ) -> None:
+        if reason.is_failure:
+            self._connect_failure = str(reason)
+        else:
+            self._connected = True
+            _log.debug("connected to %s (session present: %s)", self.address.url, flags.session_present)
+        self._connack.set()
+
+    def _handle_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: object,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: object,
+    ) -> None:
+        self._connected = False
+        _log.debug("disconnected from %s: %s", self.address.url, reason)
+
+    def _handle_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        try:
+            self._on_message(message.topic, bytes(message.payload))
+        except Exception:
+            _log.exception("the message handler failed on a message of %s", quoted(message.topic, 80))
+
+    def _handle_publish(
+        self, client: mqtt.Client, userdata: object, mid: int, reason: ReasonCode, properties: object
+    ) -> None:
+        with self._lock:
+            acked = self._acks.pop(mid, None)
+            if acked is None:
+                self._early_acks.add(mid)
+            else:
+                acked.set()
+
+    def _handle_subscribe(
+        self, client: mqtt.Client, userdata: object, mid: int, codes: list[ReasonCode], properties: object
+    ) -> None:
+        with self._suback:
+            self._subacks[mid] = codes
+            self._suback.notify_all()
+
+
+def _reason(error: BaseException) -> str:
+    """An OS or TLS error as a short phrase ("Connection refused"), not its repr."""
+    if isinstance(error, ssl.SSLError) and error.reason:
+        return f"TLS: {error.reason}"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__

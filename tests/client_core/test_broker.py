@@ -1,0 +1,252 @@
+"""The broker transport, against a real broker (Debian's mosquitto): addresses, delivery, persistence, failures."""
+
+from __future__ import annotations
+
+import queue
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from client_core.arguments import CommandParser, broker_flags
+from client_core.broker import BrokerAddress, BrokerSession, BrokerTimedOut, BrokerUnreachable
+from client_core.errors import UNAVAILABLE
+from tests.mosquitto import TLS_DIR, Mosquitto, running_mosquitto, stop
+
+SECONDS = 5.0
+
+
+class Inbox:
+    """What a session received, handed from paho's thread to the test through a queue, as a real receiver does."""
+
+    def __init__(self) -> None:
+        self.messages: queue.Queue[tuple[str, bytes]] = queue.Queue()
+
+    def __call__(self, topic: str, payload: bytes) -> None:
+        self.messages.put((topic, payload))
+
+    def take(self, count: int) -> list[tuple[str, bytes]]:
+        return [self.messages.get(timeout=SECONDS) for _ in range(count)]
+
+    def empty_after(self, seconds: float) -> bool:
+        time.sleep(seconds)
+        return self.messages.empty()
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
+    with running_mosquitto(tmp_path_factory.mktemp("mosquitto")) as running:
+        yield running
+
+
+def address(port: int, scheme: str = "mqtt", environ: dict[str, str] | None = None) -> BrokerAddress:
+    return BrokerAddress.parse(f"{scheme}://127.0.0.1:{port}", environ or {})
+
+
+@pytest.fixture
+def sessions() -> Iterator[list[BrokerSession]]:
+    """Sessions a test opened, closed at its end whatever happens."""
+    opened: list[BrokerSession] = []
+    yield opened
+    for session in opened:
+        session.close()
+
+
+def connected(sessions: list[BrokerSession], where: BrokerAddress, client_id: str, inbox: Inbox) -> BrokerSession:
+    session = BrokerSession(where, client_id, inbox)
+    sessions.append(session)
+    session.connect(SECONDS)
+    return session
+
+
+# --- addresses ----------------------------------------------------------------------------------------------------
+
+
+def test_an_address_is_a_scheme_a_host_and_a_port_with_the_scheme_s_default_port() -> None:
+    assert BrokerAddress.parse("mqtt://127.0.0.1:1883", {}) == BrokerAddress("mqtt", "127.0.0.1", 1883, None, None)
+    assert BrokerAddress.parse("mqtt://broker.example", {}).port == 1883
+    assert BrokerAddress.parse("MQTTS://broker.example/", {}) == BrokerAddress("mqtts", "broker.example", 8883)
+    assert BrokerAddress.parse("mqtt://[::1]:1884", {}).url == "mqtt://[::1]:1884"
+
+
+def test_credentials_come_from_the_environment_and_never_show() -> None:
+    environ = {"XO_BROKER_USERNAME": "alice", "XO_BROKER_PASSWORD": "s3cret"}
+    parsed = BrokerAddress.parse("mqtts://broker.example:8884", environ)
+    assert (parsed.username, parsed.password) == ("alice", "s3cret")
+    assert "s3cret" not in repr(parsed) and "s3cret" not in parsed.url
+    assert BrokerAddress.parse("mqtt://h", {"XO_BROKER_USERNAME": ""}).username is None
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://127.0.0.1:1883", "expected mqtt://HOST:PORT or mqtts://HOST:PORT"),
+        ("127.0.0.1:1883", "expected mqtt://HOST:PORT"),
+        ("mqtt://alice:pw@127.0.0.1", "give the user and password in $XO_BROKER_USERNAME"),
+        ("mqtt://:1883", "no host"),
+        ("mqtt://h:1883/topic", "no path, query or fragment"),
+        ("mqtt://h:99999", "invalid broker URL 'mqtt://h:99999': Port out of range"),
+        ("mqtt://h:x", "invalid broker URL"),
+        ("mqtt://h:0", "port 0"),
+    ],
+)
+def test_a_malformed_address_is_refused_with_the_reason(url: str, reason: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        BrokerAddress.parse(url, {})
+    assert reason in str(refused.value)
+
+
+def test_a_password_without_a_user_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"\$XO_BROKER_PASSWORD is set but \$XO_BROKER_USERNAME is not"):
+        BrokerAddress.parse("mqtt://h", {"XO_BROKER_PASSWORD": "pw"})
+
+
+# --- delivery ---------------------------------------------------------------------------------------------------
+
+
+def test_a_published_message_reaches_the_subscriber_byte_for_byte(
+    broker: Mosquitto, sessions: list[BrokerSession]
+) -> None:
+    inbox = Inbox()
+    bob = connected(sessions, address(broker.port), "test-delivery-bob", inbox)
+    bob.subscribe("xo/chips/c1/bob", SECONDS)
+    alice = connected(sessions, address(broker.port), "test-delivery-alice", Inbox())
+    payload = bytes(range(256))
+    alice.publish("xo/chips/c1/bob", payload, SECONDS)
+    alice.publish("xo/chips/c1/somebody-else", b"not for bob", SECONDS)
+    assert inbox.take(1) == [("xo/chips/c1/bob", payload)]
+    assert inbox.empty_after(0.2)
+
+
+def test_a_subscriber_offline_gets_what_was_sent_meanwhile_when_it_reconnects(
+    broker: Mosquitto, sessions: list[BrokerSession]
+) -> None:
+    first = connected(sessions, address(broker.port), "test-offline-bob", Inbox())
+    first.subscribe("xo/chips/c2/bob", SECONDS)
+    first.close()
+    alice = connected(sessions, address(broker.port), "test-offline-alice", Inbox())
+    for turn in range(3):
+        alice.publish("xo/chips/c2/bob", f"state {turn}".encode(), SECONDS)
+    inbox = Inbox()
+    connected(sessions, address(broker.port), "test-offline-bob", inbox)  # same id, no new subscription
+    assert [payload for _, payload in inbox.take(3)] == [b"state 0", b"state 1", b"state 2"]
+
+
+def test_a_failing_handler_does_not_stop_the_session(broker: Mosquitto, sessions: list[BrokerSession]) -> None:
+    received: queue.Queue[bytes] = queue.Queue()
+
+    def handler(topic: str, payload: bytes) -> None:
+        received.put(payload)
+        if payload == b"junk":
+            raise ValueError("a malformed message")
+
+    bob = BrokerSession(address(broker.port), "test-failing-bob", handler)
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c3/bob", SECONDS)
+    alice = connected(sessions, address(broker.port), "test-failing-alice", Inbox())
+    alice.publish("xo/chips/c3/bob", b"junk", SECONDS)
+    alice.publish("xo/chips/c3/bob", b"good", SECONDS)
+    assert [received.get(timeout=SECONDS), received.get(timeout=SECONDS)] == [b"junk", b"good"]
+    assert bob.connected
+
+
+# --- failures ---------------------------------------------------------------------------------------------------
+
+
+def test_nothing_listening_is_unreachable_with_the_reason(closed_port: int) -> None:
+    session = BrokerSession(address(closed_port), "test-closed", Inbox())
+    with pytest.raises(BrokerUnreachable) as refused:
+        session.connect(SECONDS)
+    assert refused.value.message == f"cannot reach the broker at mqtt://127.0.0.1:{closed_port}: Connection refused"
+    assert refused.value.exit_code == UNAVAILABLE
+
+
+def test_a_server_that_never_answers_is_unreachable_within_the_timeout() -> None:
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        session = BrokerSession(address(port), "test-silent", Inbox())
+        started = time.monotonic()
+        with pytest.raises(BrokerUnreachable, match=r"did not answer within 0.5 s"):
+            session.connect(0.5)
+        assert time.monotonic() - started < 3
+
+
+def test_wrong_credentials_are_refused_and_right_ones_accepted(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    with running_mosquitto(tmp_path, users={"alice": "right"}) as guarded:
+        wrong = {"XO_BROKER_USERNAME": "alice", "XO_BROKER_PASSWORD": "wrong"}
+        session = BrokerSession(address(guarded.port, environ=wrong), "test-auth-wrong", Inbox())
+        with pytest.raises(BrokerUnreachable, match=r"refused the connection: Not authorized"):
+            session.connect(SECONDS)
+        right = {"XO_BROKER_USERNAME": "alice", "XO_BROKER_PASSWORD": "right"}
+        inbox = Inbox()
+        alice = connected(sessions, address(guarded.port, environ=right), "test-auth-right", inbox)
+        alice.subscribe("xo/chips/c4/alice", SECONDS)
+        alice.publish("xo/chips/c4/alice", b"to myself", SECONDS)
+        assert inbox.take(1) == [("xo/chips/c4/alice", b"to myself")]
+
+
+def test_mqtts_checks_the_broker_certificate_against_the_system_store(
+    broker: Mosquitto, sessions: list[BrokerSession], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    untrusted = BrokerSession(address(broker.tls_port, "mqtts"), "test-tls-untrusted", Inbox())
+    with pytest.raises(BrokerUnreachable, match=r"cannot reach the broker at mqtts://127.0.0.1:\d+: TLS: "):
+        untrusted.connect(SECONDS)
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_DIR / "localhost-cert.pem"))  # the store OpenSSL reads by default
+    inbox = Inbox()
+    trusted = connected(sessions, address(broker.tls_port, "mqtts"), "test-tls-trusted", inbox)
+    trusted.subscribe("xo/chips/c5/me", SECONDS)
+    trusted.publish("xo/chips/c5/me", b"encrypted on the way", SECONDS)
+    assert inbox.take(1) == [("xo/chips/c5/me", b"encrypted on the way")]
+
+
+def test_a_publish_the_broker_never_acknowledges_times_out_in_bounded_time(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    with running_mosquitto(tmp_path) as doomed:
+        alice = connected(sessions, address(doomed.port), "test-timeout-alice", Inbox())
+        stop(doomed.process)
+        started = time.monotonic()
+        with pytest.raises(BrokerTimedOut, match=r"did not acknowledge a message within 0.5 s"):
+            alice.publish("xo/chips/c6/bob", b"lost?", 0.5)
+        assert time.monotonic() - started < 3
+        closing = threading.Thread(target=alice.close)
+        closing.start()
+        closing.join(SECONDS)
+        assert not closing.is_alive()
+
+
+# --- the --broker flag --------------------------------------------------------------------------------------------
+
+
+def parser() -> CommandParser:
+    return CommandParser(prog="chips", parents=[broker_flags()])
+
+
+def test_the_broker_flag_defaults_to_the_local_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("XO_BROKER", raising=False)
+    assert parser().parse_args([]).broker == BrokerAddress("mqtt", "127.0.0.1", 1883)
+
+
+def test_the_broker_flag_beats_the_environment_which_beats_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XO_BROKER", "mqtts://env.example")
+    monkeypatch.setenv("XO_BROKER_USERNAME", "carol")
+    assert parser().parse_args([]).broker == BrokerAddress("mqtts", "env.example", 8883, "carol")
+    assert parser().parse_args(["--broker", "mqtt://flag.example:1999"]).broker.url == "mqtt://flag.example:1999"
+
+
+def test_a_malformed_broker_flag_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        parser().parse_args(["--broker", "http://h"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "chips: error: argument --broker: invalid broker URL 'http://h': expected mqtt://HOST:PORT or "
+        "mqtts://HOST:PORT (see 'chips --help')\n"
+    )

@@ -1,0 +1,136 @@
+"""Debian's ``mosquitto`` for the tests: a real MQTT broker on a free loopback port, configured in a temp dir.
+
+Without mosquitto the tests that need it skip, saying why; in CI (``CI=true``) they fail
+instead: ``.ci/run`` installs it, so a missing broker there is a broken CI, not a reason to skip.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+MOSQUITTO_ENV = "XO_MOSQUITTO"
+TLS_DIR = Path(__file__).parent / "tls"
+START_SECONDS = 10.0
+
+
+@dataclass
+class Mosquitto:
+    """A running broker: its plain port, its TLS port (the suite's localhost certificate) and its process."""
+
+    port: int
+    tls_port: int
+    process: subprocess.Popen[bytes]
+
+
+def unavailable(reason: str) -> None:
+    """Skip with ``reason``, or fail in CI, where mosquitto must be there."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (CI=true: the broker tests must run in CI; .ci/run installs mosquitto)")
+    pytest.skip(reason)
+
+
+def mosquitto_executable() -> str:
+    """``$XO_MOSQUITTO``, else ``mosquitto`` on the PATH, else Debian's /usr/sbin/mosquitto."""
+    found = os.environ.get(MOSQUITTO_ENV) or shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    if not Path(found).exists():
+        unavailable(
+            f"no mosquitto to run the broker tests: install Debian's mosquitto (apt-get install mosquitto) "
+            f"or set {MOSQUITTO_ENV}"
+        )
+    return str(found)
+
+
+def free_port() -> int:
+    """A loopback port free a moment ago (mosquitto cannot listen on port 0 and tell which it got)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> Iterator[Mosquitto]:
+    """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect."""
+    executable = mosquitto_executable()
+    for _attempt in range(3):
+        port, tls_port = free_port(), free_port()
+        config = directory / "mosquitto.conf"
+        lines = [
+            "per_listener_settings false",
+            "persistence false",
+            "max_queued_messages 10000",
+            "log_dest stderr",
+            "log_type error",
+            "log_type warning",
+            # as root it would drop to the user 'mosquitto', locked out of the 0700 temp dir
+            f"user {pwd.getpwuid(os.getuid()).pw_name}",
+            f"listener {port} 127.0.0.1",
+            f"listener {tls_port} 127.0.0.1",
+            f"certfile {TLS_DIR / 'localhost-cert.pem'}",
+            f"keyfile {TLS_DIR / 'localhost-key.pem'}",
+        ]
+        if users:
+            passwords = directory / "passwords"
+            passwords.write_text("")
+            for user, password in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, timeout=10)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        config.write_text("\n".join(lines) + "\n")
+        process = subprocess.Popen(
+            [executable, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        if _wait_listening(process, port, tls_port):
+            try:
+                yield Mosquitto(port, tls_port, process)
+            finally:
+                stop(process)
+            return
+        failure = _stop_reading_errors(process)
+    pytest.fail(f"mosquitto did not start: {failure}")
+
+
+def _wait_listening(process: subprocess.Popen[bytes], *ports: int) -> bool:
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            for port in ports:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        except OSError:
+            time.sleep(0.02)
+            continue
+        return True
+    return False
+
+
+def _stop_reading_errors(process: subprocess.Popen[bytes]) -> str:
+    if process.poll() is None:
+        process.kill()
+    _out, errors = process.communicate(timeout=5)
+    return errors.decode(errors="replace").strip()
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the broker, waiting a bounded time for it."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+    if process.stderr:
+        process.stderr.close()
