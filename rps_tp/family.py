@@ -10,7 +10,14 @@ from xo_core import block_info
 from xo_core.addressing import address_of, namespace_of
 
 FAMILY_NAME: Final = "rps"
-FAMILY_VERSION: Final = "1.0"
+#: The version this package implements: 2.0, where every op on an existing game names
+#: the round and phase it was signed for (docs/rps-family.md, "Versions").
+FAMILY_VERSION: Final = "2.0"
+#: Versions a processor registers for only to refuse their transactions with a message
+#: (a version nobody registers for would leave its transactions waiting, unexplained).
+REFUSED_VERSIONS: Final = ("1.0",)
+#: Every version the processor registers for: its own, then the refused ones.
+FAMILY_VERSIONS: Final = (FAMILY_VERSION, *REFUSED_VERSIONS)
 #: ``c56a0e``: the first 6 hex characters of SHA-512 of ``rps``.
 NAMESPACE: Final = namespace_of(FAMILY_NAME)
 
@@ -38,3 +45,19 @@ def transaction_inputs(name: str) -> list[str]:
 def transaction_outputs(name: str) -> list[str]:
     """What every rps transaction on the game ``name`` lists as its outputs: the game's address alone."""
     return [game_address(name)]
+
+
+def version_problem(version: str) -> str | None:
+    """Why a transaction of rps ``version`` is refused, or ``None`` for this version.
+
+    An rps 1.0 op names no moment of its game, so one refused once could be sent again
+    and count later; this processor refuses them all, saying what to send instead.
+    """
+    if version == FAMILY_VERSION:
+        return None
+    return (
+        f"this is an rps {version} transaction; this processor implements rps {FAMILY_VERSION}, in which every op "
+        "on an existing game names the round and phase it was signed for, and refuses rps 1.0 ones, which could "
+        f"count at another moment than the one they were signed for: sign the op again as rps {FAMILY_VERSION} "
+        "(upgrade the client)"
+    )

@@ -17,6 +17,18 @@ PLAYING_GAME: Final = "PLAYING_GAME"
 CONCLUDED: Final = "CONCLUDED"
 STATES: Final = (AWAITING_HOST, AWAITING_GAME, PLAYING_GAME, CONCLUDED)
 
+# Phases: what a game waits for. A round and a phase name a moment of the game, and every
+# op on an existing game names the moment it was signed for: it counts then and never
+# at another moment, so an op refused once cannot be sent again to take effect later.
+JOIN_PHASE: Final = "join"  # AWAITING_HOST: the first player to join hosts the game
+SETUP_PHASE: Final = "setup"  # AWAITING_GAME: a second player joins, the host sets up, both get ready
+COMMIT_PHASE: Final = "commit"  # PLAYING_GAME, while a player has not committed in the round
+REVEAL_PHASE: Final = "reveal"  # PLAYING_GAME, once both players have committed in the round
+OVER_PHASE: Final = "over"  # CONCLUDED
+PHASES: Final = (JOIN_PHASE, SETUP_PHASE, COMMIT_PHASE, REVEAL_PHASE, OVER_PHASE)
+#: The phases before play, always in round 0; the others are in rounds 1 to MAX_ROUNDS.
+PHASES_BEFORE_PLAY: Final = (JOIN_PHASE, SETUP_PHASE)
+
 ROCK: Final = "rock"
 PAPER: Final = "paper"
 SCISSORS: Final = "scissors"
@@ -69,6 +81,13 @@ class Settings(NamedTuple):
 DEFAULT_SETTINGS: Final = Settings(points=1, timeout=300)
 
 
+class Moment(NamedTuple):
+    """A moment of a game, as an op names the one it was signed for: a round and a phase of it."""
+
+    round: int
+    phase: str
+
+
 class Player(NamedTuple):
     """One seat. ``commitment`` and ``throw`` belong to the current round only."""
 
@@ -113,6 +132,32 @@ class Game(NamedTuple):
 def new_game(name: str, settings: Settings = DEFAULT_SETTINGS) -> Game:
     """A game nobody has joined yet: no host, no players."""
     return Game(name, AWAITING_HOST, None, settings, (), 0, (), None, None, None)
+
+
+def moment_of(game: Game) -> Moment:
+    """The moment ``game`` is at: the one an op must name to count now."""
+    if game.state == AWAITING_HOST:
+        return Moment(0, JOIN_PHASE)
+    if game.state == AWAITING_GAME:
+        return Moment(0, SETUP_PHASE)
+    if game.state == CONCLUDED:
+        return Moment(game.round, OVER_PHASE)
+    committed = all(player.commitment is not None for player in game.players)
+    return Moment(game.round, REVEAL_PHASE if committed else COMMIT_PHASE)
+
+
+def describe_moment(moment: Moment) -> str:
+    """A moment as messages name it, e.g. ``round 2, reveal phase``."""
+    return f"round {moment.round}, {moment.phase} phase"
+
+
+def moment_problem(moment: Moment) -> str | None:
+    """Why ``moment`` can be no game's, or ``None``: play is in rounds 1 and up, the phases before it in round 0."""
+    if moment.phase in PHASES_BEFORE_PLAY:
+        return None if moment.round == 0 else f"'round' must be 0 in the {moment.phase} phase, not {moment.round}"
+    if moment.round == 0:
+        return f"'round' must be from 1 to {MAX_ROUNDS} in the {moment.phase} phase, not 0"
+    return None
 
 
 def round_winner(throws: tuple[str, str]) -> int | None:

@@ -6,8 +6,10 @@ project's processor runtime and under the official SDK processor alike.
 
 from typing import Final
 
+from sawtooth_sdk.processor.exceptions import InvalidTransaction
+
 from rps_tp import rules
-from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, NAMESPACE, game_address
+from rps_tp.family import FAMILY_NAME, FAMILY_VERSION, FAMILY_VERSIONS, NAMESPACE, game_address, version_problem
 from rps_tp.ops import Claim, Commit, Ready, Reveal
 from rps_tp.payload import parse_payload
 from rps_tp.state import decode_bucket, encode_bucket, encode_game
@@ -27,6 +29,9 @@ TIMED_OPS: Final = (Ready, Commit, Reveal, Claim)
 class RpsTransactionHandler(FamilyHandler):
     """Applies the nine rps ops to the games at one address per transaction.
 
+    It registers for rps 2.0, and for 1.0 only to refuse its transactions with a
+    message (:func:`rps_tp.family.version_problem`).
+
     Each applied transaction emits one event ``rps/<op>`` with attributes ``name``,
     ``game-state`` (the new lifecycle state, ``DELETED`` after a delete) and
     ``signer``, plus ``round`` for commit and reveal; its data is the game's new
@@ -37,8 +42,16 @@ class RpsTransactionHandler(FamilyHandler):
     FAMILY_VERSION = FAMILY_VERSION
     NAMESPACE = NAMESPACE
 
+    @property
+    def family_versions(self) -> list[str]:
+        """2.0, and 1.0 only so that its transactions are refused with a message rather than left waiting."""
+        return list(FAMILY_VERSIONS)
+
     def apply(self, transaction: ProcessRequest, context: StateContext) -> None:
         """Apply one rps transaction; raise ``InvalidTransaction`` for a bad op, ``InternalError`` for bad state."""
+        problem = version_problem(transaction.header.family_version)
+        if problem:
+            raise InvalidTransaction(problem)
         op = parse_payload(transaction.payload)
         signer = transaction.header.signer_public_key
         check_signer(signer, quoted)
@@ -62,5 +75,5 @@ class RpsTransactionHandler(FamilyHandler):
             ("signer", signer),
         ]
         if isinstance(op, Commit | Reveal):
-            attributes.append(("round", str(op.round)))
+            attributes.append(("round", str(op.at.round)))
         context.add_event(EVENT_PREFIX + op.NAME, attributes, b"" if game is None else encode_game(game))

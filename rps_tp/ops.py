@@ -2,13 +2,15 @@
 
 :mod:`rps_tp.payload` turns bytes into these (and back); :mod:`rps_tp.rules` applies
 them. Each carries the game's name and exactly the fields its op needs; ``NAME`` is
-the op as payloads and event types spell it.
+the op as payloads and event types spell it. Every op but ``create`` acts on an
+existing game and carries ``at``, the moment (round and phase) of that game it was
+signed for: it counts then and only then.
 """
 
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from rps_tp.game import Settings
+from rps_tp.game import Moment, Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,7 @@ class Join:
 
     NAME: ClassVar[str] = "join"
     name: str
+    at: Moment
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,7 @@ class Setup:
 
     NAME: ClassVar[str] = "setup"
     name: str
+    at: Moment
     settings: Settings
 
 
@@ -47,26 +51,27 @@ class Ready:
 
     NAME: ClassVar[str] = "ready"
     name: str
+    at: Moment
     settings: Settings
 
 
 @dataclass(frozen=True, slots=True)
 class Commit:
-    """Commit to a throw in ``round`` without showing it: ``commitment`` is its salted hash."""
+    """Commit to a throw in the round ``at`` names without showing it: ``commitment`` is its salted hash."""
 
     NAME: ClassVar[str] = "commit"
     name: str
-    round: int
+    at: Moment
     commitment: bytes
 
 
 @dataclass(frozen=True, slots=True)
 class Reveal:
-    """Show the throw and salt committed to in ``round``."""
+    """Show the throw and salt committed to in the round ``at`` names."""
 
     NAME: ClassVar[str] = "reveal"
     name: str
-    round: int
+    at: Moment
     throw: str
     salt: bytes
 
@@ -77,6 +82,7 @@ class Resign:
 
     NAME: ClassVar[str] = "resign"
     name: str
+    at: Moment
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +91,7 @@ class Claim:
 
     NAME: ClassVar[str] = "claim"
     name: str
+    at: Moment
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +100,11 @@ class Delete:
 
     NAME: ClassVar[str] = "delete"
     name: str
+    at: Moment
 
 
+#: The ops that act on an existing game, and so name the moment they were signed for.
+OnGame = Join | Setup | Ready | Commit | Reveal | Resign | Claim | Delete
 Op = Create | Join | Setup | Ready | Commit | Reveal | Resign | Claim | Delete
 
 #: Every op class by its name, in the order the specification lists them.

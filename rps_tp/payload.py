@@ -1,4 +1,6 @@
-"""rps payloads: canonical CBOR maps such as ``{"op": "join", "name": "g1"}``, to checked ops and back.
+"""rps payloads, canonical CBOR maps such as ``{"op": "resign", "name": "g1", "round": 2, "phase": "commit"}``.
+
+They become checked ops here, and ops become payloads (:func:`encode_payload`).
 
 Every way a payload can be wrong is an :class:`InvalidPayload`, the SDK's
 ``InvalidTransaction``: it came from a player, so the player is told what to fix.
@@ -12,36 +14,43 @@ from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
 from rps_tp import canonical
 from rps_tp.canonical import Malformed
+from rps_tp.family import FAMILY_VERSION
 from rps_tp.game import (
     COMMITMENT_BYTES,
     MAX_ROUNDS,
     MAX_TIMEOUT,
     MIN_TIMEOUT,
+    PHASES,
     POINTS_OBJECTIVES,
     SALT_BYTES,
     THROWS,
+    Moment,
     Settings,
+    moment_problem,
     name_problem,
 )
-from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
+from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, OnGame, Op, Ready, Resign, Reveal, Setup
 from xo_core.text import game_label
 
 #: Largest payload accepted, checked before decoding; the largest valid one is under 300 bytes.
 MAX_PAYLOAD_BYTES: Final = 1024
-FORMAT_HINT: Final = 'an rps payload is a CBOR map such as {"op": "join", "name": "g1"}'
+FORMAT_HINT: Final = 'an rps payload is a CBOR map such as {"op": "create", "name": "g1"}'
 OP_LIST: Final = ", ".join(list(OPS)[:-1]) + " or " + list(OPS)[-1]
+PHASE_LIST: Final = ", ".join(PHASES[:-1]) + " or " + PHASES[-1]
 
+#: What every op on an existing game names: the moment of the game it was signed for.
+MOMENT_FIELDS: Final = ("round", "phase")
 #: The fields of each op's payload beyond ``op`` and ``name``: (required, optional).
 FIELDS: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
     Create.NAME: ((), ("join", "settings")),
-    Join.NAME: ((), ()),
-    Setup.NAME: (("settings",), ()),
-    Ready.NAME: (("settings",), ()),
-    Commit.NAME: (("round", "commitment"), ()),
-    Reveal.NAME: (("round", "throw", "salt"), ()),
-    Resign.NAME: ((), ()),
-    Claim.NAME: ((), ()),
-    Delete.NAME: ((), ()),
+    Join.NAME: (MOMENT_FIELDS, ()),
+    Setup.NAME: ((*MOMENT_FIELDS, "settings"), ()),
+    Ready.NAME: ((*MOMENT_FIELDS, "settings"), ()),
+    Commit.NAME: ((*MOMENT_FIELDS, "commitment"), ()),
+    Reveal.NAME: ((*MOMENT_FIELDS, "throw", "salt"), ()),
+    Resign.NAME: (MOMENT_FIELDS, ()),
+    Claim.NAME: (MOMENT_FIELDS, ()),
+    Delete.NAME: (MOMENT_FIELDS, ()),
 }
 
 
@@ -87,40 +96,61 @@ def parse_payload(payload: bytes) -> Op:
 
 def _op(op_name: str, name: str, value: Mapping[str, object]) -> Op:
     required, optional = FIELDS[op_name]
+    if op_name == Create.NAME:
+        payload = canonical.fields(value, "a create payload", ("op", "name"), optional)
+        join = canonical.flag(payload["join"], "'join'") if "join" in payload else True
+        settings = _settings(payload["settings"]) if "settings" in payload else None
+        return Create(name, join, settings)
+    _check_moment_named(op_name, value)
     payload = canonical.fields(value, f"a {op_name} payload", ("op", "name", *required), optional)
+    at = _moment(payload["round"], payload["phase"])
     match op_name:
-        case Create.NAME:
-            join = canonical.flag(payload["join"], "'join'") if "join" in payload else True
-            settings = _settings(payload["settings"]) if "settings" in payload else None
-            return Create(name, join, settings)
         case Setup.NAME:
-            return Setup(name, _settings(payload["settings"]))
+            return Setup(name, at, _settings(payload["settings"]))
         case Ready.NAME:
-            return Ready(name, _settings(payload["settings"]))
+            return Ready(name, at, _settings(payload["settings"]))
         case Commit.NAME:
-            return Commit(
-                name,
-                _round(payload["round"]),
-                canonical.byte_string(payload["commitment"], "'commitment'", COMMITMENT_BYTES),
-            )
+            return Commit(name, at, canonical.byte_string(payload["commitment"], "'commitment'", COMMITMENT_BYTES))
         case Reveal.NAME:
             return Reveal(
                 name,
-                _round(payload["round"]),
+                at,
                 canonical.choice(payload["throw"], "'throw'", THROWS),
                 canonical.byte_string(payload["salt"], "'salt'", SALT_BYTES),
             )
         case Join.NAME:
-            return Join(name)
+            return Join(name, at)
         case Resign.NAME:
-            return Resign(name)
+            return Resign(name, at)
         case Claim.NAME:
-            return Claim(name)
-    return Delete(name)
+            return Claim(name, at)
+    return Delete(name, at)
 
 
-def _round(value: object) -> int:
-    return canonical.whole_number(value, "'round'", 1, MAX_ROUNDS)
+def _check_moment_named(op_name: str, value: Mapping[str, object]) -> None:
+    """Refuse an op on a game that does not name the moment it was signed for, saying what it must name.
+
+    This is the form of rps 1.0 (its ops, but for commit and reveal, named no round and
+    no phase), so the message says what this version expects rather than only "no field".
+    """
+    missing = [key for key in MOMENT_FIELDS if key not in value]
+    if missing:
+        raise Malformed(
+            f"a {op_name} payload has no {' or '.join(repr(key) for key in missing)}: in rps {FAMILY_VERSION} "
+            f"every op on an existing game names the 'round' (0 to {MAX_ROUNDS}) and 'phase' ({PHASE_LIST}) "
+            "of the game it was signed for, and counts only then"
+        )
+
+
+def _moment(round_value: object, phase_value: object) -> Moment:
+    moment = Moment(
+        canonical.whole_number(round_value, "'round'", 0, MAX_ROUNDS),
+        canonical.choice(phase_value, "'phase'", PHASES),
+    )
+    problem = moment_problem(moment)
+    if problem:
+        raise Malformed(problem)
+    return moment
 
 
 def _settings(value: object) -> Settings:
@@ -148,9 +178,11 @@ def encode_payload(op: Op) -> bytes:
         case Setup() | Ready():
             value["settings"] = op.settings._asdict()
         case Commit():
-            value.update(round=op.round, commitment=op.commitment)
+            value["commitment"] = op.commitment
         case Reveal():
-            value.update(round=op.round, throw=op.throw, salt=op.salt)
+            value.update(throw=op.throw, salt=op.salt)
         case _:
             pass
+    if isinstance(op, OnGame):
+        value.update(round=op.at.round, phase=op.at.phase)
     return canonical.encode(value)

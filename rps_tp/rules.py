@@ -30,14 +30,16 @@ from rps_tp.game import (
     Player,
     Result,
     Settings,
+    describe_moment,
     describe_settings,
     laggard,
+    moment_of,
     new_game,
     normal_outcomes,
     round_winner,
     seat_of,
 )
-from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
+from rps_tp.ops import Claim, Commit, Create, Delete, Join, OnGame, Op, Ready, Resign, Reveal, Setup
 from xo_core.text import game_label, short_key
 
 #: The ops each lifecycle state allows (``create`` needs no game at all).
@@ -66,6 +68,7 @@ def apply_op(game: Game | None, op: Op, signer: str, now: int | None) -> Game | 
         raise IllegalMove(f"{label} does not exist; create it first")
     if op.NAME not in ALLOWED[game.state]:
         raise IllegalMove(not_now(game, op.NAME))
+    _check_moment(game, op)
     match op:
         case Join():
             return join(game, signer)
@@ -74,9 +77,9 @@ def apply_op(game: Game | None, op: Op, signer: str, now: int | None) -> Game | 
         case Ready():
             return ready(game, signer, op.settings, now=now)
         case Commit():
-            return commit(game, signer, op.round, op.commitment, now=now)
+            return commit(game, signer, op.commitment, now=now)
         case Reveal():
-            return reveal(game, signer, op.round, op.throw, op.salt, now=now)
+            return reveal(game, signer, op.throw, op.salt, now=now)
         case Resign():
             return resign(game, signer)
         case Claim():
@@ -147,15 +150,14 @@ def ready(game: Game, signer: str, settings: Settings, *, now: int | None) -> Ga
     return game
 
 
-def commit(game: Game, signer: str, round_number: int, commitment: bytes, *, now: int | None) -> Game:
-    """``signer`` commits to a throw in the current round; a commitment is final.
+def commit(game: Game, signer: str, commitment: bytes, *, now: int | None) -> Game:
+    """``signer`` commits to a throw in the current round (the op named it); a commitment is final.
 
     The first commitment of a round leaves the clock alone: the opponent's time to
     commit has run since the commit phase began. The second begins the reveal phase,
     so its clock starts at ``now``.
     """
     seat = _seat(game, signer)
-    _check_round(game, round_number)
     if game.players[seat].commitment is not None:
         raise IllegalMove(
             f"you have already committed in round {game.round} of {game_label(game.name)}; a commitment is final"
@@ -166,15 +168,14 @@ def commit(game: Game, signer: str, round_number: int, commitment: bytes, *, now
     return game._replace(players=players, waiting_since=now)
 
 
-def reveal(game: Game, signer: str, round_number: int, throw: str, salt: bytes, *, now: int | None) -> Game:
-    """``signer`` shows the throw committed to; the second reveal scores the round.
+def reveal(game: Game, signer: str, throw: str, salt: bytes, *, now: int | None) -> Game:
+    """``signer`` shows the throw committed to in the current round (the op named it); the second reveal scores it.
 
     The first reveal leaves the clock alone: the opponent's time to reveal has run
     since the reveal phase began. The second, if the game goes on, begins the commit
     phase of the next round, so its clock starts at ``now``.
     """
     seat = _seat(game, signer)
-    _check_round(game, round_number)
     label = game_label(game.name)
     player, opponent = game.players[seat], game.players[1 - seat]
     if player.commitment is None:
@@ -281,9 +282,19 @@ def _check_host(game: Game, signer: str, action: str) -> None:
         raise IllegalMove(f"only the host of {game_label(game.name)} ({short_key(game.host)}) can {action}")
 
 
-def _check_round(game: Game, round_number: int) -> None:
-    if round_number != game.round:
-        raise IllegalMove(f"{game_label(game.name)} is in round {game.round}, not round {round_number}")
+def _check_moment(game: Game, op: OnGame) -> None:
+    """Refuse an op signed for another moment of the game than the one it is at.
+
+    Sawtooth keeps no record of invalid transactions, so an op refused now could be
+    sent again later; naming the moment it was signed for keeps it from counting then.
+    """
+    moment = moment_of(game)
+    if op.at != moment:
+        raise IllegalMove(
+            f"{game_label(game.name)} is at {describe_moment(moment)}; this {op.NAME} was signed for "
+            f"{describe_moment(op.at)}: an op counts only in the round and phase it was signed for "
+            "(read the game again, then sign a new one)"
+        )
 
 
 def _replaced(players: tuple[Player, ...], seat: int, **changes: object) -> tuple[Player, ...]:

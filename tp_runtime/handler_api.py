@@ -56,10 +56,13 @@ class StateEntry(Protocol):
 
 
 class TransactionHeader(Protocol):
-    """What a handler reads of a ``TransactionHeader``: who signed the transaction."""
+    """What a handler reads of a ``TransactionHeader``: who signed the transaction, for which family version."""
 
     @property
     def signer_public_key(self) -> str: ...
+
+    @property
+    def family_version(self) -> str: ...
 
 
 class ProcessRequest(Protocol):

@@ -44,7 +44,10 @@ EXAMPLE_GAMES = 1000
 LOGGER = logging.getLogger(__name__)
 
 XO_TP = Processor("xo-tp", "xo_tp.cli", ((xo_family.FAMILY_NAME, xo_family.FAMILY_VERSION),))
-RPS_TP = Processor("rps-tp", "rps_tp.cli", ((rps_family.FAMILY_NAME, rps_family.FAMILY_VERSION),))
+#: rps-tp serves rps 2.0, and takes rps 1.0 only to refuse it with a message (docs/rps-family.md, "Versions").
+RPS_TP = Processor(
+    "rps-tp", "rps_tp.cli", tuple((rps_family.FAMILY_NAME, version) for version in rps_family.FAMILY_VERSIONS)
+)
 CHIPS_TP = Processor("chips-tp", "chips_tp.cli", ((chips_family.FAMILY_NAME, chips_family.FAMILY_VERSION),))
 PROCESSORS: tuple[Processor, ...] = (XO_TP, RPS_TP, CHIPS_TP)
 """The processors xo-devnet runs beside the ledger, one sidecar each (BlockInfo is built into the ledger)."""

@@ -15,7 +15,9 @@ from xo_core.protobuf.transaction_pb2 import TransactionHeader
 __all__ = ["Event", "FakeContext", "StateEntry", "block_info_entries", "public_key", "request"]
 
 
-def request(payload: Op | bytes, signer: str, name: str = "g1", inputs: list[str] | None = None) -> TpProcessRequest:
+def request(
+    payload: Op | bytes, signer: str, name: str = "g1", inputs: list[str] | None = None, version: str = FAMILY_VERSION
+) -> TpProcessRequest:
     """A TpProcessRequest as a validator sends it, with the inputs and outputs the specification asks for.
 
     ``name`` is the game whose addresses are declared (an op's own name when an op is given).
@@ -25,7 +27,7 @@ def request(payload: Op | bytes, signer: str, name: str = "g1", inputs: list[str
         payload = encode_payload(payload)
     header = TransactionHeader(
         family_name=FAMILY_NAME,
-        family_version=FAMILY_VERSION,
+        family_version=version,
         signer_public_key=signer,
         inputs=transaction_inputs(name) if inputs is None else inputs,
         outputs=transaction_outputs(name),

@@ -7,6 +7,7 @@ from sawtooth_sdk.processor.exceptions import InvalidTransaction
 from rps_tp.game import Settings
 from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, Ready, Resign, Reveal, Setup
 from rps_tp.payload import MAX_PAYLOAD_BYTES, InvalidPayload, encode_payload, parse_payload
+from tests.rps_tp.moments import JOINING, SETTING_UP, committing, over, revealing
 
 SALT = bytes(range(32))
 DIGEST = bytes(range(100, 132))
@@ -22,6 +23,11 @@ def refusal(payload: bytes) -> str:
     return str(raised.value)
 
 
+#: How a payload names the moment of the game it was signed for.
+BEFORE_PLAY = {"round": 0, "phase": "setup"}
+ROUND_ONE = {"round": 1, "phase": "commit"}
+
+
 @pytest.mark.parametrize(
     ("value", "op"),
     [
@@ -32,23 +38,29 @@ def refusal(payload: bytes) -> str:
             {"op": "create", "name": "g1", "settings": {"points": 3, "timeout": 60}},
             Create("g1", settings=Settings(3, 60)),
         ),
-        ({"op": "join", "name": "g1"}, Join("g1")),
-        ({"op": "setup", "name": "g1", "settings": {"points": 2, "timeout": 1}}, Setup("g1", Settings(2, 1))),
+        ({"op": "join", "name": "g1", "round": 0, "phase": "join"}, Join("g1", JOINING)),
+        ({"op": "join", "name": "g1", **BEFORE_PLAY}, Join("g1", SETTING_UP)),
         (
-            {"op": "ready", "name": "g1", "settings": {"points": 1, "timeout": 604800}},
-            Ready("g1", Settings(1, 604800)),
+            {"op": "setup", "name": "g1", **BEFORE_PLAY, "settings": {"points": 2, "timeout": 1}},
+            Setup("g1", SETTING_UP, Settings(2, 1)),
         ),
-        ({"op": "commit", "name": "g1", "round": 1, "commitment": DIGEST}, Commit("g1", 1, DIGEST)),
         (
-            {"op": "reveal", "name": "g1", "round": 100, "throw": "scissors", "salt": SALT},
-            Reveal("g1", 100, "scissors", SALT),
+            {"op": "ready", "name": "g1", **BEFORE_PLAY, "settings": {"points": 1, "timeout": 604800}},
+            Ready("g1", SETTING_UP, Settings(1, 604800)),
         ),
-        ({"op": "resign", "name": "g1"}, Resign("g1")),
-        ({"op": "claim", "name": "g1"}, Claim("g1")),
-        ({"op": "delete", "name": "g1"}, Delete("g1")),
-        ({"op": "join", "name": "jeu-é☃ |,"}, Join("jeu-é☃ |,")),
-        ({"op": "join", "name": " g1 "}, Join(" g1 ")),
-        ({"op": "join", "name": "x" * 128}, Join("x" * 128)),
+        ({"op": "commit", "name": "g1", **ROUND_ONE, "commitment": DIGEST}, Commit("g1", committing(1), DIGEST)),
+        (
+            {"op": "reveal", "name": "g1", "round": 100, "phase": "reveal", "throw": "scissors", "salt": SALT},
+            Reveal("g1", revealing(100), "scissors", SALT),
+        ),
+        ({"op": "resign", "name": "g1", **ROUND_ONE}, Resign("g1", committing(1))),
+        ({"op": "resign", "name": "g1", "round": 3, "phase": "reveal"}, Resign("g1", revealing(3))),
+        ({"op": "claim", "name": "g1", **ROUND_ONE}, Claim("g1", committing(1))),
+        ({"op": "delete", "name": "g1", **BEFORE_PLAY}, Delete("g1", SETTING_UP)),
+        ({"op": "delete", "name": "g1", "round": 100, "phase": "over"}, Delete("g1", over(100))),
+        ({"op": "join", "name": "jeu-é☃ |,", **BEFORE_PLAY}, Join("jeu-é☃ |,", SETTING_UP)),
+        ({"op": "join", "name": " g1 ", **BEFORE_PLAY}, Join(" g1 ", SETTING_UP)),
+        ({"op": "join", "name": "x" * 128, **BEFORE_PLAY}, Join("x" * 128, SETTING_UP)),
     ],
 )
 def test_well_formed_payloads(value, op):
@@ -60,14 +72,15 @@ def test_well_formed_payloads(value, op):
     [
         Create("g1"),
         Create("g1", join=False, settings=Settings(3, 120)),
-        Join("g1"),
-        Setup("g1", Settings(2, 60)),
-        Ready("g1", Settings(1, 300)),
-        Commit("g1", 7, DIGEST),
-        Reveal("g1", 7, "paper", SALT),
-        Resign("g1"),
-        Claim("g1"),
-        Delete("g1"),
+        Join("g1", SETTING_UP),
+        Setup("g1", SETTING_UP, Settings(2, 60)),
+        Ready("g1", SETTING_UP, Settings(1, 300)),
+        Commit("g1", committing(7), DIGEST),
+        Reveal("g1", revealing(7), "paper", SALT),
+        Resign("g1", revealing(2)),
+        Claim("g1", committing(1)),
+        Delete("g1", SETTING_UP),
+        Delete("g1", over(3)),
     ],
 )
 def test_encode_payload_round_trips(op):
@@ -99,7 +112,7 @@ def test_every_op_is_parsed():
 def test_bytes_that_are_not_a_cbor_map_explain_the_format(payload, message):
     text = refusal(payload)
     assert text.startswith(message)
-    assert text.endswith('; an rps payload is a CBOR map such as {"op": "join", "name": "g1"}')
+    assert text.endswith('; an rps payload is a CBOR map such as {"op": "create", "name": "g1"}')
 
 
 @pytest.mark.parametrize(
@@ -121,7 +134,7 @@ def test_a_missing_or_unknown_op_lists_the_ops(value, message):
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ({"op": "join"}, "the payload has no 'name' (the game's name)"),
+        ({"op": "join", **BEFORE_PLAY}, "the payload has no 'name' (the game's name)"),
         ({"op": "join", "name": 7}, "the game name must be text, not 7"),
         ({"op": "join", "name": b"g1"}, "the game name must be text, not 2 bytes"),
         ({"op": "join", "name": ""}, "the game name is empty"),
@@ -146,11 +159,13 @@ def test_bad_names_are_refused(value, message):
 #: A well-formed payload of each op that has fields, to spoil one field at a time.
 GOOD = {
     "create": {"op": "create", "name": "g1"},
-    "commit": {"op": "commit", "name": "g1", "round": 1, "commitment": DIGEST},
-    "reveal": {"op": "reveal", "name": "g1", "round": 1, "throw": "rock", "salt": SALT},
-    "setup": {"op": "setup", "name": "g1", "settings": {"points": 1, "timeout": 300}},
+    "commit": {"op": "commit", "name": "g1", **ROUND_ONE, "commitment": DIGEST},
+    "reveal": {"op": "reveal", "name": "g1", "round": 1, "phase": "reveal", "throw": "rock", "salt": SALT},
+    "setup": {"op": "setup", "name": "g1", **BEFORE_PLAY, "settings": {"points": 1, "timeout": 300}},
+    "resign": {"op": "resign", "name": "g1", **ROUND_ONE},
 }
-ROUND = "'round' must be a whole number from 1 to 100, not "
+ROUND = "'round' must be a whole number from 0 to 100, not "
+PHASE = "'phase' must be join, setup, commit, reveal or over, not "
 THROW = "'throw' must be rock, paper or scissors, not "
 TIMEOUT = "'timeout' must be a whole number of seconds from 1 to 604800, not "
 
@@ -159,24 +174,26 @@ TIMEOUT = "'timeout' must be a whole number of seconds from 1 to 604800, not "
     ("op", "changes", "message"),
     [
         ("commit", {"commitment": None}, "a commit payload has no field 'commitment'"),
-        (
-            "reveal",
-            {"round": None, "throw": None, "salt": None},
-            "a reveal payload has no fields 'round', 'throw', 'salt'",
-        ),
+        ("reveal", {"throw": None, "salt": None}, "a reveal payload has no fields 'throw', 'salt'"),
         ("setup", {"settings": None}, "a setup payload has no field 'settings'"),
         ("create", {"round": 1}, "a create payload has an unexpected field 'round'"),
         ("create", {"Join": False}, "a create payload has an unexpected field 'Join'"),
         ("create", {1: 2}, "a create payload has a key that is not text (1)"),
         ("create", {"join": 0}, "'join' must be true or false, not 0"),
         ("create", {"join": "no"}, "'join' must be true or false, not 'no'"),
-        ("commit", {"round": 0}, ROUND + "0"),
+        ("commit", {"round": 0}, "'round' must be from 1 to 100 in the commit phase, not 0"),
+        ("resign", {"round": 0}, "'round' must be from 1 to 100 in the commit phase, not 0"),
+        ("setup", {"round": 1}, "'round' must be 0 in the setup phase, not 1"),
         ("commit", {"round": 101}, ROUND + "101"),
         ("commit", {"round": -1}, ROUND + "-1"),
         ("commit", {"round": True}, ROUND + "true"),
         ("commit", {"round": 1.0}, ROUND + "a floating-point number"),
         ("commit", {"round": "1"}, ROUND + "'1'"),
         ("commit", {"round": 2**70}, ROUND + "a huge number"),
+        ("resign", {"phase": "play"}, PHASE + "'play'"),
+        ("resign", {"phase": "COMMIT"}, PHASE + "'COMMIT'"),
+        ("resign", {"phase": 1}, PHASE + "1"),
+        ("create", {"phase": "setup"}, "a create payload has an unexpected field 'phase'"),
         ("commit", {"commitment": DIGEST[:31]}, "'commitment' must be 32 bytes, not 31 bytes"),
         ("commit", {"commitment": DIGEST.hex()}, f"'commitment' must be 32 bytes, not '{DIGEST.hex()[:39]}..."),
         ("reveal", {"throw": "lizard"}, THROW + "'lizard'"),
@@ -198,38 +215,64 @@ def test_bad_fields_are_named_in_the_message(op, changes, message):
     assert refusal(dumps(value)) == f"game 'g1': {message}"
 
 
-CANONICAL_JOIN = dumps({"op": "join", "name": "g1"})
+MOMENT_EXPECTED = (
+    "in rps 2.0 every op on an existing game names the 'round' (0 to 100) and 'phase' (join, setup, commit, "
+    "reveal or over) of the game it was signed for, and counts only then"
+)
+
+
+@pytest.mark.parametrize(
+    ("value", "missing"),
+    [
+        ({"op": "resign", "name": "g1"}, "'round' or 'phase'"),
+        ({"op": "join", "name": "g1"}, "'round' or 'phase'"),
+        ({"op": "ready", "name": "g1", "settings": {"points": 1, "timeout": 300}}, "'round' or 'phase'"),
+        ({"op": "commit", "name": "g1", "round": 1, "commitment": DIGEST}, "'phase'"),
+        ({"op": "reveal", "name": "g1", "round": 1, "throw": "rock", "salt": SALT}, "'phase'"),
+        ({"op": "claim", "name": "g1", "phase": "commit"}, "'round'"),
+    ],
+)
+def test_an_op_in_the_rps_1_0_form_is_refused_saying_what_form_is_expected(value, missing):
+    op = value["op"]
+    assert refusal(dumps(value)) == f"game 'g1': a {op} payload has no {missing}: {MOMENT_EXPECTED}"
+
+
+CANONICAL_JOIN = dumps({"op": "join", "name": "g1", **BEFORE_PLAY})
+#: The join's fields after "op": "join", each encoded: "name" and "phase" and "round", in canonical order.
+JOIN_TAIL = dumps("name") + dumps("g1") + dumps("phase") + dumps("setup") + dumps("round") + dumps(0)
 
 
 @pytest.mark.parametrize(
     "payload",
     [
-        bytes.fromhex("a2646e616d65626731626f70646a6f696e"),  # keys in the wrong order: "name" before "op"
-        bytes.fromhex("bf626f70646a6f696e646e616d65626731ff"),  # an indefinite-length map
-        bytes.fromhex("a2626f707f646a6f696eff646e616d65626731"),  # an indefinite-length text string
+        cbor2.dumps({"name": "g1", "op": "join", **BEFORE_PLAY}),  # keys in the wrong order: "name" before "op"
+        b"\xbf" + dumps("op") + dumps("join") + JOIN_TAIL + b"\xff",  # an indefinite-length map
+        b"\xa4" + dumps("op") + b"\x7f" + dumps("join") + b"\xff" + JOIN_TAIL,  # an indefinite-length text string
         CANONICAL_JOIN + b"\x00",  # a byte after the map
-        bytes.fromhex("a3626f70646a6f696e646e616d65626731626f70646a6f696e"),  # "op" twice
+        b"\xa5" + dumps("op") + dumps("join") + JOIN_TAIL + dumps("op") + dumps("join"),  # "op" twice
         CANONICAL_JOIN[:-1],  # cut short
     ],
 )
 def test_a_join_spelt_in_any_form_but_the_canonical_one_is_refused(payload):
+    assert parse_payload(CANONICAL_JOIN) == Join("g1", SETTING_UP)
     assert refusal(payload).startswith(("game 'g1': the payload is not in canonical CBOR", "the payload is not valid"))
+
+
+#: A commit's fields before "round" and after it, each encoded.
+COMMIT_HEAD = b"\xa5" + dumps("op") + dumps("commit") + dumps("name") + dumps("g1") + dumps("phase") + dumps("commit")
+COMMIT_TAIL = dumps("commitment") + dumps(DIGEST)
 
 
 @pytest.mark.parametrize(
     "payload",
     [
-        # round 1 written in two bytes instead of one
-        bytes.fromhex("a4626f7066636f6d6d6974646e616d6562673165726f756e6418016a636f6d6d69746d656e745820") + DIGEST,
-        # round 1 as a bignum (tag 2)
-        bytes.fromhex("a4626f7066636f6d6d6974646e616d6562673165726f756e64c241016a636f6d6d69746d656e745820")
-        + DIGEST,
-        # the name as a tagged text (tag 32, a URI)
-        bytes.fromhex("a4626f7066636f6d6d6974646e616d65d820626731") + dumps("round")[0:] + b"\x01"
-        + dumps("commitment") + dumps(DIGEST),
+        COMMIT_HEAD + dumps("round") + b"\x18\x01" + COMMIT_TAIL,  # round 1 written in two bytes instead of one
+        COMMIT_HEAD + dumps("round") + b"\xc2\x41\x01" + COMMIT_TAIL,  # round 1 as a bignum (tag 2)
+        COMMIT_HEAD.replace(dumps("g1"), b"\xd8\x20" + dumps("g1")) + dumps("round") + b"\x01" + COMMIT_TAIL,  # tag 32
     ],
-)  # fmt: skip
+)
 def test_long_forms_and_tags_are_refused(payload):
+    assert parse_payload(COMMIT_HEAD + dumps("round") + b"\x01" + COMMIT_TAIL) == Commit("g1", committing(1), DIGEST)
     message = refusal(payload)
     assert message.startswith("game 'g1': the payload is not in canonical CBOR") or message == (
         "the game name must be text, not a value with tag 32"
@@ -237,26 +280,26 @@ def test_long_forms_and_tags_are_refused(payload):
 
 
 def test_a_non_canonical_payload_is_refused_naming_the_encoding():
-    assert refusal(bytes.fromhex("a2646e616d65626731626f70646a6f696e")) == (
+    assert refusal(cbor2.dumps({"name": "g1", "op": "join", **BEFORE_PLAY})) == (
         "game 'g1': the payload is not in canonical CBOR (RFC 8949 core deterministic encoding: shortest forms, "
         "definite lengths, map keys sorted, no tags or floating-point numbers)"
     )
 
 
 def test_the_size_limit_is_checked_before_decoding():
-    payload = dumps({"op": "join", "name": "g1", "pad": "x" * MAX_PAYLOAD_BYTES})
+    payload = dumps({"op": "join", "name": "g1", **BEFORE_PLAY, "pad": "x" * MAX_PAYLOAD_BYTES})
     assert refusal(payload) == f"the payload is {len(payload)} bytes; an rps payload is at most 1024"
     assert refusal(b"\xff" * 2000) == "the payload is 2000 bytes; an rps payload is at most 1024"
 
 
 def test_the_largest_valid_payload_fits_well_within_the_limit():
-    largest = encode_payload(Reveal("é" * 64, 100, "scissors", SALT))
+    largest = encode_payload(Reveal("é" * 64, revealing(100), "scissors", SALT))
     assert len(largest) < 300
     assert parse_payload(largest).name == "é" * 64
 
 
 def test_a_huge_wrong_value_is_cut_short_in_the_message():
-    message = refusal(dumps({"op": "reveal", "name": "g1", "round": 1, "throw": "x" * 900, "salt": SALT}))
+    message = refusal(dumps({**GOOD["reveal"], "throw": "x" * 900}))
     assert len(message) < 120
 
 

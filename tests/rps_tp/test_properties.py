@@ -19,12 +19,13 @@ from rps_tp import handler as handler_module
 from rps_tp import rules
 from rps_tp.commitment import commitment
 from rps_tp.family import game_address
-from rps_tp.game import Game, Settings, consistency_problem
+from rps_tp.game import PHASES, Game, Moment, Settings, consistency_problem, moment_of
 from rps_tp.handler import RpsTransactionHandler
 from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
 from rps_tp.payload import InvalidPayload, encode_payload, parse_payload
 from rps_tp.state import CorruptState, decode_bucket, encode_bucket
 from tests.rps_tp.fakes import FakeContext, block_info_entries, public_key, request
+from tests.rps_tp.moments import JOINING, SETTING_UP, committing, revealing
 from xo_core import block_info
 
 PLAYERS = [public_key(seed) for seed in (1, 2, 3)]
@@ -54,8 +55,18 @@ class ModelGame:
     how: str | None = None
     outcome: dict[str, str] = field(default_factory=dict)
 
+    def moment(self) -> tuple[int, str]:
+        """The round and phase an op must name to count now."""
+        if self.phase in ("hostless", "lobby"):
+            return 0, "join" if self.phase == "hostless" else "setup"
+        if self.phase == "over":
+            return self.round, "over"
+        return self.round, "reveal" if len(self.committed) == 2 else "commit"
+
     def apply(self, op: Op, signer: str, now: int | None) -> bool | None:
         """Apply ``op`` if the specification allows it; say whether it did (``None``: the game is deleted)."""
+        if not isinstance(op, Create) and (op.at.round, op.at.phase) != self.moment():
+            return False
         seated = signer in self.seats
         opponent = next((key for key in self.seats if key != signer), None)
         match op:
@@ -77,7 +88,7 @@ class ModelGame:
                         self.phase, self.round, self.since = "play", 1, now
                     return True
             case Commit():
-                if self.phase == "play" and seated and op.round == self.round and signer not in self.committed:
+                if self.phase == "play" and seated and op.at.round == self.round and signer not in self.committed:
                     self.committed[signer] = op.commitment
                     if len(self.committed) == 2:
                         self.since = now
@@ -87,7 +98,7 @@ class ModelGame:
                 if (
                     self.phase == "play"
                     and seated
-                    and op.round == self.round
+                    and op.at.round == self.round
                     and len(self.committed) == 2
                     and signer not in self.revealed
                     and self.committed[signer] == expected
@@ -180,7 +191,7 @@ def model_apply(model: dict[str, ModelGame], op: Op, signer: str, now: int | Non
         points, timeout = (op.settings.points, op.settings.timeout) if op.settings else (1, 300)
         model[op.name] = ModelGame(op.name, (points, timeout))
         if op.join:
-            model[op.name].apply(Join(op.name), signer, now)
+            model[op.name].apply(Join(op.name, JOINING), signer, now)
         return True
     if game is None:
         return False
@@ -220,6 +231,14 @@ def colliding(collide: bool) -> AbstractContextManager[object]:
 settings_strategy = st.builds(Settings, st.integers(1, 3), st.sampled_from([1, 2, 60]))
 
 
+#: Moments an op may name, right or wrong for the game it reaches.
+MOMENTS = [
+    Moment(0, "join"),
+    Moment(0, "setup"),
+    *(Moment(round_number, phase) for round_number in (1, 2, 3) for phase in ("commit", "reveal", "over")),
+]
+
+
 #: What a player committed to, by (game, round, key): what an honest reveal shows.
 Secrets = dict[tuple[str, int, str], tuple[str, bytes]]
 
@@ -246,32 +265,33 @@ def action(data: st.DataObject, model: dict[str, ModelGame], secrets: Secrets) -
             kinds = [kind]
     kind = data.draw(st.sampled_from(kinds))
     round_number = game.round if honest and game.round else data.draw(st.integers(1, 3))
+    at = Moment(*game.moment()) if honest and data.draw(st.integers(0, 9)) else data.draw(st.sampled_from(MOMENTS))
     throw, salt = data.draw(st.sampled_from(THROWS)), data.draw(st.sampled_from(SALTS))
     match kind:
         case "create":
             return Create(name, data.draw(st.booleans()), data.draw(st.none() | settings_strategy)), signer
         case "join":
-            return Join(name), data.draw(st.sampled_from(PLAYERS))
+            return Join(name, at), data.draw(st.sampled_from(PLAYERS))
         case "setup":
-            return Setup(name, data.draw(settings_strategy)), signer
+            return Setup(name, at, data.draw(settings_strategy)), signer
         case "ready":
             agreed = Settings(*game.settings) if honest else data.draw(settings_strategy)
-            return Ready(name, agreed), signer
+            return Ready(name, at, agreed), signer
         case "commit":
             others = list(game.committed.values()) if game else []
             if others and not data.draw(st.integers(0, 4)):  # a copy of the opponent's commitment
-                return Commit(name, round_number, others[0]), signer
+                return Commit(name, at, others[0]), signer
             secrets[name, round_number, signer] = (throw, salt)
-            return Commit(name, round_number, commitment(name, round_number, signer, throw, salt)), signer
+            return Commit(name, at, commitment(name, round_number, signer, throw, salt)), signer
         case "reveal":
             if honest and data.draw(st.integers(0, 4)):
                 throw, salt = secrets.get((name, round_number, signer), (throw, salt))
-            return Reveal(name, round_number, throw, salt), signer
+            return Reveal(name, at, throw, salt), signer
         case "resign":
-            return Resign(name), signer
+            return Resign(name, at), signer
         case "claim":
-            return Claim(name), signer
-    return Delete(name), signer
+            return Claim(name, at), signer
+    return Delete(name, at), signer
 
 
 @SETTINGS
@@ -308,16 +328,16 @@ def test_any_sequence_of_ops_is_applied_or_refused_exactly_as_the_model_says(dat
 @given(st.data())
 def test_random_honest_games_end_with_consistent_scores_and_results(data):
     game = rules.apply_op(None, Create("g1", settings=data.draw(settings_strategy)), PLAYERS[0], None)
-    game = rules.apply_op(game, Join("g1"), PLAYERS[1], None)
+    game = rules.apply_op(game, Join("g1", SETTING_UP), PLAYERS[1], None)
     for player in PLAYERS[:2]:
-        game = rules.apply_op(game, Ready("g1", game.settings), player, None)
+        game = rules.apply_op(game, Ready("g1", SETTING_UP, game.settings), player, None)
     while game.state == "PLAYING_GAME":
         throws = [data.draw(st.sampled_from(THROWS)) for _ in range(2)]
         for player, throw in zip(PLAYERS[:2], throws, strict=True):
             made = commitment("g1", game.round, player, throw, SALTS[0])
-            game = rules.apply_op(game, Commit("g1", game.round, made), player, 1)
+            game = rules.apply_op(game, Commit("g1", committing(game.round), made), player, 1)
         for player, throw in reversed(list(zip(PLAYERS[:2], throws, strict=True))):
-            game = rules.apply_op(game, Reveal("g1", game.round, throw, SALTS[0]), player, 2)
+            game = rules.apply_op(game, Reveal("g1", revealing(game.round), throw, SALTS[0]), player, 2)
         assert consistency_problem(game) is None
     assert game.conclusion_type == "normal"
     scores = [result.final_score for result in game.results]
@@ -349,33 +369,91 @@ def test_a_copied_or_replayed_commitment_can_never_be_revealed_by_the_copier(thr
     """Bob copies Alice's commitment (her round or a later one): even with her throw and salt he cannot open it."""
     alice, bob = PLAYERS[:2]
     game = rules.apply_op(None, Create("g1", settings=Settings(3, 60)), alice, None)
-    game = rules.apply_op(game, Join("g1"), bob, None)
+    game = rules.apply_op(game, Join("g1", SETTING_UP), bob, None)
     for player in (alice, bob):
-        game = rules.apply_op(game, Ready("g1", game.settings), player, None)
+        game = rules.apply_op(game, Ready("g1", SETTING_UP, game.settings), player, None)
     alices = commitment("g1", 1, alice, throw, salt)
     for _ in range(later - 1):  # tie the earlier rounds, so the copy is replayed in round `later`
         for player in (alice, bob):
             made = commitment("g1", game.round, player, "rock", salt)
-            game = rules.apply_op(game, Commit("g1", game.round, made), player, 1)
+            game = rules.apply_op(game, Commit("g1", committing(game.round), made), player, 1)
         for player in (alice, bob):
-            game = rules.apply_op(game, Reveal("g1", game.round, "rock", salt), player, 1)
-    game = rules.apply_op(game, Commit("g1", game.round, commitment("g1", game.round, alice, throw, salt)), alice, 1)
-    game = rules.apply_op(game, Commit("g1", game.round, alices), bob, 1)
+            game = rules.apply_op(game, Reveal("g1", revealing(game.round), "rock", salt), player, 1)
+    alices_own = commitment("g1", game.round, alice, throw, salt)
+    game = rules.apply_op(game, Commit("g1", committing(game.round), alices_own), alice, 1)
+    game = rules.apply_op(game, Commit("g1", committing(game.round), alices), bob, 1)
     for guess_throw, guess_salt in [(throw, salt), *attempts]:
         try:
-            rules.apply_op(game, Reveal("g1", game.round, guess_throw, guess_salt), bob, 1)
+            rules.apply_op(game, Reveal("g1", revealing(game.round), guess_throw, guess_salt), bob, 1)
         except InvalidTransaction as error:
             assert "does not match your commitment" in str(error)
         else:
             raise AssertionError("a copied commitment was revealed")
 
 
+@st.composite
+def games_at_every_moment(draw: st.DrawFn) -> Game:
+    """A game honestly played to a random moment: before play, in any phase of a round, or over."""
+    alice, bob = PLAYERS[:2]
+    game = rules.apply_op(None, Create("g1", join=False, settings=Settings(3, 60)), alice, None)
+    steps = draw(st.integers(0, 14))
+    for step in range(steps):
+        assert game is not None
+        at = moment_of(game)
+        if game.state == "CONCLUDED":
+            break
+        if at.phase == "join":
+            game = rules.apply_op(game, Join("g1", at), alice, None)
+        elif at.phase == "setup" and len(game.players) < 2:
+            game = rules.apply_op(game, Join("g1", at), bob, None)
+        elif at.phase == "setup":
+            game = rules.apply_op(game, Ready("g1", at, game.settings), bob if game.players[0].ready else alice, None)
+        elif step == steps - 1 and draw(st.booleans()):
+            game = rules.apply_op(game, Resign("g1", at), draw(st.sampled_from([alice, bob])), None)
+        else:  # the first player who has not taken the phase's step takes it (every throw is rock: rounds tie)
+            first = game.players[0]
+            key = game.players[0 if (first.commitment if at.phase == "commit" else first.throw) is None else 1].key
+            if at.phase == "commit":
+                game = rules.apply_op(game, Commit("g1", at, commitment("g1", at.round, key, "rock", SALTS[0])), key, 1)
+            else:
+                game = rules.apply_op(game, Reveal("g1", at, "rock", SALTS[0]), key, 1)
+    assert game is not None
+    return game
+
+
+@SETTINGS
+@given(games_at_every_moment(), st.sampled_from(MOMENTS), st.sampled_from(list(OPS)[1:]), st.sampled_from(PLAYERS))
+def test_an_op_signed_for_another_moment_than_the_games_is_refused_whatever_the_op(game, at, op_name, signer):
+    """Whoever signs it and whatever it asks, an op counts only at the moment it names: never at another."""
+    if at == moment_of(game):
+        at = Moment(at.round + 1, "over")
+    op = {
+        "join": Join("g1", at),
+        "setup": Setup("g1", at, game.settings),
+        "ready": Ready("g1", at, game.settings),
+        "commit": Commit("g1", at, commitment("g1", at.round, signer, "rock", SALTS[0])),
+        "reveal": Reveal("g1", at, "rock", SALTS[0]),
+        "resign": Resign("g1", at),
+        "claim": Claim("g1", at),
+        "delete": Delete("g1", at),
+    }[op_name]
+    event(f"{op_name} at {moment_of(game).phase}")
+    try:
+        rules.apply_op(game, op, signer, 10**9)
+    except rules.IllegalMove as error:
+        assert f"this {op_name} was signed for round {at.round}, {at.phase} phase" in str(error) or (
+            op_name not in rules.ALLOWED[game.state]
+        )
+    else:
+        raise AssertionError(f"{op} counted at {moment_of(game)}")
+
+
 def started(timeout: int, now: int | None = None) -> Game:
     """A game in round 1, whose play (and the clock of its commit phase) started at ``now``."""
     game = rules.apply_op(None, Create("g1", settings=Settings(1, timeout)), PLAYERS[0], None)
-    game = rules.apply_op(game, Join("g1"), PLAYERS[1], None)
+    game = rules.apply_op(game, Join("g1", SETTING_UP), PLAYERS[1], None)
     for player in PLAYERS[:2]:
-        game = rules.apply_op(game, Ready("g1", game.settings), player, now)
+        game = rules.apply_op(game, Ready("g1", SETTING_UP, game.settings), player, now)
     assert game is not None
     return game
 
@@ -397,16 +475,17 @@ def test_a_claim_succeeds_exactly_from_the_deadline_on(timeout, started_at, offs
     acted_at = started_at + data.draw(st.integers(0, timeout + 10), label="claimant acted after")
     game = started(timeout, started_at)
     step = "commit"
+    alices, bobs = (Commit("g1", committing(1), commitment("g1", 1, key, "rock", SALTS[0])) for key in (alice, bob))
     if in_reveal_step:
-        game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, started_at)
-        game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, bob, "rock", SALTS[1])), bob, started_at)
-        game = rules.apply_op(game, Reveal("g1", 1, "rock", SALTS[0]), alice, acted_at)
+        game = rules.apply_op(game, alices, alice, started_at)
+        game = rules.apply_op(game, bobs, bob, started_at)
+        game = rules.apply_op(game, Reveal("g1", revealing(1), "rock", SALTS[0]), alice, acted_at)
         step = "reveal"
     else:
-        game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, acted_at)
+        game = rules.apply_op(game, alices, alice, acted_at)
     now = started_at + timeout + offset
     try:
-        after = rules.apply_op(game, Claim("g1"), alice, now)
+        after = rules.apply_op(game, Claim("g1", moment_of(game)), alice, now)
     except InvalidTransaction as error:
         left = started_at + timeout - now
         assert left > 0
@@ -428,10 +507,10 @@ def test_a_claim_succeeds_exactly_from_the_deadline_on(timeout, started_at, offs
 def test_a_reveal_is_accepted_exactly_when_it_opens_the_commitment(throw, salt, shown, shown_salt):
     alice, bob = PLAYERS[:2]
     game = started(300)
-    game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, alice, throw, salt)), alice, None)
-    game = rules.apply_op(game, Commit("g1", 1, commitment("g1", 1, bob, "rock", SALTS[1])), bob, None)
+    game = rules.apply_op(game, Commit("g1", committing(1), commitment("g1", 1, alice, throw, salt)), alice, None)
+    game = rules.apply_op(game, Commit("g1", committing(1), commitment("g1", 1, bob, "rock", SALTS[1])), bob, None)
     try:
-        after = rules.apply_op(game, Reveal("g1", 1, shown, shown_salt), alice, None)
+        after = rules.apply_op(game, Reveal("g1", revealing(1), shown, shown_salt), alice, None)
     except InvalidTransaction as error:
         assert (shown, shown_salt) != (throw, salt)
         assert str(error) == f"{shown} with that salt does not match your commitment in round 1 of game 'g1'"
@@ -448,11 +527,12 @@ def payload_maps(draw: st.DrawFn) -> bytes:
         value["op"] = draw(st.sampled_from([*OPS, "JOIN", "", 1]))
     if draw(st.integers(0, 9)):
         value["name"] = draw(st.text(max_size=5) | st.sampled_from([b"g", 7, None]))
-    for key in draw(st.sets(st.sampled_from(["join", "settings", "round", "commitment", "throw", "salt", "x"]))):
+    fields = ["join", "settings", "round", "phase", "commitment", "throw", "salt", "x"]
+    for key in draw(st.sets(st.sampled_from(fields))):
         value[key] = draw(
             st.booleans()
             | st.integers(-2, 200)
-            | st.sampled_from([*THROWS, "Rock"])
+            | st.sampled_from([*THROWS, "Rock", *PHASES, "Commit"])
             | st.binary(min_size=31, max_size=33)
             | st.fixed_dictionaries({"points": st.integers(0, 4), "timeout": st.integers(0, 2)})
         )
@@ -495,10 +575,10 @@ def sample_buckets() -> list[bytes]:
     alice, bob = PLAYERS[:2]
     lobby = rules.apply_op(None, Create("g2", settings=Settings(3, 60)), bob, None)
     playing = started(300)
-    playing = rules.apply_op(playing, Commit("g1", 1, commitment("g1", 1, alice, "rock", SALTS[0])), alice, 1234)
-    playing = rules.apply_op(playing, Commit("g1", 1, commitment("g1", 1, bob, "paper", SALTS[1])), bob, 1240)
-    playing = rules.apply_op(playing, Reveal("g1", 1, "paper", SALTS[1]), bob, 1250)
-    concluded = rules.apply_op(playing, Claim("g1"), bob, 1550)
+    for key, throw, salt, now in ((alice, "rock", SALTS[0], 1234), (bob, "paper", SALTS[1], 1240)):
+        playing = rules.apply_op(playing, Commit("g1", committing(1), commitment("g1", 1, key, throw, salt)), key, now)
+    playing = rules.apply_op(playing, Reveal("g1", revealing(1), "paper", SALTS[1]), bob, 1250)
+    concluded = rules.apply_op(playing, Claim("g1", revealing(1)), bob, 1550)
     return [encode_bucket(games) for games in ([lobby], [playing], [concluded], [playing, lobby])]
 
 

@@ -7,13 +7,16 @@ the real wire protocol: registration, state reads of the game and of the clock,
 writes, events and the answers.
 """
 
+import cbor2
+
 from rps_tp.commitment import commitment
-from rps_tp.family import NAMESPACE, game_address, transaction_inputs, transaction_outputs
+from rps_tp.family import FAMILY_VERSION, NAMESPACE, game_address, transaction_inputs, transaction_outputs
 from rps_tp.game import CONCLUDED, PLAYING_GAME, Settings
 from rps_tp.ops import Claim, Commit, Create, Join, Op, Ready, Reveal
 from rps_tp.payload import encode_payload
 from rps_tp.state import decode_bucket, encode_game
 from tests.rps_tp.fakes import block_info_entries
+from tests.rps_tp.moments import SETTING_UP, committing, revealing
 from tests.tp_runtime.validator_peer import process_request, signer_key
 from xo_core import block_info
 from xo_core.protobuf.processor_pb2 import TpRegisterRequest
@@ -34,7 +37,13 @@ def rps(op: Op, signer: str, inputs: list[str] | None = None):
         inputs=transaction_inputs(op.name) if inputs is None else inputs,
         outputs=transaction_outputs(op.name),
         family="rps",
+        version=FAMILY_VERSION,
     )
+
+
+def registered(peer) -> list[TpRegisterRequest]:
+    """Answer rps-tp's registrations: rps 2.0, and 1.0 (to refuse its transactions with a message)."""
+    return [peer.expect_registration() for _ in range(2)]
 
 
 def attributes(event) -> list[tuple[str, str]]:
@@ -53,40 +62,44 @@ def play(peer, op: Op, signer: str) -> list:
 
 def started(peer, name: str = "g1", settings: Settings = QUICK) -> None:
     play(peer, Create(name, settings=settings), ALICE)
-    play(peer, Join(name), BOB)
-    play(peer, Ready(name, settings), ALICE)
-    play(peer, Ready(name, settings), BOB)
+    play(peer, Join(name, SETTING_UP), BOB)
+    play(peer, Ready(name, SETTING_UP, settings), ALICE)
+    play(peer, Ready(name, SETTING_UP, settings), BOB)
 
 
 def test_registers_the_rps_family_with_its_namespace(peer, start_tp):
     tp = start_tp("-C", peer.url, "--max-occupancy", "4", command="rps-tp")
 
-    registration = peer.expect_registration()
+    registrations = registered(peer)
 
-    assert (registration.family, registration.version) == ("rps", "1.0")
-    assert list(registration.namespaces) == [NAMESPACE] == ["c56a0e"]
-    assert registration.max_occupancy == 4
-    assert registration.protocol_version == 1
-    assert registration.request_header_style == TpRegisterRequest.EXPANDED
-    assert f"registered rps 1.0 with the validator at {peer.url}" in tp.wait_for_log("registered rps 1.0")
+    assert sorted((registration.family, registration.version) for registration in registrations) == [
+        ("rps", "1.0"),
+        ("rps", "2.0"),
+    ]
+    for registration in registrations:
+        assert list(registration.namespaces) == [NAMESPACE] == ["c56a0e"]
+        assert registration.max_occupancy == 4
+        assert registration.protocol_version == 1
+        assert registration.request_header_style == TpRegisterRequest.EXPANDED
+    assert f"with the validator at {peer.url}" in tp.wait_for_log("registered rps")
 
 
 def test_plays_a_whole_game_reading_the_time_from_blockinfo_with_an_event_per_op(peer, start_tp):
     start_tp("-C", peer.url, command="rps-tp")
-    peer.expect_registration()
+    registered(peer)
     peer.state.update(block_info_entries(NOW))
     events = []
 
     events += play(peer, Create("g1", settings=QUICK), ALICE)
-    events += play(peer, Join("g1"), BOB)
-    events += play(peer, Ready("g1", QUICK), ALICE)
-    events += play(peer, Ready("g1", QUICK), BOB)
+    events += play(peer, Join("g1", SETTING_UP), BOB)
+    events += play(peer, Ready("g1", SETTING_UP, QUICK), ALICE)
+    events += play(peer, Ready("g1", SETTING_UP, QUICK), BOB)
     assert game(peer).state == PLAYING_GAME
-    events += play(peer, Commit("g1", 1, commitment("g1", 1, ALICE, "rock", SALT_A)), ALICE)
+    events += play(peer, Commit("g1", committing(1), commitment("g1", 1, ALICE, "rock", SALT_A)), ALICE)
     assert game(peer).waiting_since == NOW  # the first commitment starts Bob's time-out, at BlockInfo's time
-    events += play(peer, Commit("g1", 1, commitment("g1", 1, BOB, "scissors", SALT_B)), BOB)
-    events += play(peer, Reveal("g1", 1, "rock", SALT_A), ALICE)
-    events += play(peer, Reveal("g1", 1, "scissors", SALT_B), BOB)
+    events += play(peer, Commit("g1", committing(1), commitment("g1", 1, BOB, "scissors", SALT_B)), BOB)
+    events += play(peer, Reveal("g1", revealing(1), "rock", SALT_A), ALICE)
+    events += play(peer, Reveal("g1", revealing(1), "scissors", SALT_B), BOB)
 
     final = game(peer)
     assert (final.state, final.conclusion_type, final.history) == (CONCLUDED, "normal", (("rock", "scissors"),))
@@ -101,19 +114,19 @@ def test_plays_a_whole_game_reading_the_time_from_blockinfo_with_an_event_per_op
 
 def test_a_player_kept_waiting_claims_the_game_once_blockinfo_says_the_time_out_is_over(peer, start_tp):
     start_tp("-C", peer.url, command="rps-tp")
-    peer.expect_registration()
+    registered(peer)
     peer.state.update(block_info_entries(NOW, block_num=41))
     started(peer)
-    play(peer, Commit("g1", 1, commitment("g1", 1, ALICE, "paper", SALT_A)), ALICE)
+    play(peer, Commit("g1", committing(1), commitment("g1", 1, ALICE, "paper", SALT_A)), ALICE)
 
     peer.state.update(block_info_entries(NOW + QUICK.timeout - 12, block_num=42, oldest=41))
-    early = peer.process(rps(Claim("g1"), ALICE))
+    early = peer.process(rps(Claim("g1", committing(1)), ALICE))
     assert early.status == "INVALID_TRANSACTION"
     assert early.response.message == "your opponent still has 12 seconds to commit in round 1 of game 'g1'"
     assert early.events == []
 
     peer.state.update(block_info_entries(NOW + QUICK.timeout, block_num=43, oldest=41))
-    [event] = play(peer, Claim("g1"), ALICE)
+    [event] = play(peer, Claim("g1", committing(1)), ALICE)
 
     final = game(peer)
     assert (final.state, final.conclusion_type) == (CONCLUDED, "by-timeout")
@@ -124,13 +137,13 @@ def test_a_player_kept_waiting_claims_the_game_once_blockinfo_says_the_time_out_
 
 def test_a_commit_that_does_not_declare_blockinfo_is_invalid_and_says_what_to_list(peer, start_tp):
     start_tp("-C", peer.url, command="rps-tp")
-    peer.expect_registration()
+    registered(peer)
     peer.state.update(block_info_entries(NOW))
     started(peer)
     before = dict(peer.state)
 
     outcome = peer.process(
-        rps(Commit("g1", 1, bytes(32)), ALICE, inputs=[game_address("g1")])
+        rps(Commit("g1", committing(1), bytes(32)), ALICE, inputs=[game_address("g1")])
     )
 
     assert outcome.status == "INVALID_TRANSACTION"
@@ -143,11 +156,35 @@ def test_a_commit_that_does_not_declare_blockinfo_is_invalid_and_says_what_to_li
 
 def test_corrupt_blockinfo_is_an_internal_error_not_the_players_fault(peer, start_tp):
     tp = start_tp("-C", peer.url, command="rps-tp")
-    peer.expect_registration()
+    registered(peer)
     started(peer)
     peer.state[block_info.CONFIG_ADDRESS] = b"\xff not a BlockInfoConfig"
 
-    outcome = peer.process(rps(Commit("g1", 1, bytes(32)), ALICE))
+    outcome = peer.process(rps(Commit("g1", committing(1), bytes(32)), ALICE))
 
     assert outcome.status == "INTERNAL_ERROR"
     assert f"the BlockInfo config at {block_info.CONFIG_ADDRESS} does not parse" in tp.wait_for_log("does not parse")
+
+
+def test_an_rps_1_0_transaction_is_refused_saying_which_version_the_processor_expects(peer, start_tp):
+    """A client of rps 1.0 hears what to send instead; its op is never applied under the old rules."""
+    start_tp("-C", peer.url, command="rps-tp")
+    registered(peer)
+    peer.state.update(block_info_entries(NOW))
+    started(peer)
+    before = dict(peer.state)
+    old_resign = cbor2.dumps({"op": "resign", "name": "g1"}, canonical=True)
+
+    outcome = peer.process(
+        process_request(
+            old_resign, signer=BOB, inputs=transaction_inputs("g1"), outputs=transaction_outputs("g1"),
+            family="rps", version="1.0",
+        )
+    )
+
+    assert outcome.status == "INVALID_TRANSACTION"
+    assert outcome.response.message.startswith(
+        "this is an rps 1.0 transaction; this processor implements rps 2.0, in which every op on an existing game "
+        "names the round and phase it was signed for"
+    )
+    assert peer.state == before

@@ -14,11 +14,12 @@ import pytest
 from rps_tp import rules
 from rps_tp.commitment import commitment, preimage
 from rps_tp.family import game_address, transaction_inputs, transaction_outputs
-from rps_tp.game import Settings
-from rps_tp.ops import Commit, Create, Join, Ready, Reveal
+from rps_tp.game import Settings, moment_of
+from rps_tp.ops import Commit, Create, Join, Ready, Resign, Reveal
 from rps_tp.payload import encode_payload, parse_payload
 from rps_tp.state import decode_bucket, encode_bucket
 from tests.rps_tp.diagnostic import diagnostic, squeezed
+from tests.rps_tp.moments import SETTING_UP, committing, revealing
 from xo_core import block_info
 from xo_core.signing import Signer
 
@@ -37,23 +38,26 @@ def examples() -> dict[str, bytes]:
     alice_commitment = commitment("g1", 1, ALICE, "rock", SALT_ALICE)
     bob_commitment = commitment("g1", 1, BOB, "scissors", SALT_BOB)
     game = rules.apply_op(None, Create("g1"), ALICE, None)
-    game = rules.apply_op(game, Join("g1"), BOB, None)
-    game = rules.apply_op(game, Ready("g1", SETTINGS), ALICE, None)
-    game = rules.apply_op(game, Ready("g1", SETTINGS), BOB, NOW)
-    committed = rules.apply_op(game, Commit("g1", 1, alice_commitment), ALICE, NOW + 10)
+    assert game is not None and moment_of(game) == SETTING_UP
+    game = rules.apply_op(game, Join("g1", SETTING_UP), BOB, None)
+    game = rules.apply_op(game, Ready("g1", SETTING_UP, SETTINGS), ALICE, None)
+    game = rules.apply_op(game, Ready("g1", SETTING_UP, SETTINGS), BOB, NOW)
+    committed = rules.apply_op(game, Commit("g1", committing(1), alice_commitment), ALICE, NOW + 10)
     assert committed is not None
-    game = rules.apply_op(committed, Commit("g1", 1, bob_commitment), BOB, NOW + 20)
-    game = rules.apply_op(game, Reveal("g1", 1, "rock", SALT_ALICE), ALICE, NOW + 30)
-    concluded = rules.apply_op(game, Reveal("g1", 1, "scissors", SALT_BOB), BOB, NOW + 40)
+    game = rules.apply_op(committed, Commit("g1", committing(1), bob_commitment), BOB, NOW + 20)
+    game = rules.apply_op(game, Reveal("g1", revealing(1), "rock", SALT_ALICE), ALICE, NOW + 30)
+    concluded = rules.apply_op(game, Reveal("g1", revealing(1), "scissors", SALT_BOB), BOB, NOW + 40)
     assert concluded is not None
     return {
         "create": encode_payload(Create("g1")),
         "create without joining": encode_payload(Create("g1", join=False, settings=Settings(3, 120))),
-        "ready": encode_payload(Ready("g1", SETTINGS)),
+        "join": encode_payload(Join("g1", SETTING_UP)),
+        "resign before play": encode_payload(Resign("g1", SETTING_UP)),
+        "ready": encode_payload(Ready("g1", SETTING_UP, SETTINGS)),
         "preimage": preimage("g1", 1, ALICE, "rock", SALT_ALICE),
         "commitment": alice_commitment,
-        "commit": encode_payload(Commit("g1", 1, alice_commitment)),
-        "reveal": encode_payload(Reveal("g1", 1, "rock", SALT_ALICE)),
+        "commit": encode_payload(Commit("g1", committing(1), alice_commitment)),
+        "reveal": encode_payload(Reveal("g1", revealing(1), "rock", SALT_ALICE)),
         "state after the first commitment": encode_bucket([committed]),
         "state of the concluded game": encode_bucket([concluded]),
     }
@@ -89,11 +93,27 @@ def test_every_example_in_the_specification_is_checked_here():
 
 
 def test_the_payload_examples_parse_and_the_state_examples_decode():
-    for title in ("create", "create without joining", "ready", "commit", "reveal"):
+    for title in ("create", "create without joining", "join", "resign before play", "ready", "commit", "reveal"):
         assert encode_payload(parse_payload(examples()[title])) == examples()[title]
     for title in ("state after the first commitment", "state of the concluded game"):
         address = game_address("g1")
         assert encode_bucket(decode_bucket(address, examples()[title]).values()) == examples()[title]
+
+
+def test_the_resign_signed_before_play_is_refused_then_and_once_play_has_started_as_the_specification_says():
+    resign = parse_payload(examples()["resign before play"])
+    lobby = rules.apply_op(rules.apply_op(None, Create("g1"), ALICE, None), Join("g1", SETTING_UP), BOB, None)
+    playing = rules.apply_op(
+        rules.apply_op(lobby, Ready("g1", SETTING_UP, SETTINGS), ALICE, NOW),
+        Ready("g1", SETTING_UP, SETTINGS),
+        BOB,
+        NOW,
+    )
+    text = " ".join(SPEC.read_text(encoding="utf-8").split())
+    for game in (lobby, playing):
+        with pytest.raises(rules.IllegalMove) as raised:
+            rules.apply_op(game, resign, BOB, NOW)
+        assert f"`{raised.value}`" in text
 
 
 def test_the_commitment_is_the_sha256_of_the_preimage():

@@ -9,6 +9,7 @@ from rps_tp.game import DEFAULT_SETTINGS, Game, new_game
 from rps_tp.ops import Create, Join, Ready, Resign
 from rps_tp.state import CorruptState, decode_bucket, encode_bucket, encode_game, game_value
 from tests.rps_tp.fakes import public_key
+from tests.rps_tp.moments import SETTING_UP, committing
 
 ADDRESS = "c56a0e" + "ab" * 32
 ALICE = public_key(1)
@@ -23,9 +24,13 @@ def lobby(name: str) -> Game:
 
 def concluded() -> Game:
     game = lobby("g1")
-    for op, signer in [(Join("g1"), BOB), (Ready("g1", DEFAULT_SETTINGS), ALICE), (Ready("g1", DEFAULT_SETTINGS), BOB)]:
+    for op, signer in [
+        (Join("g1", SETTING_UP), BOB),
+        (Ready("g1", SETTING_UP, DEFAULT_SETTINGS), ALICE),
+        (Ready("g1", SETTING_UP, DEFAULT_SETTINGS), BOB),
+    ]:
         game = rules.apply_op(game, op, signer, None)
-    game = rules.apply_op(game, Resign("g1"), BOB, None)
+    game = rules.apply_op(game, Resign("g1", committing(1)), BOB, None)
     assert game is not None
     return game
 
@@ -79,7 +84,7 @@ def test_colliding_games_are_sorted_by_the_utf8_bytes_of_their_names():
 def test_rewriting_one_game_keeps_the_others_byte_for_byte():
     data = encode_bucket([lobby("a"), lobby("m"), lobby("z")])
     games = decode_bucket(ADDRESS, data)
-    games["m"] = rules.apply_op(games["m"], Join("m"), BOB, None)
+    games["m"] = rules.apply_op(games["m"], Join("m", SETTING_UP), BOB, None)
     rewritten = cbor2.loads(encode_bucket(games.values()))
     original = cbor2.loads(data)
     assert (rewritten[0], rewritten[2]) == (original[0], original[2])

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from rps_tp import family as rps_family
 from tests.scraping import convention_problems, scrape, value
 from tests.tp_runtime.conftest import PROCESSOR_MODULES
 from tests.tp_runtime.validator_peer import DEADLINE, ValidatorPeer, signer_key, xo_request
@@ -126,12 +127,17 @@ def test_the_registry_is_the_processors_own(served):
     assert not any(name.startswith(("python_", "process_")) for name in families)
 
 
+#: How many family versions a processor command registers, where it is more than one.
+REGISTERED_VERSIONS = {"rps-tp": len(rps_family.FAMILY_VERSIONS)}
+
+
 @pytest.mark.subprocess
 @pytest.mark.parametrize("command", sorted(PROCESSOR_MODULES))
 def test_every_processor_command_serves_metrics_under_its_own_name(peer, start_tp, command):
     tp = start_tp("-C", peer.url, "--metrics", "127.0.0.1:0", command=command)
     url = tp.wait_for_log("serving metrics at ").split("serving metrics at ", 1)[1].split()[0]
-    peer.expect_registration()
+    for _ in range(REGISTERED_VERSIONS.get(command, 1)):  # rps-tp: 2.0, and 1.0 to refuse it
+        peer.expect_registration()
     namespace = command.replace("-", "_")
     deadline = time.monotonic() + DEADLINE
     while value(families := scrape(url), f"{namespace}_registered") != 1:

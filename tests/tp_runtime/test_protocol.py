@@ -30,17 +30,26 @@ BOB = signer_key(2)
 
 @dataclass(frozen=True)
 class Plumbing:
-    """What differs between the processor commands: the name, the family it registers, its settings' names."""
+    """What differs between the processor commands: name, family and versions registered, settings' names."""
 
     command: str
     family: str
+    versions: tuple[str, ...]
     env_prefix: str
     config_name: str
 
 
-XO_TP = Plumbing("xo-tp", "xo", "XO_TP", "xo.toml")
-RPS_TP = Plumbing("rps-tp", "rps", "RPS_TP", "rps.toml")
+XO_TP = Plumbing("xo-tp", "xo", ("1.0",), "XO_TP", "xo.toml")
+#: rps-tp registers rps 2.0, and 1.0 only to refuse its transactions with a message.
+RPS_TP = Plumbing("rps-tp", "rps", ("2.0", "1.0"), "RPS_TP", "rps.toml")
 COMMANDS = pytest.mark.parametrize("tp", [XO_TP, RPS_TP], ids=["xo-tp", "rps-tp"])
+
+
+def register_all(peer: ValidatorPeer, tp: Plumbing) -> list[TpRegisterRequest]:
+    """Answer OK to the registration of every version ``tp`` registers; the requests, in the order they came."""
+    registrations = [peer.expect_registration() for _ in tp.versions]
+    assert sorted(registration.version for registration in registrations) == sorted(tp.versions)
+    return registrations
 
 
 def attributes(event) -> dict[str, str]:
@@ -258,7 +267,7 @@ def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
 )
 def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, tp, stop_signal):
     process = start_tp("-C", peer.url, command=tp.command)
-    peer.expect_registration()
+    register_all(peer, tp)
     process.wait_for_log("registered")  # the signal handlers are installed before registering
 
     started = time.monotonic()
@@ -291,10 +300,12 @@ def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unre
 def test_exits_one_when_the_validator_refuses_the_registration(peer, start_tp, tp):
     process = start_tp("-C", peer.url, command=tp.command)
 
-    peer.expect_registration(status=TpRegisterResponse.ERROR)
+    refused = peer.expect_registration(status=TpRegisterResponse.ERROR)
+    for _ in tp.versions[1:]:
+        peer.expect_registration()
 
     assert process.wait() == 1
-    assert f"refused to register family '{tp.family}' version '1.0'" in process.log_text()
+    assert f"refused to register family '{tp.family}' version '{refused.version}'" in process.log_text()
 
 
 @COMMANDS
@@ -339,7 +350,7 @@ def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path
     process.wait_for_log("connected to the validator")
     assert not ready.exists()  # connected is not yet serving
 
-    peer.expect_registration()
+    register_all(peer, tp)
     assert eventually(ready.exists)
     assert ready.read_text() == f"registered with {peer.url}\n"
 
@@ -349,7 +360,7 @@ def test_the_ready_file_exists_exactly_while_registered(peer, start_tp, tmp_path
     assert eventually(lambda: not ready.exists())
 
     with ValidatorPeer(port) as reborn:
-        reborn.expect_registration()
+        register_all(reborn, tp)
         assert eventually(ready.exists)
         process.process.send_signal(signal.SIGTERM)
         reborn.expect_unregistration()

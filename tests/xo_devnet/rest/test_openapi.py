@@ -68,7 +68,12 @@ def test_the_document_is_served_as_yaml_and_as_json(api):
 
 def test_status_lists_the_registered_processors_no_peers_and_no_failure(api):
     answer = api.get("/status").json
-    processors = [{"family": family, "version": "1.0"} for family in ("chips", "rps", "xo")]
+    processors = [
+        {"family": "chips", "version": "1.0"},
+        {"family": "rps", "version": "1.0"},
+        {"family": "rps", "version": "2.0"},
+        {"family": "xo", "version": "1.0"},
+    ]
     assert answer == {
         "data": {"endpoint": "", "peers": [], "processors": processors, "failure": None},
         "link": f"{api.url}/status",

@@ -146,7 +146,7 @@ def test_a_family_or_version_the_devnet_does_not_accept_is_error_30_naming_it(ap
     batch = make_batch(player, [stranger])
     answer = api.submit(batch)
     assert (answer.status, answer.error_code) == (400, 30)
-    accepted = "chips 1.0, rps 1.0, xo 1.0"
+    accepted = "chips 1.0, rps 1.0, rps 2.0, xo 1.0"
     refusal = f"transaction family {family} {version} is not accepted by this ledger (it accepts {accepted})"
     assert refusal in answer.json["error"]["message"]
     assert api.get(f"/batch_statuses?id={batch.header_signature}").json["data"][0]["status"] == "UNKNOWN"
