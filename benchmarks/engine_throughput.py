@@ -32,7 +32,7 @@ from pathlib import Path
 
 from rps_client.transactions import make_rps_transaction
 from rps_tp.commitment import commitment
-from rps_tp.game import Settings
+from rps_tp.game import COMMIT_PHASE, REVEAL_PHASE, SETUP_PHASE, Moment, Settings
 from rps_tp.ops import Commit, Create, Join, Ready, Reveal
 from xo_client.transactions import make_xo_transaction
 from xo_core.batches import make_batch
@@ -64,6 +64,12 @@ def xo_batches(count: int) -> list[Batch]:
     return [make_batch(signer, [make_xo_transaction(signer, f"bench-{n}", "create")]) for n in range(count)]
 
 
+#: The moments of a game's ops: before play (the create joins its host), then round 1's two phases.
+LOBBY = Moment(0, SETUP_PHASE)
+COMMITS = Moment(1, COMMIT_PHASE)
+REVEALS = Moment(1, REVEAL_PHASE)
+
+
 def rps_batches(count: int) -> list[Batch]:
     """Whole games (alice throws rock, bob scissors: one round), their ops interleaved round-robin."""
     alice, bob = Signer.generate(), Signer.generate()
@@ -74,12 +80,14 @@ def rps_batches(count: int) -> list[Batch]:
         salts = {alice: bytes([number % 256]) * 32, bob: bytes([(number + 1) % 256]) * 32}
         throws = {alice: "rock", bob: "scissors"}
         commits = [
-            (player, Commit(name, 1, commitment(name, 1, player.public_key, throws[player], salts[player])))
+            (player, Commit(name, COMMITS, commitment(name, 1, player.public_key, throws[player], salts[player])))
             for player in (alice, bob)
         ]
-        reveals = [(player, Reveal(name, 1, throws[player], salts[player])) for player in (alice, bob)]
-        ops = [(alice, Create(name, settings=settings)), (bob, Join(name)), (alice, Ready(name, settings)),
-               (bob, Ready(name, settings)), *commits, *reveals]  # fmt: skip
+        reveals = [(player, Reveal(name, REVEALS, throws[player], salts[player])) for player in (alice, bob)]
+        ops = [
+            (alice, Create(name, settings=settings)), (bob, Join(name, LOBBY)),
+            (alice, Ready(name, LOBBY, settings)), (bob, Ready(name, LOBBY, settings)), *commits, *reveals,
+        ]  # fmt: skip
         games.append([make_batch(player, [make_rps_transaction(player, op)]) for player, op in ops])
     return [game[step] for step in range(RPS_OPS_PER_GAME) for game in games][:count]
 

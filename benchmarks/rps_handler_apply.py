@@ -14,8 +14,8 @@ import time
 from typing import NamedTuple
 
 from rps_tp.commitment import commitment
-from rps_tp.family import transaction_inputs, transaction_outputs
-from rps_tp.game import DEFAULT_SETTINGS
+from rps_tp.family import FAMILY_VERSION, transaction_inputs, transaction_outputs
+from rps_tp.game import COMMIT_PHASE, DEFAULT_SETTINGS, REVEAL_PHASE, SETUP_PHASE, Moment
 from rps_tp.handler import RpsTransactionHandler
 from rps_tp.ops import Commit, Create, Join, Op, Ready, Reveal
 from rps_tp.payload import encode_payload
@@ -56,16 +56,22 @@ class DictContext:
         self.events += 1
 
 
+#: The moments of the game's ops: before play (the create joins its host), then round 1's two phases.
+LOBBY = Moment(0, SETUP_PHASE)
+COMMITS = Moment(1, COMMIT_PHASE)
+REVEALS = Moment(1, REVEAL_PHASE)
+
+
 def one_game(name: str) -> list[tuple[Op, str]]:
     return [
         (Create(name), ALICE),
-        (Join(name), BOB),
-        (Ready(name, DEFAULT_SETTINGS), ALICE),
-        (Ready(name, DEFAULT_SETTINGS), BOB),
-        (Commit(name, 1, commitment(name, 1, ALICE, "rock", SALT_A)), ALICE),
-        (Commit(name, 1, commitment(name, 1, BOB, "scissors", SALT_B)), BOB),
-        (Reveal(name, 1, "rock", SALT_A), ALICE),
-        (Reveal(name, 1, "scissors", SALT_B), BOB),
+        (Join(name, LOBBY), BOB),
+        (Ready(name, LOBBY, DEFAULT_SETTINGS), ALICE),
+        (Ready(name, LOBBY, DEFAULT_SETTINGS), BOB),
+        (Commit(name, COMMITS, commitment(name, 1, ALICE, "rock", SALT_A)), ALICE),
+        (Commit(name, COMMITS, commitment(name, 1, BOB, "scissors", SALT_B)), BOB),
+        (Reveal(name, REVEALS, "rock", SALT_A), ALICE),
+        (Reveal(name, REVEALS, "scissors", SALT_B), BOB),
     ]
 
 
@@ -76,7 +82,10 @@ def requests(games: int) -> list[TpProcessRequest]:
         name = f"bench-{number}"
         for op, signer in one_game(name):
             header = TransactionHeader(
-                signer_public_key=signer, inputs=transaction_inputs(name), outputs=transaction_outputs(name)
+                signer_public_key=signer,
+                family_version=FAMILY_VERSION,
+                inputs=transaction_inputs(name),
+                outputs=transaction_outputs(name),
             )
             built.append(TpProcessRequest(header=header, payload=encode_payload(op), context_id="c"))
     return built

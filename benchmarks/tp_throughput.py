@@ -80,10 +80,12 @@ from chips_tp.payload import parse_payload as chips_parse
 from chips_tp.state import Account, Channel, encode_account, encode_channel
 from rps_tp import rules as rps_rules
 from rps_tp.commitment import commitment
+from rps_tp.family import FAMILY_VERSION as RPS_VERSION
+from rps_tp.family import FAMILY_VERSIONS as RPS_VERSIONS
 from rps_tp.family import game_address as rps_address
 from rps_tp.family import transaction_inputs as rps_inputs
 from rps_tp.family import transaction_outputs as rps_outputs
-from rps_tp.game import THROWS, Settings
+from rps_tp.game import COMMIT_PHASE, REVEAL_PHASE, SETUP_PHASE, THROWS, Moment, Settings, moment_of
 from rps_tp.handler import TIMED_OPS
 from rps_tp.ops import Commit, Create, Delete, Join, Op, Ready, Reveal
 from rps_tp.payload import encode_payload as rps_payload
@@ -232,9 +234,10 @@ def script_rps_game(name: str, players: tuple[str, str], rng: random.Random, ser
     """create, join, ready x2, rounds of commit x2 and reveal x2 until a player has the points, delete."""
     host, guest = players
     settings = Settings(points=rng.choice((1, 2, 3)), timeout=300)
+    lobby = Moment(0, SETUP_PHASE)  # the create joins its host: every op before play is signed for the setup phase
     ops: list[tuple[Op, str]] = [
-        (Create(name, settings=settings), host), (Join(name), guest), (Ready(name, settings), host),
-        (Ready(name, settings), guest),
+        (Create(name, settings=settings), host), (Join(name, lobby), guest), (Ready(name, lobby, settings), host),
+        (Ready(name, lobby, settings), guest),
     ]  # fmt: skip
     game = None
     scripted: list[Move] = []
@@ -248,7 +251,7 @@ def script_rps_game(name: str, players: tuple[str, str], rng: random.Random, ser
             game = rps_rules.apply_op(game, op, signer, RPS_NOW if timed else None)
             attributes = [("name", name), ("game-state", "DELETED" if game is None else game.state), ("signer", signer)]
             if isinstance(op, Commit | Reveal):
-                attributes.append(("round", str(op.round)))
+                attributes.append(("round", str(op.at.round)))
             event = ExpectedEvent(f"rps/{op.NAME}", attributes, b"" if game is None else encode_game(game))
             written = {address: None if game is None else encode_bucket([game])}
             reads = timed_reads if timed else frozenset([address])
@@ -256,17 +259,17 @@ def script_rps_game(name: str, players: tuple[str, str], rng: random.Random, ser
         if game is None:
             return scripted
         if game.state == "CONCLUDED":
-            ops.append((Delete(name), host))
+            ops.append((Delete(name, moment_of(game)), host))
             continue
         round_number += 1
         throws = [rng.choice(THROWS) for _ in players]
         salts = [rng.randbytes(32) for _ in players]
         ops += [
-            (Commit(name, round_number, commitment(name, round_number, key, throw, salt)), key)
+            (Commit(name, Moment(round_number, COMMIT_PHASE), commitment(name, round_number, key, throw, salt)), key)
             for key, throw, salt in zip(players, throws, salts, strict=True)
         ]
         ops += [
-            (Reveal(name, round_number, throw, salt), key)
+            (Reveal(name, Moment(round_number, REVEAL_PHASE), throw, salt), key)
             for key, throw, salt in zip(players, throws, salts, strict=True)
         ]
 
@@ -276,7 +279,7 @@ def rps_move(
 ) -> Move:
     payload = rps_payload(op)
     header = TransactionHeader(
-        family_name="rps", family_version="1.0", inputs=rps_inputs(op.name), outputs=rps_outputs(op.name),
+        family_name="rps", family_version=RPS_VERSION, inputs=rps_inputs(op.name), outputs=rps_outputs(op.name),
         signer_public_key=signer, batcher_public_key=signer, nonce=context_id,
         payload_sha512=hashlib.sha512(payload).hexdigest(),
     )  # fmt: skip
@@ -294,6 +297,7 @@ class Family:
     module: str  # the processor command's module
     script: Callable[[str, tuple[str, str], random.Random, int], list[Move]]
     initial_state: Callable[[], dict[str, bytes]]
+    versions: int = 1  # the family versions the processor registers, each answered
 
 
 def chips_players(serial: int) -> tuple[Signer, Signer]:
@@ -358,7 +362,7 @@ def script_chips_challenge(name: str, players: tuple[str, str], rng: random.Rand
 
 FAMILIES = {
     "xo": Family("xo_tp.cli", script_game, dict),
-    "rps": Family("rps_tp.cli", script_rps_game, rps_state),
+    "rps": Family("rps_tp.cli", script_rps_game, rps_state, len(RPS_VERSIONS)),  # 2.0, and 1.0 to refuse it
     "chips-conclude": Family("chips_tp.cli", script_chips_conclude, dict),
     "chips-challenge": Family("chips_tp.cli", script_chips_challenge, rps_state),
 }
@@ -411,14 +415,16 @@ class Harness:
         if len(self.error_samples) < 5:
             self.error_samples.append(text)
 
-    def register(self, timeout_s: float = 30.0) -> None:
-        if not self.socket.poll(int(timeout_s * 1000)):
-            raise SystemExit("the processor did not register")
-        self.identity, frame = self.socket.recv_multipart()
-        message = Message.FromString(frame)
-        assert message.message_type == Message.TP_REGISTER_REQUEST
-        registered = TpRegisterResponse(status=TpRegisterResponse.OK).SerializeToString()
-        self.reply(Message.TP_REGISTER_RESPONSE, message.correlation_id, registered)
+    def register(self, versions: int, timeout_s: float = 30.0) -> None:
+        """Answer OK to the registration of each of the processor's ``versions`` family versions."""
+        for _ in range(versions):
+            if not self.socket.poll(int(timeout_s * 1000)):
+                raise SystemExit("the processor did not register")
+            self.identity, frame = self.socket.recv_multipart()
+            message = Message.FromString(frame)
+            assert message.message_type == Message.TP_REGISTER_REQUEST
+            registered = TpRegisterResponse(status=TpRegisterResponse.OK).SerializeToString()
+            self.reply(Message.TP_REGISTER_RESPONSE, message.correlation_id, registered)
 
     def reply(self, message_type: int, correlation_id: str, content: bytes) -> None:
         frame = Message(message_type=message_type, correlation_id=correlation_id, content=content)
@@ -627,7 +633,7 @@ def measure(
     try:
         if metrics:
             scraper = Scraper(metrics_url(log))
-        harness.register()
+        harness.register(family.versions)
         harness.run(games, warmup)
         # the measured run carries on each game where the warm-up left it
         cpu_before = cpu_seconds(processor.pid)

@@ -5,9 +5,11 @@ Every op goes through the same steps, as ``xo``'s moves do: refuse what cannot s
 ``--wait`` report how it ended (:mod:`client_core.submission`) and where the game
 stands after it, read from the transaction's own receipt. The game is read first even
 with ``--no-validate`` when the op needs it: ``setup`` keeps the settings not given,
-``ready`` agrees to the settings the game has. A claim is checked against the time it
-will be judged at (:func:`rps_client.clock.claim_time`). Nothing is submitted when a
-check refuses the op.
+``ready`` agrees to the settings the game has, and every op but ``create`` is signed for
+the moment (round and phase) the game was read at, so that it can count then only
+(:func:`rps_client.transactions.signed_for`). A claim is checked against the time it will
+be judged at (:func:`rps_client.clock.claim_time`). Nothing is submitted when a check
+refuses the op.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from rps_client.checks import refusal
 from rps_client.clock import claim_time
 from rps_client.games import game_json, impossible_name, read_game, resulting_game
 from rps_client.outcome import outcome_text
-from rps_client.transactions import describe, make_rps_transaction
+from rps_client.transactions import describe, make_rps_transaction, signed_for
 from rps_client.vault import Vault, VaultProblem, spent_in
 from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, Game, Settings
 from rps_tp.ops import Claim, Create, Delete, Join, Op, Ready, Resign, Setup
@@ -44,34 +46,36 @@ def create(args: argparse.Namespace) -> int:
 
 def join(args: argparse.Namespace) -> int:
     """``rps join NAME``: the first to join a game hosts it."""
-    return send(args, lambda _game: Join(args.name))
+    return send(args, lambda game: Join(args.name, signed_for(game)))
 
 
 def setup(args: argparse.Namespace) -> int:
     """``rps setup NAME [--first-to N] [--timeout SECONDS]``: the host's new settings; what is not given is kept."""
     if args.first_to is None and args.timeout is None:
         raise UsageError("rps setup needs --first-to or --timeout (or both): the settings to change")
-    return send(args, lambda game: Setup(args.name, settings_given(args, game) or DEFAULT_SETTINGS))
+    return send(args, lambda game: Setup(args.name, signed_for(game), settings_given(args, game) or DEFAULT_SETTINGS))
 
 
 def ready(args: argparse.Namespace) -> int:
     """``rps ready NAME``: agree to the settings the game has now (the processor refuses if they change meanwhile)."""
-    return send(args, lambda game: Ready(args.name, game.settings if game is not None else DEFAULT_SETTINGS))
+    return send(
+        args, lambda game: Ready(args.name, signed_for(game), game.settings if game is not None else DEFAULT_SETTINGS)
+    )
 
 
 def resign(args: argparse.Namespace) -> int:
     """``rps resign NAME``: give the game up; the opponent wins."""
-    return send(args, lambda _game: Resign(args.name))
+    return send(args, lambda game: Resign(args.name, signed_for(game)))
 
 
 def claim(args: argparse.Namespace) -> int:
     """``rps claim NAME``: win a game whose opponent has not taken their step within its time-out."""
-    return send(args, lambda _game: Claim(args.name))
+    return send(args, lambda game: Claim(args.name, signed_for(game)))
 
 
 def delete(args: argparse.Namespace) -> int:
     """``rps delete NAME``: the host removes a game that is not being played."""
-    return send(args, lambda _game: Delete(args.name))
+    return send(args, lambda game: Delete(args.name, signed_for(game)))
 
 
 def settings_given(args: argparse.Namespace, game: Game | None) -> Settings | None:

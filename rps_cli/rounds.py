@@ -38,7 +38,7 @@ from rps_client.checks import refusal
 from rps_client.following import Budget, FollowedGame, OutOfTime
 from rps_client.games import game_json, impossible_name, read_game
 from rps_client.outcome import outcome_text, player_name
-from rps_client.transactions import make_rps_transaction
+from rps_client.transactions import commit_moment, make_rps_transaction, reveal_moment, signed_for
 from rps_client.vault import Vault, VaultEntry, spent_in
 from rps_tp.commitment import new_salt
 from rps_tp.game import CONCLUDED, PLAYING_GAME, SALT_BYTES, THROWS, Game, round_winner, seat_of
@@ -123,7 +123,7 @@ class Round:
         """Check, keep throw and salt in the vault, submit the commitment; wait for it unless asked not to."""
         round_number = game.round if game is not None and game.round else 1
         entry = VaultEntry(self.name, round_number, throw, new_salt())
-        op = Commit(self.name, round_number, entry.commitment(self.you))
+        op = Commit(self.name, commit_moment(round_number), entry.commitment(self.you))
         if not self.args.no_validate:
             refused = refusal(game, op, self.you)
             if refused:
@@ -178,7 +178,7 @@ class Round:
 
     def reveal(self, client: RestClient, game: Game, entry: VaultEntry) -> None:
         """Reveal ``entry``, which the rules must accept on ``game`` as committed: both commitments are there."""
-        op = Reveal(self.name, entry.round, entry.throw, entry.salt)
+        op = Reveal(self.name, reveal_moment(entry.round), entry.throw, entry.salt)
         refused = refusal(game, op, self.you)
         if refused:  # checked whatever the flags: a reveal refused may still have shown the throw
             raise InvalidInput(f"{refused}; nothing was submitted")
@@ -313,7 +313,7 @@ def reveal(args: argparse.Namespace) -> int:
         game = read_game(client, name)
         seat = seat_of(game, you) if game is not None else None
         if game is None or seat is None or game.state != PLAYING_GAME:
-            refused = refusal(game, Reveal(name, max(game.round if game else 1, 1), THROWS[0], bytes(SALT_BYTES)), you)
+            refused = refusal(game, Reveal(name, signed_for(game), THROWS[0], bytes(SALT_BYTES)), you)
             raise InvalidInput(f"{refused or played.label + ' is not being played'}; nothing was submitted")
         player = game.players[seat]
         if player.commitment is None:

@@ -14,7 +14,7 @@ from client_core.rest import RestClient
 from client_core.runner import warn
 from rps_client import turns
 from rps_tp.family import game_address
-from rps_tp.game import Game, name_problem
+from rps_tp.game import Game, moment_of, name_problem
 from rps_tp.state import CorruptState, decode_bucket
 from xo_core.text import game_label
 
@@ -41,7 +41,8 @@ def game_json(game: Game) -> dict[str, object]:
     """The object ``rps show --json`` prints, and each element of ``rps list --json``: a stable contract.
 
     State as the ledger holds it (commitments in hex), plus what is derived from it
-    alone: ``next`` (who must do what) and ``claim`` (who may claim, from when).
+    alone: ``phase`` (with ``round``, the moment an op on the game is signed for),
+    ``next`` (who must do what) and ``claim`` (who may claim, from when).
     """
     claim = turns.claim(game)
     return {
@@ -51,6 +52,7 @@ def game_json(game: Game) -> dict[str, object]:
         "host": game.host,
         "settings": {"points": game.settings.points, "timeout": game.settings.timeout},
         "round": game.round,
+        "phase": moment_of(game).phase,
         "players": [
             {
                 "key": player.key,

@@ -19,7 +19,7 @@ from client_core.submission import submit
 from rps_client.transactions import make_rps_transaction
 from rps_client.vault import Vault
 from rps_tp.family import game_address
-from rps_tp.game import DEFAULT_SETTINGS, Game, Settings
+from rps_tp.game import DEFAULT_SETTINGS, SETUP_PHASE, Game, Moment, Settings
 from rps_tp.ops import Create, Join, Op, Ready
 from rps_tp.state import decode_bucket
 from xo_core.keyfiles import load_signer
@@ -84,11 +84,12 @@ class Table:
 
     def started(self, name: str, settings: Settings = DEFAULT_SETTINGS) -> None:
         """A game alice created with ``settings``, bob joined, both ready: play starts (set up in-process, quickly)."""
+        lobby = Moment(0, SETUP_PHASE)  # the create joins alice: the game is being set up until both are ready
         for who, op in (
             ("alice", Create(name, settings=settings)),
-            ("bob", Join(name)),
-            ("alice", Ready(name, settings)),
-            ("bob", Ready(name, settings)),
+            ("bob", Join(name, lobby)),
+            ("alice", Ready(name, lobby, settings)),
+            ("bob", Ready(name, lobby, settings)),
         ):
             assert self.submit(who, op) == "COMMITTED", (who, op)
 

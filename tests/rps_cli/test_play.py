@@ -16,6 +16,7 @@ import pytest
 
 from rps_cli import rounds
 from rps_cli.main import main
+from rps_client.transactions import commit_moment, reveal_moment
 from rps_tp.game import Settings
 from rps_tp.ops import Commit, Reveal
 from tests.rps_cli.table import Table
@@ -169,7 +170,7 @@ def test_a_copied_commitment_can_never_be_revealed_and_the_copier_is_claimed_aga
     table.ok("alice", "throw", "copy", "rock", "--commit-only", "--wait")
     [alices] = table.vault("alice").entries()
     copied = table.game("copy").players[0].commitment
-    assert table.submit("bob", Commit("copy", 1, copied)) == "COMMITTED", "the processor stores a copy"
+    assert table.submit("bob", Commit("copy", commit_moment(1), copied)) == "COMMITTED", "the processor stores a copy"
     shown = table.ok("alice", "show", "copy")
     assert "NOTE     : both players hold the same commitment in round 1" in shown.out
     revealed = table.run("alice", "reveal", "copy", "--wait", "1")
@@ -177,7 +178,7 @@ def test_a_copied_commitment_can_never_be_revealed_and_the_copier_is_claimed_aga
     assert revealed.lines()[0].startswith("Revealed rock in round 1 of game 'copy'")
     bob = table.run("bob", "reveal", "copy")
     assert bob.code == 1 and "it is the same as your opponent's commitment, a copy" in bob.err
-    refused = table.submit("bob", Reveal("copy", 1, "rock", alices.salt))
+    refused = table.submit("bob", Reveal("copy", reveal_moment(1), "rock", alices.salt))
     assert refused == "INVALID; rock with that salt does not match your commitment in round 1 of game 'copy'"
     table.after_time_out("copy")
     claimed = table.ok("alice", "claim", "copy", "--wait")

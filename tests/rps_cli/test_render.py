@@ -103,13 +103,15 @@ def test_the_json_object_is_the_state_plus_what_follows_from_it():
     game = commit(started(), BOB, "rock", now=NOW)
     shown = game_json(game)
     assert list(shown) == [
-        "name", "address", "state", "host", "settings", "round", "players", "history", "waiting_since",
+        "name", "address", "state", "host", "settings", "round", "phase", "players", "history", "waiting_since",
         "conclusion_type", "results", "next", "claim",
     ]  # fmt: skip
+    assert (shown["round"], shown["phase"]) == (1, "commit")  # the moment an op on it is signed for
     assert shown["players"][1]["commitment"] == game.players[1].commitment.hex()
     assert shown["next"] == [{"player": ALICE, "action": "commit"}]
     assert shown["claim"] == {"player": BOB, "against": ALICE, "from": NOW + 300}
     over = game_json(resigned(game, ALICE))
+    assert (over["round"], over["phase"]) == (1, "over")
     assert over["results"] == [
         {"key": ALICE, "outcome": "resigned", "final_score": 0},
         {"key": BOB, "outcome": "won", "final_score": 0},

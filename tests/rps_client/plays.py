@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rps_tp import rules
 from rps_tp.commitment import commitment
-from rps_tp.game import Game, Settings
+from rps_tp.game import Game, Settings, moment_of
 from rps_tp.ops import Claim, Commit, Create, Join, Ready, Resign, Reveal
 
 ALICE = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
@@ -22,18 +22,23 @@ def created(name: str = "g1", settings: Settings | None = None) -> Game:
 def started(name: str = "g1", settings: Settings | None = None, now: int | None = NOW) -> Game:
     """A game in round 1 whose play (and the clock of its first commit phase) started at ``now``."""
     game = created(name, settings)
-    for op, who in ((Join(name), BOB), (Ready(name, game.settings), ALICE), (Ready(name, game.settings), BOB)):
+    at = moment_of(game)  # the setup phase, until both are ready
+    for op, who in (
+        (Join(name, at), BOB),
+        (Ready(name, at, game.settings), ALICE),
+        (Ready(name, at, game.settings), BOB),
+    ):
         game = rules.apply_op(game, op, who, now)
     return game
 
 
 def commit(game: Game, who: str, throw: str, now: int | None = NOW) -> Game:
     made = commitment(game.name, game.round, who, throw, SALTS[who])
-    return rules.apply_op(game, Commit(game.name, game.round, made), who, now)
+    return rules.apply_op(game, Commit(game.name, moment_of(game), made), who, now)
 
 
 def reveal(game: Game, who: str, throw: str, now: int | None = NOW) -> Game:
-    return rules.apply_op(game, Reveal(game.name, game.round, throw, SALTS[who]), who, now)
+    return rules.apply_op(game, Reveal(game.name, moment_of(game), throw, SALTS[who]), who, now)
 
 
 def round_played(game: Game, alices: str, bobs: str) -> Game:
@@ -42,8 +47,8 @@ def round_played(game: Game, alices: str, bobs: str) -> Game:
 
 
 def resigned(game: Game, who: str) -> Game:
-    return rules.apply_op(game, Resign(game.name), who, NOW)
+    return rules.apply_op(game, Resign(game.name, moment_of(game)), who, NOW)
 
 
 def claimed(game: Game, who: str, now: int) -> Game:
-    return rules.apply_op(game, Claim(game.name), who, now)
+    return rules.apply_op(game, Claim(game.name, moment_of(game)), who, now)

@@ -6,7 +6,7 @@ from rps_cli import feed
 from rps_client import changes
 from rps_client.changes import Change, game_changes
 from rps_tp import rules
-from rps_tp.game import Settings
+from rps_tp.game import Settings, moment_of
 from rps_tp.ops import Ready, Setup
 from tests.rps_client.plays import ALICE, BOB, NOW, claimed, commit, created, resigned, reveal, round_played, started
 
@@ -101,8 +101,8 @@ def test_a_game_deleted_and_created_again_in_one_block_is_told_as_both():
 
 def test_a_new_setup_then_a_ready_for_it():
     game = created()
-    setup = rules.apply_op(game, Setup("g1", Settings(3, 60)), ALICE, NOW)
-    ready = rules.apply_op(setup, Ready("g1", Settings(3, 60)), ALICE, NOW)
+    setup = rules.apply_op(game, Setup("g1", moment_of(game), Settings(3, 60)), ALICE, NOW)
+    ready = rules.apply_op(setup, Ready("g1", moment_of(setup), Settings(3, 60)), ALICE, NOW)
     assert kinds(game_changes(game, setup)) == [(changes.SET_UP, ALICE, None, None)]
     assert lines(game_changes(game, setup)) == [
         "game 'g1': alice set it up as first to 3 points, 60 seconds to act; every player must be ready again"

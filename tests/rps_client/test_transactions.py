@@ -6,18 +6,19 @@ from rps_client.transactions import make_rps_transaction
 from rps_tp.family import game_address
 from rps_tp.ops import Commit
 from rps_tp.payload import encode_payload, parse_payload
+from tests.rps_tp.moments import committing
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.signing import Signer
 
 
 def test_an_rps_transaction_header_has_the_fields_the_spec_requires():
     signer = Signer.generate()
-    op = Commit("g1", 1, bytes(range(32)))
+    op = Commit("g1", committing(1), bytes(range(32)))
 
     transaction = make_rps_transaction(signer, op)
 
     header = TransactionHeader.FromString(transaction.header)
-    assert (header.family_name, header.family_version) == ("rps", "1.0")
+    assert (header.family_name, header.family_version) == ("rps", "2.0")
     assert list(header.inputs) == [
         game_address("g1"),
         "00b10c0100000000000000000000000000000000000000000000000000000000000000",

@@ -15,9 +15,9 @@ from collections.abc import Callable
 import aiohttp
 import pytest
 
-from rps_client.transactions import make_rps_transaction
+from rps_client.transactions import commit_moment, make_rps_transaction, reveal_moment
 from rps_tp.commitment import commitment, new_salt
-from rps_tp.game import Settings
+from rps_tp.game import SETUP_PHASE, Moment, Settings
 from rps_tp.ops import Commit, Create, Join, Ready, Reveal
 from tests.scraping import convention_problems, scrape, value
 from tests.tp_runtime.conftest import TpProcess
@@ -30,6 +30,8 @@ from xo_devnet.rest.server import start_rest_server
 
 pytestmark = pytest.mark.subprocess
 
+#: The moment of every rps op before play: the create joins its host, so the game is being set up.
+LOBBY = Moment(0, SETUP_PHASE)
 SERVING = re.compile(r"serving metrics at (http://\S+/metrics)")
 
 
@@ -120,28 +122,28 @@ def test_rps_tp_counts_a_scripted_round_with_its_address_from_the_environment(st
         return lambda signer: make_rps_transaction(signer, op)
 
     def commit(name: str, signer: Signer, throw: str) -> Callable[[Signer], Transaction]:
-        return rps(Commit("round", 1, commitment("round", 1, signer.public_key, throw, salts[name])))
+        return rps(Commit("round", commit_moment(1), commitment("round", 1, signer.public_key, throw, salts[name])))
 
     async def scenario() -> None:
         async with running_ledger(block_time_limit=30.0) as ledger:
             tp = start_tp("-C", ledger.component_endpoint, env={"RPS_TP_METRICS": "127.0.0.1:0"}, command="rps-tp")
             url = await registered(ledger, "rps", tp)
             statuses = await play(ledger, [
-                (alice, rps(Create("round", settings=settings))), (bob, rps(Join("round"))),
-                (bob, rps(Join("round"))),  # seated already: invalid
-                (alice, rps(Ready("round", settings))), (bob, rps(Ready("round", settings))),
+                (alice, rps(Create("round", settings=settings))), (bob, rps(Join("round", LOBBY))),
+                (bob, rps(Join("round", LOBBY))),  # seated already: invalid
+                (alice, rps(Ready("round", LOBBY, settings))), (bob, rps(Ready("round", LOBBY, settings))),
                 (alice, commit("alice", alice, "rock")),
-                (alice, rps(Reveal("round", 1, "rock", salts["alice"]))),  # before bob commits: invalid
+                (alice, rps(Reveal("round", reveal_moment(1), "rock", salts["alice"]))),  # before bob commits: invalid
                 (bob, commit("bob", bob, "paper")),
-                (alice, rps(Reveal("round", 1, "rock", salts["alice"]))),
-                (bob, rps(Reveal("round", 1, "paper", salts["bob"]))),
+                (alice, rps(Reveal("round", reveal_moment(1), "rock", salts["alice"]))),
+                (bob, rps(Reveal("round", reveal_moment(1), "paper", salts["bob"]))),
             ])  # fmt: skip
             assert statuses.count("COMMITTED") == 8
             assert statuses.count("INVALID") == 2
             families = await asyncio.to_thread(scrape, url)
 
-        assert value(families, "rps_tp_transactions_total", result="ok", family_version="1.0") == 8
-        assert value(families, "rps_tp_transactions_total", result="invalid", family_version="1.0") == 2
+        assert value(families, "rps_tp_transactions_total", result="ok", family_version="2.0") == 8
+        assert value(families, "rps_tp_transactions_total", result="invalid", family_version="2.0") == 2
         assert value(families, "rps_tp_transaction_processing_seconds_count") == 10
         assert value(families, "rps_tp_state_reads_total") >= 10  # each move reads its game; some read the clock
         assert value(families, "rps_tp_state_writes_total") == 8
