@@ -15,6 +15,12 @@ commitment; ``reveal`` makes it on request (a throw made by ``rps`` or before th
 server restarted). A reveal is always checked against the game as committed state
 holds it, so it is never sent before the opponent is bound to a throw.
 
+Every op on a game is signed for a moment of it (round and phase; docs/rps-family.md,
+"Moments"): the one the page showed when the player acted, when the request names it
+(``round`` and ``phase``), else the one the server reads. So a click on a page that
+has fallen behind is refused, naming both moments, never signed for a moment of the
+game the player did not see.
+
 Blocking (``http.client``): the server runs :class:`RpsMover` in worker threads.
 """
 
@@ -31,10 +37,21 @@ from rps_client.changes import Change
 from rps_client.checks import refusal
 from rps_client.clock import claim_time
 from rps_client.games import impossible_name, read_game, resulting_game
-from rps_client.transactions import describe, make_rps_transaction
+from rps_client.transactions import commit_moment, describe, make_rps_transaction, reveal_moment, signed_for
 from rps_client.vault import Vault, VaultEntry, VaultProblem, spent_in
 from rps_tp.commitment import new_salt
-from rps_tp.game import CONCLUDED, DEFAULT_SETTINGS, PLAYING_GAME, THROWS, Game, Settings, seat_of
+from rps_tp.game import (
+    CONCLUDED,
+    DEFAULT_SETTINGS,
+    MAX_ROUNDS,
+    PHASES,
+    PLAYING_GAME,
+    THROWS,
+    Game,
+    Moment,
+    Settings,
+    seat_of,
+)
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
@@ -49,7 +66,10 @@ OPS: Final = ("create", "join", "setup", "ready", "throw", "reveal", "resign", "
 
 
 class RpsRequest(NamedTuple):
-    """What the page asked for: who (a key's name), which op, in which game; settings and throw where they apply."""
+    """What the page asked for: who (a key's name), which op, in which game; settings and throw where they apply.
+
+    ``at`` is the moment of the game the page showed, if it said (``None``: the one read when the op is made).
+    """
 
     player: str
     op: str
@@ -57,10 +77,11 @@ class RpsRequest(NamedTuple):
     points: int | None = None
     timeout: int | None = None
     throw: str | None = None
+    at: Moment | None = None
 
 
 def parse_rps(body: object) -> RpsRequest:
-    """``{"player", "op", "name", "points", "timeout", "throw"}`` as a request, or a 400 saying what is wrong."""
+    """``{"player", "op", "name", "points", "timeout", "throw", "round", "phase"}`` as a request, or a 400."""
     if not isinstance(body, dict):
         raise bad_request('an rps op is a JSON object: {"player", "op", "name", ...}')
     player, op, name = body.get("player"), body.get("op"), body.get("name")
@@ -76,7 +97,19 @@ def parse_rps(body: object) -> RpsRequest:
             raise bad_request(f'"{field}" must be a whole number')
     if op == "throw" and throw not in THROWS:
         raise bad_request(f'"throw" must be one of {", ".join(THROWS)}')
-    return RpsRequest(player, op, name, points, timeout, throw if op == "throw" else None)
+    return RpsRequest(player, op, name, points, timeout, throw if op == "throw" else None, _moment(body))
+
+
+def _moment(body: dict[str, object]) -> Moment | None:
+    """The moment the page showed, from ``"round"`` and ``"phase"`` (both or neither), or a 400."""
+    round_number, phase = body.get("round"), body.get("phase")
+    if round_number is None and phase is None:
+        return None
+    if not isinstance(round_number, int) or isinstance(round_number, bool) or not 0 <= round_number <= MAX_ROUNDS:
+        raise bad_request(f'"round" must be the round of the game shown, a whole number from 0 to {MAX_ROUNDS}')
+    if phase not in PHASES:
+        raise bad_request(f'"phase" must be the phase of the game shown: one of {", ".join(PHASES)}')
+    return Moment(round_number, phase)
 
 
 class RpsMover(Sender):
@@ -113,6 +146,8 @@ class RpsMover(Sender):
 
     @staticmethod
     def _make(request: RpsRequest, game: Game | None) -> Op:
+        """The op asked for, signed for the moment the page showed, else that of ``game`` as read just now."""
+        at = request.at or signed_for(game)
         base = game.settings if game is not None else DEFAULT_SETTINGS
         given = None
         if request.points is not None or request.timeout is not None:
@@ -124,16 +159,16 @@ class RpsMover(Sender):
             case "create":
                 return Create(request.name, settings=given)
             case "join":
-                return Join(request.name)
+                return Join(request.name, at)
             case "setup":
-                return Setup(request.name, given or base)
+                return Setup(request.name, at, given or base)
             case "ready":
-                return Ready(request.name, base)
+                return Ready(request.name, at, base)
             case "resign":
-                return Resign(request.name)
+                return Resign(request.name, at)
             case "claim":
-                return Claim(request.name)
-        return Delete(request.name)
+                return Claim(request.name, at)
+        return Delete(request.name, at)
 
     def _op(self, client: RestClient, signer: Signer, game: Game | None, op: Op) -> tuple[int, Json]:
         now = claim_time(client) if isinstance(op, Claim) else None
@@ -155,8 +190,10 @@ class RpsMover(Sender):
         assert request.throw is not None
         you = signer.public_key
         round_number = game.round if game is not None and game.round else 1
+        if request.at is not None:  # the round the page showed (another is refused below, as the processor would)
+            round_number = request.at.round
         entry = VaultEntry(request.name, round_number, request.throw, new_salt())
-        op = Commit(request.name, round_number, entry.commitment(you))
+        op = Commit(request.name, commit_moment(round_number), entry.commitment(you))
         if problem := refusal(game, op, you):
             raise refused(f"{problem}; nothing was submitted")
         Vault.of(self.key_dir, you).add(entry, forget=spent_in(request.name, game))
@@ -187,7 +224,7 @@ class RpsMover(Sender):
                 f"the vault has no throw for your commitment in round {game.round} of {game_label(name)}: it was "
                 "made elsewhere, or the vault was lost; nothing was submitted"
             )
-        op = Reveal(name, entry.round, entry.throw, entry.salt)
+        op = Reveal(name, reveal_moment(entry.round), entry.throw, entry.salt)
         if problem := refusal(game, op, you):  # whatever the caller: never a reveal before both are bound
             raise refused(f"{problem}; nothing was submitted")
         waited = self._submitted(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from client_core.rest import RestClient
 from rps_client.games import read_game
 from rps_client.vault import VAULT_DIR
@@ -40,9 +42,7 @@ class RpsChanges:
         raise AssertionError(f"no {wanted} in {name}")
 
 
-def test_a_game_through_the_page_each_throw_secret_until_both_are_committed_then_revealed_by_the_server(
-    server, devnet
-):
+def test_a_game_through_the_page_each_throw_secret_until_both_are_committed_then_revealed_by_the_server(server, devnet):
     keys = json.loads((devnet.ready_file).read_text())["keys"]
     created = committed(server.post_rps("alice", "create", "web-rps", points=1))
     assert created["message"] == "Committed create game 'web-rps' (first to 1 point, 300 seconds to act)"
@@ -94,3 +94,43 @@ def test_rps_refusals_are_told_in_the_rps_commands_words(server):
     bad = server.post_rps("alice", "throw", "web-rps-no", throw="lizard")
     assert bad.status == 400 and bad.json()["error"]["message"] == '"throw" must be one of rock, paper, scissors'
     assert server.post_rps("alice", "fly", "web-rps-no").status == 400
+
+
+def test_an_op_is_signed_for_the_moment_the_page_showed_so_a_stale_click_is_refused(server):
+    """The page names the round and phase of the game it showed; the game moved on since: nothing is signed."""
+    committed(server.post_rps("alice", "create", "web-rps-stale", points=1))
+    shown = {"round": 0, "phase": "setup"}  # what bob's page showed before the game started
+    committed(server.post_rps("bob", "join", "web-rps-stale", **shown))
+    committed(server.post_rps("alice", "ready", "web-rps-stale", **shown))
+    committed(server.post_rps("bob", "ready", "web-rps-stale", **shown))
+
+    stale = server.post_rps("bob", "resign", "web-rps-stale", **shown)
+
+    assert stale.status == 409
+    assert stale.json()["error"]["message"] == (
+        "game 'web-rps-stale' is at round 1, commit phase; this resign was signed for round 0, setup phase: an op"
+        " counts only in the round and phase it was signed for (read the game again, then sign a new one);"
+        " nothing was submitted"
+    )
+    resigned = committed(server.post_rps("bob", "resign", "web-rps-stale", round=1, phase="commit"))
+    assert resigned["game"]["state"] == "CONCLUDED"
+
+
+@pytest.mark.parametrize(
+    ("moment", "message"),
+    [
+        ({"round": 1}, '"phase" must be the phase of the game shown: one of join, setup, commit, reveal, over'),
+        ({"phase": "commit"}, '"round" must be the round of the game shown, a whole number from 0 to 100'),
+        (
+            {"round": "1", "phase": "commit"},
+            '"round" must be the round of the game shown, a whole number from 0 to 100',
+        ),
+        (
+            {"round": 1, "phase": "play"},
+            '"phase" must be the phase of the game shown: one of join, setup, commit, reveal, over',
+        ),
+    ],
+)
+def test_a_moment_that_is_not_one_is_a_bad_request(server, moment, message):
+    answer = server.post_rps("alice", "resign", "web-rps-any", **moment)
+    assert (answer.status, answer.json()["error"]["message"]) == (400, message)

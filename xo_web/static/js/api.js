@@ -64,7 +64,10 @@ export function stopComputer(name) {
   return postJson("/api/computer/stop", { name });
 }
 
-/** An rps op as `player`: create, join, setup, ready, throw, reveal, resign, claim, delete (`fields`: points, timeout, throw). */
+/**
+ * An rps op as `player`: create, join, setup, ready, throw, reveal, resign, claim, delete (`fields`: points,
+ * timeout, throw, and the round and phase of the game shown, which the op is signed for).
+ */
 export function rps(player, op, name, fields = {}) {
   return postJson("/api/rps", { player, op, name, ...fields });
 }

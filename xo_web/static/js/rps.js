@@ -171,7 +171,10 @@ export function mount(app, name, signal) {
     note.textContent = op === "throw" ? `Throwing ${fields.throw}…` : "Sending…";
     render();
     try {
-      const { body } = await rps(player.name, op, name, fields);
+      // An op is signed for the moment of the game shown (docs/rps-family.md, "Moments"): if the game has
+      // moved on since, the server refuses it, naming both moments, rather than sign for one not seen.
+      const shown = game && op !== "reveal" ? { round: game.round, phase: game.phase } : {};
+      const { body } = await rps(player.name, op, name, { ...shown, ...fields });
       note.textContent = body.message;
       if (op === "throw" && game) thrownHere = game.round || 1;
       if (op === "delete") location.hash = "#/";
