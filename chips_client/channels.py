@@ -1,0 +1,82 @@
+"""Channels and accounts as the chain holds them, found by the name the players chose.
+
+The specification's channel id hashes the channel's terms and a 64-bit nonce. The
+players name a channel instead: its nonce is the SHA-256 of the name (tagged, so no
+other hash collides with it) cut to 56 bits, followed by one byte holding the number of
+rounds to play (0: until a player cannot cover the stake). So the opener's terms, the
+joiner's lookup and the rounds both clients stop after all follow from the name and the
+chain, and two channels of the same name between different players or on different
+terms still have different ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Final
+
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.family import CHANNEL_TYPE, NAMESPACE, account_address, channel_address
+from chips_tp.state import Account, Channel, decode_account, decode_channel
+
+NAME_PURPOSE: Final = b"chips/1.0 channel name\x00"
+MAX_ROUNDS: Final = 255
+MAX_NAME_LENGTH: Final = 64
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a channel, or None: 1 to 64 printable characters."""
+    if not name or len(name) > MAX_NAME_LENGTH or not name.isprintable():
+        return f"a channel name is 1 to {MAX_NAME_LENGTH} printable characters, not {name[:MAX_NAME_LENGTH]!r}"
+    return None
+
+
+def name_tag(name: str) -> int:
+    """The 56 high bits of the nonce of every channel named ``name``."""
+    return int.from_bytes(hashlib.sha256(NAME_PURPOSE + name.encode("utf-8")).digest()[:7], "big")
+
+
+def nonce_of(name: str, rounds: int) -> int:
+    """The nonce of the channel ``name`` playing ``rounds`` games or rounds."""
+    if not 0 <= rounds <= MAX_ROUNDS:
+        raise ValueError(f"rounds must be 0 (until a player cannot cover the stake) to {MAX_ROUNDS}")
+    return name_tag(name) << 8 | rounds
+
+
+def rounds_of(fixed: Fixed) -> int:
+    """The rounds the channel's name bound into its nonce."""
+    return fixed.nonce & 0xFF
+
+
+def named(fixed: Fixed, name: str) -> bool:
+    """Whether ``fixed`` is a channel named ``name``."""
+    return fixed.nonce >> 8 == name_tag(name)
+
+
+def channels_in(entries: Iterable[tuple[str, bytes]]) -> list[Channel]:
+    """The channel records among state ``entries`` (address, data) under the chips namespace."""
+    prefix = NAMESPACE + CHANNEL_TYPE
+    found = []
+    for address, data in entries:
+        if address.startswith(prefix):
+            channel = decode_channel(address, data)
+            if channel is not None:
+                found.append(channel)
+    return found
+
+
+def find_named(channels: Iterable[Channel], name: str, key: str) -> list[Channel]:
+    """The channels named ``name`` that ``key`` takes part in, newest-looking first (running before closed)."""
+    mine = [c for c in channels if named(c.fixed, name) and key in c.fixed.participants]
+    return sorted(mine, key=lambda c: ("funding", "running", "closed").index(c.status))
+
+
+def account_balance(data: bytes | None, key: str) -> int:
+    """The free chips of ``key`` in its account's state ``data`` (0 when it has no record)."""
+    account: Account | None = decode_account(account_address(key), data or b"", key)
+    return 0 if account is None else account.balance
+
+
+def address_of(fixed: Fixed) -> str:
+    """Where the channel ``fixed`` is recorded."""
+    return channel_address(channel_id(fixed))

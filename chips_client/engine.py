@@ -1,0 +1,132 @@
+"""One player's view of a channel off chain: the latest valid state, what a peer's message does to it, and proofs.
+
+Pure: the match loop (:mod:`chips_client.match`) stores what this accepts before it
+acknowledges anything. A received state is accepted only if it is the next turn,
+signed by its mover (and any other signature verifies), and a move the app allows from
+the latest state, or the final state after a settled one, with nothing changed but the
+flag; otherwise it is refused with the reason, and the latest valid state stays.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from chips_client.moves import settled
+from chips_tp.apps import APPS
+from chips_tp.channel import Fixed, channel_id, mover
+from chips_tp.channel_state import State, decode_state
+from chips_tp.hashes import signed_by, state_message
+from chips_tp.ops import SignedState
+from rps_tp.canonical import Malformed
+
+
+class Refusal(Exception):
+    """A received state that is not a valid next state; the message says why."""
+
+
+class Stale(Exception):
+    """A received state this player already has (or an older one): nothing to do but tell the peer what is newer."""
+
+
+class Held(NamedTuple):
+    """A state this player holds: decoded, and as signed."""
+
+    state: State
+    signed: SignedState
+
+
+class Channel:
+    """The latest state of a channel and the one before it, for a participant ``me`` (0 opener, 1 joiner)."""
+
+    def __init__(self, fixed: Fixed, me: int, held: list[Held]) -> None:
+        if not held:
+            raise ValueError("a channel starts from its turn-0 state")
+        self.fixed = fixed
+        self.id = channel_id(fixed)
+        self.me = me
+        self.previous: Held | None = held[-2] if len(held) > 1 else None
+        self.latest: Held = held[-1]
+
+    def decode(self, data: bytes) -> State:
+        return decode_state(data, APPS[self.fixed.app].decode)
+
+    @property
+    def my_move(self) -> bool:
+        """Whether the next state is this player's to sign (never once the latest is final)."""
+        return not self.latest.state.final and mover(self.latest.state.turn + 1) == self.me
+
+    @property
+    def concluded(self) -> bool:
+        """Whether the latest state is final and signed by both: ready for ``conclude``."""
+        return self.latest.state.final and None not in self.latest.signed.signatures
+
+    def check(self, signed: SignedState) -> State:
+        """The state ``signed`` carries if it may follow the latest; :class:`Refusal` or :class:`Stale` otherwise."""
+        try:
+            state = self.decode(signed.state)
+        except Malformed as error:
+            raise Refusal(f"not a state of this channel's app: {error}") from None
+        if state.channel != self.id:
+            raise Refusal(f"a state of channel {state.channel.hex()[:8]}..., not of this one")
+        if sum(state.balances) != sum(self.fixed.deposits):
+            raise Refusal(f"its balances total {sum(state.balances)} chips, not the {sum(self.fixed.deposits)} held")
+        self._check_signatures(signed, state)
+        latest = self.latest.state
+        if state.turn == latest.turn and signed.state == self.latest.signed.state:
+            if all(
+                a is not None or b is None
+                for a, b in zip(self.latest.signed.signatures, signed.signatures, strict=True)
+            ):
+                raise Stale(f"turn {state.turn} again")
+            return state
+        if state.turn <= latest.turn:
+            raise Stale(f"turn {state.turn}, older than turn {latest.turn}")
+        if state.turn != latest.turn + 1:
+            raise Refusal(f"turn {state.turn} skips ahead of turn {latest.turn}")
+        moved = mover(state.turn)
+        if signed.signatures[moved] is None:
+            raise Refusal(f"turn {state.turn} is not signed by its mover, participant {moved}")
+        if moved == self.me:
+            raise Refusal(f"turn {state.turn} is this player's to sign, not the peer's")
+        if state.final:
+            if latest.final or not settled(latest):
+                raise Refusal("a final state may follow only a settled position (no stake in play)")
+            if state.app != latest.app or state.balances != latest.balances:
+                raise Refusal("a final state must keep the position and balances of the state before it")
+            return state
+        if latest.final:
+            raise Refusal("the channel's latest state is final: nothing follows it")
+        problem = APPS[self.fixed.app].transition_problem(latest, state, self.fixed)
+        if problem:
+            raise Refusal(f"turn {state.turn} is not a valid move: {problem}")
+        return state
+
+    def _check_signatures(self, signed: SignedState, state: State) -> None:
+        message = state_message(signed.state)
+        for index, signature in enumerate(signed.signatures):
+            if signature is not None and not signed_by(self.fixed.participants[index], signature, message):
+                raise Refusal(f"participant {index}'s signature on turn {state.turn} does not verify")
+
+    def accept(self, state: State, signed: SignedState) -> None:
+        """Make ``state`` the latest (after :meth:`check`); a countersignature of the latest merges into it."""
+        if state.turn == self.latest.state.turn:
+            merged = tuple(
+                a if a is not None else b for a, b in zip(self.latest.signed.signatures, signed.signatures, strict=True)
+            )
+            self.latest = Held(state, SignedState(signed.state, (merged[0], merged[1])))
+            return
+        self.previous, self.latest = self.latest, Held(state, signed)
+
+    def adopt(self, state: State, signed: SignedState) -> None:
+        """Take a state the chain holds that is newer than ours (the chain has checked it is supported)."""
+        self.previous, self.latest = None, Held(state, signed)
+
+    def proof(self) -> tuple[SignedState, ...]:
+        """What supports the latest state on chain: the latest alone if signed by both, or if it is the move
+        after the chain's state (rule 3); otherwise it with the state before it, each signed by its mover."""
+        latest = self.latest
+        if None not in latest.signed.signatures or self.previous is None:
+            return (latest.signed,)
+        if self.previous.signed.signatures[mover(self.previous.state.turn)] is None:
+            return (latest.signed,)
+        return (self.previous.signed, latest.signed)

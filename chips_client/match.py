@@ -1,0 +1,364 @@
+"""A match in a channel, from its first state to conclude or finalize: one player's side, off chain and on.
+
+The loop reads the peer's signed states from the broker, checks them
+(:mod:`chips_client.engine`), writes each one accepted to the store before going on,
+signs this player's moves (written before they are published), and proposes or
+countersigns the final state once the match is over; then the proposer concludes on
+chain (the other concludes only if the channel is still open a while later). It goes
+to the chain on its own only to conclude and to defend: a challenge against this
+player is answered with the newest state it holds (``checkpoint``), its next move
+(``respond``) or the final state (``conclude``). With ``patience`` it also challenges
+an opponent silent that long, and finalizes once the deadline passes.
+Transport, chain and the choice of moves are given to it, so tests drive it with fakes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import secrets
+import time
+from collections.abc import Callable
+from typing import Final, Protocol
+
+from chips_client import moves
+from chips_client import transactions as tx
+from chips_client.engine import Channel, Held, Refusal, Stale
+from chips_client.messages import decode_message, encode_message, topic
+from chips_client.store import ChannelTerms, Secret, Store
+from chips_tp.apps import APPS
+from chips_tp.channel import RPS, channel_id, mover
+from chips_tp.channel_state import State, decode_state
+from chips_tp.family import channel_address
+from chips_tp.hashes import sign, state_message
+from chips_tp.ops import SignedState
+from chips_tp.state import CLOSED
+from chips_tp.state import Channel as Record
+from rps_tp.canonical import Malformed
+from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.signing import Signer
+
+#: How often the chain is read for challenges and closes while playing (seconds).
+POLL_SECONDS: Final = 0.5
+#: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
+CONCLUDE_GRACE_SECONDS: Final = 10.0
+#: Resending the latest state to a peer that is behind: at most this often.
+RESEND_SECONDS: Final = 1.0
+#: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
+FINALIZE_MARGIN_SECONDS: Final = 1.0
+PUBLISH_TIMEOUT: Final = 10.0
+
+
+class Session(Protocol):
+    """The transport: :class:`client_core.broker.BrokerSession` or a test's fake."""
+
+    def connect(self, timeout: float) -> None: ...
+    def subscribe(self, topic: str, timeout: float) -> None: ...
+    def publish(self, topic: str, payload: bytes, timeout: float) -> None: ...
+    def close(self) -> None: ...
+
+
+class Chain(Protocol):
+    """What the match needs of the chain: a channel's record, and a transaction committed (or an error raised)."""
+
+    def channel(self, address: str) -> Record | None: ...
+    def submit(self, transaction: Transaction, what: str) -> None: ...
+
+
+class Chooser(Protocol):
+    """Who picks this player's moves: a person at ``chips play`` or a bot."""
+
+    def xo_space(self, board: str, mark: str) -> int: ...
+    def rps_throw(self) -> str: ...
+
+
+class NotPlayable(Exception):
+    """The channel cannot be played now (not found, still funding, not this key's); the message says why."""
+
+
+class Match:
+    """One player's side of one channel."""
+
+    def __init__(
+        self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
+        connect: Callable[[Callable[[str, bytes], None]], Session], chooser: Chooser, say: Callable[[str], None],
+        patience: float | None = None, clock: Callable[[], float] = time.time,
+    ) -> None:  # fmt: skip
+        self.signer, self.terms, self.store, self.chain = signer, terms, store, chain
+        self.fixed = terms.fixed
+        self.id = channel_id(self.fixed)
+        self.address = channel_address(self.id)
+        self.me = self.fixed.participants.index(signer.public_key)
+        self.peer = self.fixed.participants[1 - self.me]
+        self.chooser, self.say, self.patience, self.clock = chooser, say, patience, clock
+        self.inbox: queue.Queue[bytes] = queue.Queue(maxsize=1000)
+        self._connect = connect
+        self.session: Session | None = None
+        self.channel: Channel | None = None
+        self.refused = 0
+        self._last_resend = 0.0
+        self._progress = time.monotonic()
+        self._concluded_at: float | None = None
+        self._defended: tuple[int, int] | None = None
+
+    def _on_message(self, _topic: str, payload: bytes) -> None:
+        """On the transport's thread: hand the bytes over; a flood beyond the queue's bound is dropped."""
+        with contextlib.suppress(queue.Full):
+            self.inbox.put_nowait(payload)
+
+    # -- start ------------------------------------------------------------------------------------------------
+    def start(self) -> Record:
+        record = self.chain.channel(self.address)
+        if record is None:
+            raise NotPlayable(f"channel {self.terms.name!r} is not on the chain")
+        if record.status == "funding":
+            raise NotPlayable(f"channel {self.terms.name!r} is still waiting for a deposit: 'chips join' it first")
+        self.store.remember_channel(self.id, self.terms)
+        held = [Held(self._decode(signed.state), signed) for _turn, signed in self.store.states(self.id)]
+        if not held:
+            assert record.state is not None
+            first = SignedState(record.state, (None, None))
+            self.store.save_state(self.id, record.turn, first)
+            held = [Held(self._decode(record.state), first)]
+        self.channel = Channel(self.fixed, self.me, held)
+        self._games = sum(
+            moves.rounds_done(self._decode(data), 0) for data in self.store.all_states(self.id)
+        ) if self.fixed.app != RPS else 0  # fmt: skip
+        if record.status == CLOSED:
+            return record
+        self.session = self._connect(self._on_message)
+        self.session.connect(PUBLISH_TIMEOUT)
+        self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
+        self._send_latest()
+        return record
+
+    def _decode(self, data: bytes) -> State:
+        return decode_state(data, APPS[self.fixed.app].decode)
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def run(self, time_limit: float | None = None) -> str:
+        """Play until the channel closes: "concluded" or "finalized" (or "closed" if it was already)."""
+        record = self.start()
+        if record.status == CLOSED:
+            return "closed"
+        ends = None if time_limit is None else time.monotonic() + time_limit
+        next_poll = 0.0
+        try:
+            while ends is None or time.monotonic() < ends:
+                self._drain(POLL_SECONDS / 5)
+                outcome = self._act()
+                if outcome:
+                    return outcome
+                if time.monotonic() >= next_poll:
+                    next_poll = time.monotonic() + POLL_SECONDS
+                    outcome = self._watch_chain()
+                    if outcome:
+                        return outcome
+            raise TimeoutError(f"the match in channel {self.terms.name!r} did not end within {time_limit:g} s")
+        finally:
+            if self.session is not None:
+                self.session.close()
+
+    def _drain(self, wait: float) -> None:
+        try:
+            payload = self.inbox.get(timeout=wait)
+        except queue.Empty:
+            return
+        self.receive(payload)
+        while True:
+            try:
+                self.receive(self.inbox.get_nowait())
+            except queue.Empty:
+                return
+
+    def receive(self, payload: bytes) -> None:
+        """A message from the broker: accepted (stored first), ignored as stale, or refused and kept as evidence."""
+        channel = self._channel
+        try:
+            signed = decode_message(payload)
+            state = channel.check(signed)
+        except (Malformed, Refusal) as error:
+            self.refused += 1
+            self.store.keep_evidence(self.id, payload, str(error))
+            self.say(f"refused a state from the opponent: {error}; keeping turn {channel.latest.state.turn}")
+            return
+        except Stale:
+            self._resend()
+            return
+        channel.accept(state, signed)
+        self.store.save_state(self.id, state.turn, channel.latest.signed)
+        self._progress = time.monotonic()
+        self._games = moves.rounds_done(state, self._games) if self.fixed.app != RPS else 0
+        self.say(describe(state, self.fixed.participants, self.me))
+
+    def _act(self) -> str | None:
+        channel = self._channel
+        latest = channel.latest
+        if channel.concluded:
+            return self._conclude_when_due()
+        if latest.state.final:
+            if mover(latest.state.turn) != self.me:
+                self._countersign()
+            return None
+        if channel.my_move:
+            self._move()
+        elif self.patience is not None and time.monotonic() - self._progress > self.patience:
+            self._challenge()
+        return None
+
+    def _move(self) -> State:
+        channel = self._channel
+        latest = channel.latest.state
+        done = latest.app.round if self.fixed.app == RPS else self._games  # type: ignore[attr-defined]
+        if moves.match_over(latest, self.fixed, done, self.terms.rounds):
+            state = moves.final_of(latest)
+        elif self.fixed.app == RPS:
+            state = self._rps_move(latest)
+        else:
+            data = latest.app
+            mark = moves.xo_mark(data)  # type: ignore[arg-type]
+            space = None if mark is None else self.chooser.xo_space(moves.xo_board(data), mark)  # type: ignore[arg-type]
+            state = moves.xo_next(latest, self.fixed, space)
+        signed = tx.sign_move(self.fixed, state, self.signer)
+        channel.accept(state, signed)
+        self.store.save_state(self.id, state.turn, signed)
+        self._progress = time.monotonic()
+        if self.fixed.app != RPS:
+            self._games = moves.rounds_done(state, self._games)
+        self._publish(signed)
+        self.say(describe(state, self.fixed.participants, self.me))
+        return state
+
+    def _rps_move(self, latest: State) -> State:
+        data = latest.app
+        position = data.position  # type: ignore[attr-defined]
+        if position == "Start":
+            secret = Secret(self.chooser.rps_throw(), secrets.token_bytes(32))
+            self.store.save_secret(self.id, data.round + 1, secret)  # type: ignore[attr-defined]
+            return moves.rps_next(latest, self.fixed, secret.throw, secret.salt)
+        if position == "RoundProposed":
+            return moves.rps_next(latest, self.fixed, self.chooser.rps_throw(), None)
+        if position == "RoundAccepted":
+            kept = self.store.secret(self.id, data.round)  # type: ignore[attr-defined]
+            if kept is None:
+                raise NotPlayable(f"the throw of round {data.round} is not in the store: it cannot be revealed")  # type: ignore[attr-defined]
+            return moves.rps_next(latest, self.fixed, kept.throw, kept.salt)
+        return moves.rps_next(latest, self.fixed, None, None)
+
+    def _countersign(self) -> None:
+        channel = self._channel
+        latest = channel.latest
+        signature = sign(self.signer, state_message(latest.signed.state))
+        both = list(latest.signed.signatures)
+        both[self.me] = signature
+        signed = SignedState(latest.signed.state, (both[0], both[1]))
+        channel.accept(latest.state, signed)
+        self.store.save_state(self.id, latest.state.turn, signed)
+        self._publish(signed)
+        self.say(f"agreed to close the channel on balances {latest.state.balances[0]} and {latest.state.balances[1]}")
+
+    def _conclude_when_due(self) -> str | None:
+        final = self._channel.latest
+        if self._concluded_at is None:
+            self._concluded_at = self.clock()
+        proposer = mover(final.state.turn) == self.me
+        if proposer or self.clock() - self._concluded_at > CONCLUDE_GRACE_SECONDS:
+            record = self.chain.channel(self.address)
+            if record is not None and record.status == CLOSED:
+                return "concluded"
+            self.chain.submit(tx.conclude(self.signer, self.fixed, final.signed), "the conclude")
+            self.say("concluded the channel on chain")
+            return "concluded"
+        return None
+
+    # -- the chain --------------------------------------------------------------------------------------------
+    def _watch_chain(self) -> str | None:
+        record = self.chain.channel(self.address)
+        if record is None:
+            return None
+        if record.status == CLOSED:
+            concluded = self._channel.concluded
+            return "concluded" if concluded else "finalized"
+        channel = self._channel
+        if record.turn > channel.latest.state.turn and record.state is not None:
+            state = self._decode(record.state)
+            channel.adopt(state, SignedState(record.state, (None, None)))
+            self.store.save_state(self.id, state.turn, channel.latest.signed)
+            self._progress = time.monotonic()
+            self.say(f"the chain holds turn {state.turn}, newer than this player's: playing on from it")
+        challenge = record.challenge
+        if challenge is None:
+            return None
+        if challenge.challenger == self.signer.public_key:
+            if self.clock() >= challenge.deadline + FINALIZE_MARGIN_SECONDS:
+                self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
+                self.say("the challenge's deadline passed unanswered: finalized")
+                return "finalized"
+            return None
+        if self._defended == (challenge.deadline, record.turn):
+            return None
+        self._defended = (challenge.deadline, record.turn)
+        self._defend(record)
+        return None
+
+    def _defend(self, record: Record) -> None:
+        channel = self._channel
+        latest = channel.latest
+        self.say(f"the opponent challenged at turn {record.turn}: answering")
+        if channel.concluded:
+            self.chain.submit(tx.conclude(self.signer, self.fixed, latest.signed), "the conclude")
+        elif latest.state.turn > record.turn and not latest.state.final:
+            self.chain.submit(tx.checkpoint(self.signer, self.fixed, channel.proof()), "the checkpoint")
+        elif latest.state.turn == record.turn and channel.my_move:
+            state = self._move()
+            self.chain.submit(tx.respond(self.signer, self.fixed, channel.latest.signed), "the response")
+            self.say(f"answered the challenge with turn {state.turn}")
+
+    def challenge(self) -> None:
+        """Challenge the opponent with the newest state held (``chips challenge``, or ``--patience``)."""
+        self._challenge()
+
+    def _challenge(self) -> None:
+        channel = self._channel
+        self.chain.submit(tx.challenge(self.signer, self.fixed, channel.proof()), "the challenge")
+        self._progress = float("inf")
+        self.say(f"challenged the opponent at turn {channel.latest.state.turn}")
+
+    # -- the broker -------------------------------------------------------------------------------------------
+    def _publish(self, signed: SignedState) -> None:
+        assert self.session is not None
+        self.session.publish(topic(self.id, self.peer), encode_message(signed), PUBLISH_TIMEOUT)
+
+    def _send_latest(self) -> None:
+        latest = self._channel.latest.signed
+        if latest.signatures[self.me] is not None:
+            self._publish(latest)
+
+    def _resend(self) -> None:
+        if self.clock() - self._last_resend >= RESEND_SECONDS:
+            self._last_resend = self.clock()
+            self._send_latest()
+
+    @property
+    def _channel(self) -> Channel:
+        assert self.channel is not None
+        return self.channel
+
+
+def describe(state: State, participants: tuple[str, str], me: int) -> str:
+    """One line for a person: the turn, who moved, the position and the balances."""
+    who = "you" if mover(state.turn) == me else "the opponent"
+    position = state.app.position  # type: ignore[attr-defined]
+    extra = f" (board {moves.xo_board(state.app)})" if hasattr(state.app, "crosses") else ""  # type: ignore[arg-type]
+    if hasattr(state.app, "answer"):
+        data = state.app
+        extra = (
+            f" (round {data.round}"
+            + (f", answer {data.answer}" if data.answer else "")
+            + (  # type: ignore[attr-defined]
+                f", throw {data.throw}" if data.throw else ""
+            )
+            + ")"
+        )  # type: ignore[attr-defined]
+    final = " final" if state.final else ""
+    return f"turn {state.turn}{final} by {who}: {position}{extra}; balances {state.balances[0]} / {state.balances[1]}"

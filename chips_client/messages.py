@@ -1,0 +1,45 @@
+"""What players send each other through the broker: a signed state, as canonical CBOR, on the recipient's topic.
+
+A message is ``{"state": bytes, "signatures": [sig / null, sig / null]}``, the
+``signed`` of the specification's payloads, so what a player receives is exactly what
+either of them can send to the chain. The broker is untrusted: nothing in a message is
+believed until its signatures verify (:mod:`chips_client.engine`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from chips_tp.channel import SIGNATURE_BYTES
+from chips_tp.ops import SignedState
+from rps_tp import canonical
+from rps_tp.canonical import Malformed
+
+TOPIC_ROOT: Final = "xo/chips"
+#: A state is a few hundred bytes; anything much bigger is junk, refused before decoding.
+MAX_MESSAGE_BYTES: Final = 4096
+
+
+def topic(channel_id: bytes, recipient: str) -> str:
+    """``xo/chips/<channel id hex>/<recipient public key>``: where ``recipient`` reads the channel's messages."""
+    return f"{TOPIC_ROOT}/{channel_id.hex()}/{recipient}"
+
+
+def encode_message(signed: SignedState) -> bytes:
+    return canonical.encode({"state": signed.state, "signatures": list(signed.signatures)})
+
+
+def decode_message(data: bytes) -> SignedState:
+    """The signed state in ``data``; :class:`Malformed` saying why not."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise Malformed(f"a message of {len(data)} bytes is over the {MAX_MESSAGE_BYTES} a state needs")
+    value = canonical.decode(data, "the message")
+    fields = canonical.fields(value, "a message", ("state", "signatures"))
+    if not isinstance(fields["state"], bytes):
+        raise Malformed("'state' must be a byte string")
+    signatures = canonical.array(fields["signatures"], "'signatures'", 2)
+    if len(signatures) != 2:
+        raise Malformed("'signatures' must list 2 entries")
+    checked = [None if s is None else canonical.byte_string(s, "a signature", SIGNATURE_BYTES) for s in signatures]
+    canonical.check_canonical(value, data, "the message")
+    return SignedState(fields["state"], (checked[0], checked[1]))

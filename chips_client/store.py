@@ -1,0 +1,195 @@
+"""A key's durable store of channel states: every state this player signs or accepts, written before it is sent.
+
+One SQLite database per key, shared by every process of that key (``chips play``,
+``chips challenge``, ``chips show`` may run at once): WAL mode so readers never block
+the writer, a busy timeout so writers queue instead of failing, and ``synchronous=FULL``
+so a commit is on disk (fsync) before the caller goes on to publish or acknowledge. The
+file is created 0600: the rps proposer's salts and throws live in it until revealed,
+and losing or leaking it can lose chips. States a peer sent that were refused are kept
+as evidence, at most :data:`EVIDENCE_KEPT` per channel (anyone on a broker can send junk).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from chips_tp.channel import Fixed
+from chips_tp.ops import SignedState
+
+#: Refused messages kept per channel, newest first; older ones are deleted.
+EVIDENCE_KEPT: Final = 50
+#: How long a writer waits for another process of the same key to finish (milliseconds).
+BUSY_TIMEOUT_MS: Final = 10_000
+STORE_DIR_NAME: Final = "chips"
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS channels (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, participant0 TEXT NOT NULL, participant1 TEXT NOT NULL,
+    app TEXT NOT NULL, stake INTEGER NOT NULL, deposit0 INTEGER NOT NULL, deposit1 INTEGER NOT NULL,
+    duration INTEGER NOT NULL, nonce TEXT NOT NULL, rounds INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS states (
+    channel TEXT NOT NULL, turn INTEGER NOT NULL, data BLOB NOT NULL, signature0 BLOB, signature1 BLOB,
+    PRIMARY KEY (channel, turn)
+);
+CREATE TABLE IF NOT EXISTS secrets (
+    channel TEXT NOT NULL, round INTEGER NOT NULL, throw TEXT NOT NULL, salt BLOB NOT NULL,
+    PRIMARY KEY (channel, round)
+);
+CREATE TABLE IF NOT EXISTS evidence (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL, received REAL NOT NULL, data BLOB NOT NULL,
+    reason TEXT NOT NULL
+);
+"""
+
+
+class ChannelTerms(NamedTuple):
+    """A channel as this player knows it: the name the players chose, its fixed terms, and the rounds to play."""
+
+    name: str
+    fixed: Fixed
+    rounds: int
+
+
+class Secret(NamedTuple):
+    """An rps proposer's throw and salt for one round, kept until revealed."""
+
+    throw: str
+    salt: bytes
+
+
+def default_path(key_dir: Path, public_key: str) -> Path:
+    """``<key dir>/../chips/<public key>.sqlite``: beside the keys, one file per key whatever it is named."""
+    return key_dir.expanduser().resolve().parent / STORE_DIR_NAME / f"{public_key}.sqlite"
+
+
+class Store:
+    """The states, rps secrets and evidence of one key's channels."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        self.path = path
+        self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = FULL")
+        with self._write():
+            for statement in _statements():
+                self._db.execute(statement)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f"{path}{suffix}", 0o600)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two processes never deadlock upgrading."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def remember_channel(self, channel_id: bytes, terms: ChannelTerms) -> None:
+        """Record a channel's terms (once; a channel's terms never change)."""
+        fixed = terms.fixed
+        with self._write():
+            self._db.execute(
+                "INSERT OR IGNORE INTO channels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    channel_id.hex(), terms.name, *fixed.participants, fixed.app, fixed.stake, *fixed.deposits,
+                    fixed.duration, str(fixed.nonce), terms.rounds,
+                ),
+            )  # fmt: skip
+
+    def channel(self, channel_id: bytes) -> ChannelTerms | None:
+        """The terms recorded for ``channel_id``, or None."""
+        row = self._db.execute("SELECT * FROM channels WHERE id = ?", (channel_id.hex(),)).fetchone()
+        return None if row is None else _terms(row)
+
+    def channels(self) -> dict[bytes, ChannelTerms]:
+        """Every channel recorded, by id."""
+        return {bytes.fromhex(row[0]): _terms(row) for row in self._db.execute("SELECT * FROM channels")}
+
+    def channels_named(self, name: str) -> dict[bytes, ChannelTerms]:
+        """The channels recorded under ``name`` (usually one), by id."""
+        return {k: v for k, v in self.channels().items() if v.name == name}
+
+    def save_state(self, channel_id: bytes, turn: int, signed: SignedState) -> None:
+        """Write (or add signatures to) the state of ``turn``; on disk when this returns."""
+        sig0, sig1 = signed.signatures
+        with self._write():
+            self._db.execute(
+                "INSERT INTO states VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, turn) DO UPDATE SET "
+                "data = excluded.data, signature0 = coalesce(excluded.signature0, signature0), "
+                "signature1 = coalesce(excluded.signature1, signature1)",
+                (channel_id.hex(), turn, signed.state, sig0, sig1),
+            )
+
+    def states(self, channel_id: bytes, last: int = 2) -> list[tuple[int, SignedState]]:
+        """The ``last`` newest states of the channel, oldest first, with their turns."""
+        rows = self._db.execute(
+            "SELECT turn, data, signature0, signature1 FROM states WHERE channel = ? ORDER BY turn DESC LIMIT ?",
+            (channel_id.hex(), last),
+        ).fetchall()
+        return [(row[0], SignedState(row[1], (row[2], row[3]))) for row in reversed(rows)]
+
+    def all_states(self, channel_id: bytes) -> list[bytes]:
+        """Every state's bytes of the channel, oldest first: the match's history."""
+        rows = self._db.execute("SELECT data FROM states WHERE channel = ? ORDER BY turn", (channel_id.hex(),))
+        return [row[0] for row in rows]
+
+    def save_secret(self, channel_id: bytes, round_: int, secret: Secret) -> None:
+        """Keep the throw and salt of a round this player proposes, before its commitment is sent."""
+        with self._write():
+            self._db.execute("INSERT OR REPLACE INTO secrets VALUES (?, ?, ?, ?)", (channel_id.hex(), round_, *secret))
+
+    def secret(self, channel_id: bytes, round_: int) -> Secret | None:
+        row = self._db.execute(
+            "SELECT throw, salt FROM secrets WHERE channel = ? AND round = ?", (channel_id.hex(), round_)
+        ).fetchone()
+        return None if row is None else Secret(row[0], row[1])
+
+    def keep_evidence(self, channel_id: bytes, data: bytes, reason: str) -> None:
+        """Keep a refused message and why, dropping the oldest beyond :data:`EVIDENCE_KEPT` for the channel."""
+        with self._write():
+            self._db.execute(
+                "INSERT INTO evidence (channel, received, data, reason) VALUES (?, ?, ?, ?)",
+                (channel_id.hex(), time.time(), data[:65536], reason),
+            )
+            self._db.execute(
+                "DELETE FROM evidence WHERE channel = ? AND seq NOT IN "
+                "(SELECT seq FROM evidence WHERE channel = ? ORDER BY seq DESC LIMIT ?)",
+                (channel_id.hex(), channel_id.hex(), EVIDENCE_KEPT),
+            )
+
+    def evidence(self, channel_id: bytes) -> list[tuple[bytes, str]]:
+        """The refused messages kept for the channel, oldest first, with the reasons."""
+        rows = self._db.execute("SELECT data, reason FROM evidence WHERE channel = ? ORDER BY seq", (channel_id.hex(),))
+        return [(row[0], row[1]) for row in rows]
+
+
+def _statements() -> list[str]:
+    return [statement.strip() for statement in _SCHEMA.split(";") if statement.strip()]
+
+
+def _terms(row: tuple) -> ChannelTerms:
+    return ChannelTerms(row[1], Fixed((row[2], row[3]), row[4], row[5], (row[6], row[7]), row[8], int(row[9])), row[10])

@@ -1,0 +1,217 @@
+"""Two players' matches against each other through a fake broker, refereed by a chain applying chips_tp's rules.
+
+Each side runs :class:`chips_client.match.Match` in a thread of its own with a store of
+its own, as two ``chips bot`` processes would.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from chips_client import transactions as tx
+from chips_client.channels import nonce_of
+from chips_client.match import Match
+from chips_client.messages import decode_message, encode_message, topic
+from chips_client.store import ChannelTerms, Store
+from chips_tp import xo_app
+from chips_tp.channel import Fixed
+from chips_tp.channel_state import State
+from tests.chips_client.fakes import FakeBroker, FakeChain
+from xo_client.ai import choose_move
+from xo_core.signing import Signer
+
+ALICE = Signer.from_hex("00" * 31 + "01")
+BOB = Signer.from_hex("00" * 31 + "02")
+LIMIT = 20.0
+
+
+class Bot:
+    """Moves at random (seeded), as ``chips bot --level random`` does."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def xo_space(self, board: str, mark: str) -> int:
+        return choose_move(board, mark, self.rng, "random")
+
+    def rps_throw(self) -> str:
+        return self.rng.choice(("rock", "paper", "scissors"))
+
+
+def terms(app: str, rounds: int = 3, stake: int = 10, deposit: int = 100, name: str = "duel") -> ChannelTerms:
+    fixed = Fixed((ALICE.public_key, BOB.public_key), app, stake, (deposit, deposit), 60, nonce_of(name, rounds))
+    return ChannelTerms(name, fixed, rounds)
+
+
+def match(signer: Signer, channel: ChannelTerms, tmp_path: Path, broker: FakeBroker, chain: FakeChain, **kw) -> Match:
+    """``signer``'s side, with a store of its own (the same file each time for the same key)."""
+    store = Store(tmp_path / f"{signer.public_key}.sqlite")
+    chooser = kw.pop("chooser", Bot(ord(signer.public_key[-1])))
+    return Match(
+        signer=signer, terms=channel, store=store, chain=chain, connect=broker.session, chooser=chooser,
+        say=lambda _line: None, clock=chain.clock, **kw,
+    )  # fmt: skip
+
+
+def play_both(first: Match, second: Match) -> dict[str, str | BaseException]:
+    outcomes: dict[str, str | BaseException] = {}
+
+    def run(name: str, side: Match) -> None:
+        try:
+            outcomes[name] = side.run(LIMIT)
+        except BaseException as error:  # reported by the test
+            outcomes[name] = error
+
+    threads = [threading.Thread(target=run, args=(n, m)) for n, m in (("alice", first), ("bob", second))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(LIMIT + 5)
+    return outcomes
+
+
+@pytest.mark.parametrize("app", ["xo", "rps"])
+def test_a_best_of_three_ends_in_one_conclude_paying_the_final_states_balances(app, tmp_path):
+    channel = terms(app)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    assert play_both(alice, bob) == {"alice": "concluded", "bob": "concluded"}
+    assert chain.submitted == ["conclude"]
+    final = alice.channel.latest.state
+    assert final.final and chain.record.payout == final.balances
+    assert sum(final.balances) == 200
+    assert bob.channel.latest.signed == alice.channel.latest.signed
+    if app == "rps":
+        assert final.app.round == 3
+    else:
+        assert alice._games == bob._games == 3
+
+
+def test_every_state_is_in_the_store_before_it_is_sent(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    sent = []
+    stored_when_sent = []
+
+    def watch(topic: str, payload: bytes) -> bool:
+        sent.append(payload)
+        sender = alice if topic.endswith(BOB.public_key) else bob
+        data = decode_message(payload).state
+        stored_when_sent.append(data in sender.store.all_states(sender.id))
+        return False
+
+    broker.drop = watch
+    play_both(alice, bob)
+    assert sent and all(stored_when_sent)
+
+
+def test_a_rematch_follows_each_xo_game_and_the_loser_opens_the_next(tmp_path):
+    channel = terms("xo", rounds=2)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    play_both(alice, bob)
+    positions = [alice.channel.decode(data).app.position for data in alice.store.all_states(alice.id)]
+    assert positions.count("PlayAgainMeFirst") == 1 and positions[-1] in ("Victory", "Draw")
+
+
+def test_a_player_who_cannot_cover_the_stake_ends_the_match(tmp_path):
+    channel = terms("rps", rounds=0, stake=10, deposit=10)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    assert play_both(alice, bob) == {"alice": "concluded", "bob": "concluded"}
+    balances = chain.record.payout
+    assert balances is not None and (min(balances) < 10)
+
+
+def wait_for(condition, seconds: float = 10.0) -> None:
+    ends = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < ends, "timed out"
+        time.sleep(0.02)
+
+
+def run_alone(side: Match) -> tuple[threading.Thread, dict[str, object]]:
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            outcome["alice"] = side.run(LIMIT)
+        except BaseException as error:
+            outcome["alice"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_silent_opponent_is_challenged_and_the_stake_of_the_round_goes_to_the_last_mover(tmp_path):
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain, patience=0.3)
+    thread, outcome = run_alone(alice)
+    wait_for(lambda: chain.record.challenge is not None)
+    assert chain.record.turn == 1 and chain.record.challenge.challenger == ALICE.public_key
+    chain.now = chain.record.challenge.deadline + 2
+    thread.join(LIMIT)
+    assert outcome == {"alice": "finalized"}
+    assert chain.submitted == ["challenge", "finalize"]
+    assert chain.record.payout == (110, 90)
+
+
+def test_an_invalid_state_is_refused_kept_as_evidence_and_the_last_valid_one_challenged(tmp_path):
+
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain, patience=1.0)
+    thread, outcome = run_alone(alice)
+    wait_for(lambda: alice.channel is not None and alice.channel.latest.state.turn == 1)
+    crosses = alice.channel.latest.state.app.crosses
+    nought = next(bit for bit in (256, 1, 16) if not bit & crosses)
+    greedy = State(alice.id, 2, False, xo_app.XoData("OPlaying", crosses, nought), (50, 150))  # O takes 60, not 20
+    signed = tx.signed_state(channel.fixed, greedy, BOB)
+    broker.publish(topic(alice.id, ALICE.public_key), encode_message(signed))
+    wait_for(lambda: chain.record.challenge is not None)
+    assert alice.refused == 1 and alice.channel.latest.state.turn == 1
+    [(data, reason)] = alice.store.evidence(alice.id)
+    assert data == encode_message(signed) and "balances" in reason
+    chain.now = chain.record.challenge.deadline + 2
+    thread.join(LIMIT)
+    assert outcome == {"alice": "finalized"} and chain.record.payout == (110, 90)
+
+
+class Crashing(Bot):
+    """Dies after ``moves`` moves, as a process killed with ``kill -9`` would stop (nothing after it runs)."""
+
+    def __init__(self, seed: int, moves: int) -> None:
+        super().__init__(seed)
+        self.left = moves
+
+    def xo_space(self, board: str, mark: str) -> int:
+        if self.left == 0:
+            raise SystemExit("killed")
+        self.left -= 1
+        return super().xo_space(board, mark)
+
+
+def test_a_player_stopped_mid_match_resumes_from_its_store(tmp_path):
+    channel = terms("xo", rounds=2)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain)
+    bob = match(BOB, channel, tmp_path, broker, chain, chooser=Crashing(7, moves=2))
+    thread, outcome = run_alone(alice)
+    with pytest.raises(SystemExit):
+        bob.run(LIMIT)
+    turn_when_killed = bob.store.states(bob.id)[-1][0]
+    assert turn_when_killed >= 4
+    again = match(BOB, channel, tmp_path, broker, chain)
+    assert again.run(LIMIT) == "concluded"
+    thread.join(LIMIT)
+    assert outcome == {"alice": "concluded"}
+    assert chain.submitted == ["conclude"]
+    assert chain.record.payout == alice.channel.latest.state.balances
