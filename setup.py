@@ -23,7 +23,7 @@ setup(
             "xo_core", "xo_core.*", "tp_runtime", "tp_runtime.*", "client_core", "client_core.*",
             "xo_tp", "xo_tp.*", "xo_client", "xo_client.*", "xo_cli", "xo_cli.*",
             "rps_tp", "rps_tp.*", "rps_client", "rps_client.*", "rps_cli", "rps_cli.*",
-            "chips_tp", "chips_tp.*", "chips_client", "chips_client.*",
+            "chips_tp", "chips_tp.*", "chips_client", "chips_client.*", "chips_cli", "chips_cli.*",
             "xo_devnet", "xo_devnet.*", "xo_web", "xo_web.*", "xo_aries", "xo_aries.*",
         ]
     ),
@@ -69,6 +69,7 @@ setup(
             "chips-tp=chips_tp.cli:main",
             "xo=xo_cli.main:main",
             "rps=rps_cli.main:main",
+            "chips=chips_cli.main:main",
             "xo-devnet=xo_devnet.cli:main",
         ],
     },

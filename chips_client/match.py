@@ -44,6 +44,8 @@ POLL_SECONDS: Final = 0.5
 CONCLUDE_GRACE_SECONDS: Final = 10.0
 #: Resending the latest state to a peer that is behind: at most this often.
 RESEND_SECONDS: Final = 1.0
+#: Waiting this long for the peer, the latest state is published again (a dropped message is not lost for good).
+IDLE_RESEND_SECONDS: Final = 3.0
 #: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
 FINALIZE_MARGIN_SECONDS: Final = 1.0
 PUBLISH_TIMEOUT: Final = 10.0
@@ -97,9 +99,11 @@ class Match:
         self.channel: Channel | None = None
         self.refused = 0
         self._last_resend = 0.0
+        self._last_send = 0.0
         self._progress = time.monotonic()
         self._concluded_at: float | None = None
         self._defended: tuple[int, int] | None = None
+        self._games = 0
 
     def _on_message(self, _topic: str, payload: bytes) -> None:
         """On the transport's thread: hand the bytes over; a flood beyond the queue's bound is dropped."""
@@ -113,6 +117,17 @@ class Match:
             raise NotPlayable(f"channel {self.terms.name!r} is not on the chain")
         if record.status == "funding":
             raise NotPlayable(f"channel {self.terms.name!r} is still waiting for a deposit: 'chips join' it first")
+        self._load(record)
+        if record.status == CLOSED:
+            return record
+        self.session = self._connect(self._on_message)
+        self.session.connect(PUBLISH_TIMEOUT)
+        self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
+        self._send_latest()
+        return record
+
+    def _load(self, record: Record) -> None:
+        """The channel from the store (the chain's turn-0 state the first time)."""
         self.store.remember_channel(self.id, self.terms)
         held = [Held(self._decode(signed.state), signed) for _turn, signed in self.store.states(self.id)]
         if not held:
@@ -121,16 +136,15 @@ class Match:
             self.store.save_state(self.id, record.turn, first)
             held = [Held(self._decode(record.state), first)]
         self.channel = Channel(self.fixed, self.me, held)
-        self._games = sum(
-            moves.rounds_done(self._decode(data), 0) for data in self.store.all_states(self.id)
-        ) if self.fixed.app != RPS else 0  # fmt: skip
-        if record.status == CLOSED:
-            return record
-        self.session = self._connect(self._on_message)
-        self.session.connect(PUBLISH_TIMEOUT)
-        self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
-        self._send_latest()
-        return record
+        if self.fixed.app != RPS:
+            self._games = 0
+            for data in self.store.all_states(self.id):
+                self._games = moves.rounds_done(self._decode(data), self._games)
+
+    def defend_offline(self, record: Record) -> None:
+        """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``)."""
+        self._load(record)
+        self._watch_chain()
 
     def _decode(self, data: bytes) -> State:
         return decode_state(data, APPS[self.fixed.app].decode)
@@ -183,12 +197,18 @@ class Match:
             self.say(f"refused a state from the opponent: {error}; keeping turn {channel.latest.state.turn}")
             return
         except Stale:
-            self._resend()
+            if state_turn(channel, payload) < channel.latest.state.turn:
+                self._resend()
             return
+        countersigned = state.turn == channel.latest.state.turn
         channel.accept(state, signed)
         self.store.save_state(self.id, state.turn, channel.latest.signed)
         self._progress = time.monotonic()
-        self._games = moves.rounds_done(state, self._games) if self.fixed.app != RPS else 0
+        if countersigned:
+            self.say("the opponent signed the final state too")
+            return
+        if self.fixed.app != RPS:
+            self._games = moves.rounds_done(state, self._games)
         self.say(describe(state, self.fixed.participants, self.me))
 
     def _act(self) -> str | None:
@@ -196,14 +216,14 @@ class Match:
         latest = channel.latest
         if channel.concluded:
             return self._conclude_when_due()
-        if latest.state.final:
-            if mover(latest.state.turn) != self.me:
-                self._countersign()
-            return None
-        if channel.my_move:
+        if latest.state.final and mover(latest.state.turn) != self.me:
+            self._countersign()
+        elif channel.my_move:
             self._move()
         elif self.patience is not None and time.monotonic() - self._progress > self.patience:
             self._challenge()
+        elif time.monotonic() - max(self._progress, self._last_send) > IDLE_RESEND_SECONDS:
+            self._send_latest()  # the broker may have dropped a message either way: this heals it
         return None
 
     def _move(self) -> State:
@@ -326,13 +346,15 @@ class Match:
 
     # -- the broker -------------------------------------------------------------------------------------------
     def _publish(self, signed: SignedState) -> None:
-        assert self.session is not None
+        if self.session is None:  # a watchtower: the peer reads the move from the chain
+            return
         self.session.publish(topic(self.id, self.peer), encode_message(signed), PUBLISH_TIMEOUT)
 
     def _send_latest(self) -> None:
-        latest = self._channel.latest.signed
-        if latest.signatures[self.me] is not None:
-            self._publish(latest)
+        """Publish the latest state: to the peer a hello if it is as far, what it missed if it is behind, and a
+        sign that this player is behind if it is ahead (it answers with its newer state)."""
+        self._publish(self._channel.latest.signed)
+        self._last_send = time.monotonic()
 
     def _resend(self) -> None:
         if self.clock() - self._last_resend >= RESEND_SECONDS:
@@ -343,6 +365,11 @@ class Match:
     def _channel(self) -> Channel:
         assert self.channel is not None
         return self.channel
+
+
+def state_turn(channel: Channel, payload: bytes) -> int:
+    """The turn of the state in a message :meth:`Channel.check` found stale (so it decodes)."""
+    return channel.decode(decode_message(payload).state).turn
 
 
 def describe(state: State, participants: tuple[str, str], me: int) -> str:

@@ -36,8 +36,9 @@ APPLICATIONS = ("xo_web", "xo_devnet", "xo_aries")
 
 LAYER_NAMES = ("shared", "family", "client library", "command or application")
 
-PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.canonical", "rps_tp.commitment", "rps_tp.game"})
-"""Modules of one family that another family's code may use: pure rules, no I/O (chips's channel apps)."""
+PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.canonical", "rps_tp.commitment", "rps_tp.game", "xo_client.ai"})
+"""Modules of one family that another family's code may use: pure rules, no I/O (chips's channel apps; xo's
+computer player, which ``chips bot`` plays XO with)."""
 
 PINNED = {
     ("xo_cli.main", "xo_web.command"): "`xo web` is a subcommand of xo, loaded on demand; xo_web imports no command",

@@ -1,0 +1,50 @@
+"""``chips balance``, ``chips issue`` and ``chips transfer``: accounts on the chain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from chips_cli import context
+from chips_client import transactions as tx
+from client_core import session
+from client_core.keys import key_label
+
+
+def balance(args: argparse.Namespace) -> int:
+    """``chips balance [NAME]``: the account's free chips."""
+    key = context.signer(args).public_key if args.player is None else context.player(args, args.player)
+    with context.chain(args, None) as chain:
+        chips = chain.balance(key)
+    name = session.key_names(args).name(key)
+    if args.format == "json":
+        print(json.dumps({"key": key, "name": name, "balance": chips}))
+    else:
+        print(f"{key_label(key, session.key_names(args))}: {chips} chips")
+    return 0
+
+
+def issue(args: argparse.Namespace) -> int:
+    """``chips issue NAME AMOUNT``: an issuer creates chips."""
+    return _send(args, "issue")
+
+
+def transfer(args: argparse.Namespace) -> int:
+    """``chips transfer NAME AMOUNT``: give chips."""
+    return _send(args, "transfer")
+
+
+def _send(args: argparse.Namespace, op: str) -> int:
+    signer = context.signer(args)
+    to = context.player(args, args.player)
+    make = tx.issue if op == "issue" else tx.transfer
+    with context.chain(args, signer) as chain:
+        batch = chain.submit_all([make(signer, to, args.amount)], f"the {op}")
+        now = chain.balance(to)
+    names = session.key_names(args)
+    if args.format == "json":
+        print(json.dumps({"op": op, "to": to, "amount": args.amount, "balance": now, "batch": batch}))
+    else:
+        verb = "issued" if op == "issue" else "sent"
+        print(f"{verb} {args.amount} chips to {key_label(to, names)}, who now holds {now}")
+    return 0

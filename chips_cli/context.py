@@ -1,0 +1,79 @@
+"""What every chips command resolves from its flags: the key, the store, a named player, a channel by name or id."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+from collections.abc import Iterator
+
+from chips_client.chain import RestChain
+from chips_client.channels import find_named, rounds_of
+from chips_client.store import ChannelTerms, Store, default_path
+from chips_tp.channel import channel_id
+from chips_tp.state import Channel
+from client_core import session
+from client_core.errors import InvalidInput
+from client_core.keys import load_signer
+from xo_core.keyfiles import key_paths
+from xo_core.public_keys import is_compressed_public_key
+from xo_core.signing import Signer
+
+DEFAULT_WAIT_SECONDS = 120.0
+MIN_ID_PREFIX = 8
+
+
+def signer(args: argparse.Namespace) -> Signer:
+    return load_signer(session.key_dir(args), session.username(args), "chips")
+
+
+def wait_seconds(args: argparse.Namespace) -> float:
+    wait = getattr(args, "wait", None)
+    return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
+
+
+@contextlib.contextmanager
+def chain(args: argparse.Namespace, key: Signer | None) -> Iterator[RestChain]:
+    with session.rest_client(args) as client:
+        yield RestChain(client, key, wait_seconds(args))
+
+
+def store(args: argparse.Namespace, public_key: str) -> Store:
+    """The store of ``public_key`` (see :func:`chips_client.store.default_path`)."""
+    return Store(default_path(session.key_dir(args), public_key))
+
+
+def player(args: argparse.Namespace, given: str) -> str:
+    """The public key ``given`` names: a public key itself, or the name of a key in the key directory."""
+    if is_compressed_public_key(given):
+        return given
+    key_dir = session.key_dir(args)
+    try:
+        return key_paths(key_dir, session.key_name(given))[1].read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        raise InvalidInput(f"{given!r} is neither a public key nor the name of a key in {key_dir}") from None
+
+
+def locate(found: list[Channel], given: str, me: str, stored: Store | None = None) -> tuple[Channel, ChannelTerms]:
+    """The channel ``given`` names among ``found`` that ``me`` takes part in: by name, or by its id (8+ hex digits)."""
+    given_lower = given.lower()
+    by_id = [
+        c for c in found
+        if len(given) >= MIN_ID_PREFIX and c.id.hex().startswith(given_lower) and me in c.fixed.participants
+    ]  # fmt: skip
+    candidates = by_id or find_named(found, given, me)
+    if not candidates:
+        raise InvalidInput(f"you take part in no channel {given!r}: 'chips list' shows yours")
+    channel = candidates[0]
+    known = None if stored is None else stored.channel(channel.id)
+    return channel, known or ChannelTerms(given, channel.fixed, rounds_of(channel.fixed))
+
+
+def label(channel: Channel) -> str:
+    return channel_id(channel.fixed).hex()[:MIN_ID_PREFIX]
+
+
+def address(found: Channel) -> str:
+    from chips_tp.family import channel_address  # noqa: PLC0415
+
+    return channel_address(found.id)

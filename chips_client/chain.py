@@ -1,0 +1,44 @@
+"""The chips records on a REST API, and transactions submitted to it and waited for: the match's chain.
+
+Thin on purpose: reading is :mod:`chips_tp.state`'s decoding of what the REST API
+returns, writing is :mod:`client_core.submission`'s; a refusal arrives as the
+validator's reason (``Rejected``), an unreachable REST API as ``Unavailable``.
+"""
+
+from __future__ import annotations
+
+from chips_client.channels import account_balance, channels_in
+from chips_tp.family import CHANNEL_TYPE, NAMESPACE, account_address
+from chips_tp.state import Channel, decode_channel
+from client_core.rest import RestClient
+from client_core.submission import require_committed, submit_and_wait
+from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.signing import Signer
+
+
+class RestChain:
+    """A REST API as the match sees the chain; every transaction is signed into its own batch by ``signer``."""
+
+    def __init__(self, client: RestClient, signer: Signer | None, wait_seconds: float = 120.0) -> None:
+        self.client, self.signer, self.wait_seconds = client, signer, wait_seconds
+
+    def channel(self, address: str) -> Channel | None:
+        data = self.client.get_state(address)
+        return decode_channel(address, data) if data else None
+
+    def channels(self) -> list[Channel]:
+        """Every channel on the chain."""
+        return channels_in(self.client.list_state(NAMESPACE + CHANNEL_TYPE))
+
+    def balance(self, key: str) -> int:
+        return account_balance(self.client.get_state(account_address(key)), key)
+
+    def submit(self, transaction: Transaction, what: str) -> None:
+        self.submit_all([transaction], what)
+
+    def submit_all(self, transactions: list[Transaction], what: str) -> str:
+        """Submit ``transactions`` as one batch (all or none commit) and wait until it committed; its id."""
+        assert self.signer is not None, "a chain without a key only reads"
+        batch_id, outcome = submit_and_wait(self.client, self.signer, transactions, self.wait_seconds)
+        require_committed(outcome, what, batch_id, self.wait_seconds)
+        return batch_id
