@@ -34,6 +34,7 @@ from chips_tp.hashes import sign, state_message
 from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
+from client_core.errors import Rejected
 from rps_tp.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
@@ -104,6 +105,7 @@ class Match:
         self._concluded_at: float | None = None
         self._defended: tuple[int, int] | None = None
         self._games = 0
+        self._finalize_after = 0.0
 
     def _on_message(self, _topic: str, payload: bytes) -> None:
         """On the transport's thread: hand the bytes over; a flood beyond the queue's bound is dropped."""
@@ -310,15 +312,24 @@ class Match:
         if challenge is None:
             return None
         if challenge.challenger == self.signer.public_key:
-            if self.clock() >= challenge.deadline + FINALIZE_MARGIN_SECONDS:
-                self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
+            if self.clock() >= max(challenge.deadline + FINALIZE_MARGIN_SECONDS, self._finalize_after):
+                try:
+                    self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
+                except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
+                    self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
+                    self.say(f"not final yet: {refused.message}")
+                    return None
                 self.say("the challenge's deadline passed unanswered: finalized")
                 return "finalized"
             return None
         if self._defended == (challenge.deadline, record.turn):
             return None
         self._defended = (challenge.deadline, record.turn)
-        self._defend(record)
+        try:
+            self._defend(record)
+        except Rejected as refused:  # e.g. the peer moved on chain meanwhile: look again at the next poll
+            self._defended = None
+            self.say(f"could not answer the challenge yet: {refused.message}")
         return None
 
     def _defend(self, record: Record) -> None:
