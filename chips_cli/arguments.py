@@ -2,7 +2,7 @@
 
 ``--url``, ``--username``, ``--key-dir``, ``--auth-user``, ``--auth-password``, ``--wait``,
 ``--json``, ``-v`` mean exactly what they mean for ``xo`` and ``rps``; ``--broker`` (or
-``$XO_BROKER``) names the MQTT broker the players' messages go through.
+``$XO_BROKER``, :func:`client_core.arguments.broker_flags`) names the MQTT broker the players' messages go through.
 """
 
 from __future__ import annotations
@@ -11,11 +11,17 @@ import argparse
 
 from chips_client.channels import MAX_ROUNDS
 from chips_tp.channel import DEFAULT_DURATION, MAX_DURATION, MIN_DURATION
-from client_core.arguments import command_line, keygen_parser, parse_command_line, status_parser, wait_flags
+from client_core.arguments import (
+    broker_flags,
+    command_line,
+    keygen_parser,
+    parse_command_line,
+    status_parser,
+    wait_flags,
+)
 from xo_core import __version__
 
 VERSION = f"chips (xo-sawtooth) {__version__}"
-BROKER_ENV = "XO_BROKER"
 
 EXAMPLE = """\
 example (alice opens a best-of-3 XO match for 10 chips a game; bob joins; two bots play it):
@@ -57,13 +63,8 @@ def seconds(text: str) -> float:
     return value
 
 
-def broker_flags() -> argparse.ArgumentParser:
+def patience_flags() -> argparse.ArgumentParser:
     flags = argparse.ArgumentParser(add_help=False)
-    flags.add_argument(
-        "--broker", metavar="URL",
-        help=f"the MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT (default: ${BROKER_ENV} or "
-        "mqtt://127.0.0.1:1883; user and password from $XO_BROKER_USERNAME and $XO_BROKER_PASSWORD)",
-    )  # fmt: skip
     flags.add_argument(
         "--patience", type=seconds, metavar="SECONDS",
         help="challenge an opponent who has not moved for SECONDS (default: never; 'chips challenge' does it by hand)",
@@ -137,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("channel", metavar="CHANNEL")
 
     play = sub.add_parser(
-        "play", parents=[rest, broker_flags()], help="play a match in a channel",
+        "play", parents=[rest, broker_flags(), patience_flags()], help="play a match in a channel",
         description="Play your side of the match in CHANNEL: your moves are typed (a space 1-9 at xo, rock, paper or "
         "scissors at rps) at a terminal or read line by line from a pipe; every state is signed, kept in your store "
         "and sent through the broker. Ends (exit 0) once the channel is concluded or finalized. Answers a challenge "
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     play.add_argument("channel", metavar="CHANNEL")
     bot = sub.add_parser(
-        "bot", parents=[rest, broker_flags()], help="let the computer play your side of a match",
+        "bot", parents=[rest, broker_flags(), patience_flags()], help="let the computer play your side of a match",
         description="As 'chips play', with the computer choosing: at xo with xo's AI at --level; at rps every "
         "level throws uniformly at random (no strategy beats that), with a fresh salt each round.",
     )  # fmt: skip

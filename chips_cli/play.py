@@ -9,25 +9,22 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 from collections.abc import Callable
 
 from chips_cli import context
-from chips_cli.arguments import BROKER_ENV
 from chips_client.match import Match, NotPlayable
 from chips_client.messages import topic
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED
-from client_core.errors import InvalidInput, Unavailable
+from client_core.broker import BrokerSession
+from client_core.errors import InvalidInput
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
 from xo_client.ai import Level, choose_move
 from xo_core.text import printable
-
-DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 
 
 class BotChooser:
@@ -88,17 +85,10 @@ def bot(args: argparse.Namespace) -> int:
     return _run(args, BotChooser(args.level))
 
 
-def _connector(args: argparse.Namespace, client_id: str):  # noqa: ANN202 - the broker's session factory
-    try:
-        from client_core.broker import BrokerAddress, BrokerSession  # noqa: PLC0415 - only play needs paho
-    except ImportError as error:
-        raise Unavailable(f"the MQTT transport is not installed: {error}") from None
-    url = args.broker or os.environ.get(BROKER_ENV) or DEFAULT_BROKER
-    try:
-        address = BrokerAddress.parse(url)
-    except ValueError as error:
-        raise InvalidInput(f"--broker: {error}") from None
-    return lambda on_message: BrokerSession(address, client_id, on_message)
+def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Callable[[str, bytes], None]], BrokerSession]:
+    """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel, so
+    what the peer sent while this player was away is waiting when it comes back."""
+    return lambda on_message: BrokerSession(args.broker, client_id, on_message)
 
 
 def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
@@ -120,8 +110,6 @@ def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
                 outcome = match.run()
         except NotPlayable as error:
             raise InvalidInput(str(error)) from None
-        except OSError as error:
-            raise Unavailable(f"the broker: {error}") from None
         record = chain.channel(context.address(found))
     paid = record.payout if record is not None and record.payout else (0, 0)
     print(f"channel {terms.name!r} {outcome}: paid {paid[0]} and {paid[1]}")

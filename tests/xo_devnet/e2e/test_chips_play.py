@@ -1,0 +1,208 @@
+"""Matches for chips on ``xo-devnet``: two ``chips bot`` processes play through a real broker, the chain referees.
+
+Alice and Bob hold the 1,000 chips xo-devnet's genesis gave them. Every match is
+checked on chain: three batches touch the channel (open with the opener's deposit,
+the joiner's deposit, conclude), the payout is the final state's balances, and the
+chips in all accounts and channels still add up to what was issued.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chips_client import transactions as tx
+from chips_client.channels import nonce_of
+from chips_client.messages import encode_message, topic
+from chips_client.store import default_path
+from chips_tp import xo_app
+from chips_tp.apps import APPS
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel_state import State, decode_state
+from chips_tp.family import ACCOUNT_TYPE, CHANNEL_TYPE, NAMESPACE, channel_address
+from chips_tp.state import decode_account, decode_channel
+from client_core.broker import BrokerAddress, BrokerSession
+from rps_tp import canonical
+from tests.xo_devnet.e2e.conftest import fetch
+from xo_core.keyfiles import load_signer
+from xo_devnet.genesis import OPENING_CHIPS
+from xo_devnet.spawn import DevnetProcess
+
+MATCH_SECONDS = 90
+
+
+class Net:
+    """One devnet and its broker, and the ``chips`` command pointed at both."""
+
+    def __init__(self, devnet: DevnetProcess, broker: str) -> None:
+        self.devnet, self.url, self.key_dir, self.broker = devnet, devnet.rest_url, devnet.key_dir, broker
+
+    def command(self, who: str, *argv: str) -> list[str]:
+        return [sys.executable, "-m", "chips_cli.main", "--url", self.url, "--key-dir", str(self.key_dir),
+                "--username", who, *argv]  # fmt: skip
+
+    def chips(self, who: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.command(who, *argv), capture_output=True, text=True, timeout=60, check=False)
+
+    def ok(self, who: str, *argv: str) -> str:
+        done = self.chips(who, *argv)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def bot(self, who: str, channel: str, *extra: str) -> subprocess.Popen[str]:
+        argv = self.command(who, "bot", channel, "--broker", self.broker, *extra)
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def state(self, prefix: str) -> dict[str, bytes]:
+        found, url = {}, f"{self.url}/state?address={prefix}&limit=1000"
+        while url:
+            page = fetch(url)
+            found.update({entry["address"]: base64.b64decode(entry["data"]) for entry in page["data"]})
+            url = page.get("paging", {}).get("next")
+        return found
+
+    def total_chips(self) -> int:
+        """Every account's balance and every channel's holding."""
+        accounts = self.state(NAMESPACE + ACCOUNT_TYPE)
+        total = sum(decode_account(a, d, canonical.decode(d, "an account")["key"]).balance for a, d in accounts.items())
+        return total + sum(decode_channel(a, d).held for a, d in self.state(NAMESPACE + CHANNEL_TYPE).items())
+
+    def batches_touching(self, address: str) -> int:
+        count, url = 0, f"{self.url}/blocks?limit=100"
+        while url:
+            page = fetch(url)
+            for block in page["data"]:
+                for batch in block["batches"]:
+                    if any(address in t["header"]["outputs"] for t in batch["transactions"]):
+                        count += 1
+            url = page.get("paging", {}).get("next")
+        return count
+
+    def key(self, who: str) -> str:
+        return (self.key_dir / f"{who}.pub").read_text().strip()
+
+    def store_turn(self, who: str, channel: bytes) -> int:
+        path = default_path(self.key_dir, self.key(who))
+        if not path.exists():
+            return -1
+        with sqlite3.connect(path, timeout=5) as db:
+            row = db.execute("SELECT max(turn) FROM states WHERE channel = ?", (channel.hex(),)).fetchone()
+        return -1 if row[0] is None else row[0]
+
+    def final_state(self, who: str, channel: bytes, app: str) -> State:
+        with sqlite3.connect(default_path(self.key_dir, self.key(who))) as db:
+            (data,) = db.execute(
+                "SELECT data FROM states WHERE channel = ? ORDER BY turn DESC LIMIT 1", (channel.hex(),)
+            ).fetchone()
+        return decode_state(data, APPS[app].decode)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory) -> Iterator[Net]:
+    workdir = tmp_path_factory.mktemp("chips-play")
+    with DevnetProcess(log_path=workdir / "devnet.log") as devnet:
+        broker = devnet.ready.get("broker_url")
+        if broker:
+            yield Net(devnet, broker)
+            return
+        from tests.mosquitto import running_mosquitto  # noqa: PLC0415 - until xo-devnet embeds one
+
+        with running_mosquitto(workdir) as mosquitto:
+            yield Net(devnet, f"mqtt://127.0.0.1:{mosquitto.port}")
+
+
+def finished(process: subprocess.Popen[str]) -> str:
+    output, _ = process.communicate(timeout=MATCH_SECONDS)
+    assert process.returncode == 0, output
+    return output
+
+
+def open_and_join(net: Net, name: str, game: str, *extra: str) -> Fixed:
+    net.ok("alice", "open", name, "--with", "bob", "--game", game, "--stake", "10", "--deposit", "50", *extra)
+    assert "open to you" in net.ok("bob", "list")
+    net.ok("bob", "join", name)
+    rounds = int(extra[extra.index("--rounds") + 1]) if "--rounds" in extra else 3
+    duration = int(extra[extra.index("--challenge") + 1]) if "--challenge" in extra else 3600
+    return Fixed((net.key("alice"), net.key("bob")), game, 10, (50, 50), duration, nonce_of(name, rounds))
+
+
+@pytest.mark.parametrize("game", ["xo", "rps"])
+def test_a_best_of_three_costs_three_batches_and_pays_the_final_state(net, game):
+    issued = net.total_chips()
+    assert issued == OPENING_CHIPS * 2
+    before = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
+    fixed = open_and_join(net, f"best-of-3-{game}", game)
+    alice, bob = net.bot("alice", f"best-of-3-{game}"), net.bot("bob", f"best-of-3-{game}", "--level", "random")
+    finished(alice), finished(bob)
+    ident = channel_id(fixed)
+    final = net.final_state("alice", ident, game)
+    assert final.final and final == net.final_state("bob", ident, game)
+    record = decode_channel("", net.state(channel_address(ident))[channel_address(ident)])
+    assert record.status == "closed" and record.payout == final.balances
+    after = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
+    assert after == {"alice": before["alice"] - 50 + final.balances[0], "bob": before["bob"] - 50 + final.balances[1]}
+    assert net.batches_touching(channel_address(ident)) == 3
+    assert net.total_chips() == issued
+
+
+def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(net):
+    fixed = open_and_join(net, "silent", "xo", "--challenge", "2")
+    alice = net.bot("alice", "silent", "--patience", "1")
+    output = finished(alice)
+    assert "challenged the opponent at turn 1" in output and "finalized" in output
+    record = decode_channel("", net.state(channel_address(channel_id(fixed)))[channel_address(channel_id(fixed))])
+    assert record.payout == (60, 40)
+    again = net.chips("bob", "finalize", "silent")
+    assert again.returncode == 0 and "closed already" in again.stdout
+
+
+def test_an_invalid_state_is_refused_and_the_last_valid_one_wins_the_challenge(net):
+    fixed = open_and_join(net, "cheated", "xo", "--challenge", "2")
+    alice = net.bot("alice", "cheated", "--patience", "3")
+    ident = channel_id(fixed)
+    deadline = time.monotonic() + 30
+    while net.store_turn("alice", ident) < 1:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    bob = load_signer(net.key_dir, "bob")
+    crosses = net.final_state("alice", ident, "xo").app.crosses
+    nought = next(bit for bit in (256, 1, 16) if not bit & crosses)
+    greedy = State(ident, 2, False, xo_app.XoData("OPlaying", crosses, nought), (0, 100))
+    session = BrokerSession(BrokerAddress.parse(net.broker), "cheater", lambda _t, _p: None)
+    session.connect(10)
+    session.publish(topic(ident, net.key("alice")), encode_message(tx.signed_state(fixed, greedy, bob)), 10)
+    session.close()
+    output = finished(alice)
+    assert "refused a state from the opponent" in output and "finalized" in output
+    record = decode_channel("", net.state(channel_address(ident))[channel_address(ident)])
+    assert record.payout == (60, 40)
+
+
+def test_a_player_killed_mid_match_resumes_from_its_store(net):
+    fixed = open_and_join(net, "killed", "xo", "--rounds", "2")
+    alice, bob = net.bot("alice", "killed"), net.bot("bob", "killed", "--level", "random")
+    deadline = time.monotonic() + 30
+    while net.store_turn("bob", channel_id(fixed)) < 4:
+        assert time.monotonic() < deadline and bob.poll() is None
+        time.sleep(0.01)
+    os.kill(bob.pid, signal.SIGKILL)
+    bob.wait()
+    again = net.bot("bob", "killed", "--level", "random")
+    finished(alice), finished(again)
+    ident = channel_id(fixed)
+    assert net.final_state("bob", ident, "xo") == net.final_state("alice", ident, "xo")
+    assert net.batches_touching(channel_address(ident)) == 3
+
+
+def test_each_key_has_a_store_of_its_own_that_only_its_owner_reads(net):
+    assert default_path(net.key_dir, net.key("alice")) != default_path(net.key_dir, net.key("bob"))
+    assert Path(default_path(net.key_dir, net.key("alice"))).stat().st_mode & 0o777 == 0o600
