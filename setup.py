@@ -6,8 +6,6 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 HERE = Path(__file__).parent
-#: ACA-Py, which runs the xo_aries plugin; it supports Python 3.12 and newer only.
-ACAPY = "acapy-agent>=1.3,<1.5; python_version >= '3.12'"
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "xo_core" / "__init__.py").read_text()).group(1)
 
 setup(
@@ -58,9 +56,9 @@ setup(
             "jsonschema>=4.18,<5",
             "playwright>=1.44,<2",
             # the xo_aries tests run two ACA-Py agents where ACA-Py installs (it needs Python 3.12+)
-            ACAPY,
+            "acapy-agent>=1.3,<1.5; python_version >= '3.12'",
         ],
-        "aries": [ACAPY],
+        "aries": ["acapy-agent>=1.3,<1.5; python_version >= '3.12'"],
     },
     entry_points={
         "console_scripts": [

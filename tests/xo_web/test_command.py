@@ -50,7 +50,7 @@ def test_it_prints_where_the_page_is_serves_it_and_stops_cleanly_on_ctrl_c(servi
     first, rest_api, keys, hint = web.lines(4)
     assert first.startswith("xo web is serving http://127.0.0.1:") and first.endswith("/")
     assert rest_api == f"  REST API  {devnet.rest_url}"
-    assert keys == f"  keys      {devnet.key_dir} (alice, bob)"
+    assert keys == f"  keys      {devnet.key_dir} (alice, bob, chips-issuer)"
     assert hint == "Open the address in a web browser. Stop with Ctrl-C."
     address = first.removeprefix("xo web is serving ")
     assert page_status(address) == 200
