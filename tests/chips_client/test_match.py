@@ -136,12 +136,12 @@ def wait_for(condition, seconds: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def run_alone(side: Match) -> tuple[threading.Thread, dict[str, object]]:
+def run_alone(side: Match, limit: float = LIMIT) -> tuple[threading.Thread, dict[str, object]]:
     outcome: dict[str, object] = {}
 
     def run() -> None:
         try:
-            outcome["alice"] = side.run(LIMIT)
+            outcome["alice"] = side.run(limit)
         except BaseException as error:
             outcome["alice"] = error
 
@@ -215,3 +215,37 @@ def test_a_player_stopped_mid_match_resumes_from_its_store(tmp_path):
     assert outcome == {"alice": "concluded"}
     assert chain.submitted == ["conclude"]
     assert chain.record.payout == alice.channel.latest.state.balances
+
+
+def stopped_mid_match(tmp_path: Path) -> tuple[Match, FakeChain, FakeBroker, ChannelTerms]:
+    """Alice and Bob play until Bob is stopped before his move; Alice gives up waiting after a moment."""
+    channel = terms("xo", rounds=3)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain)
+    bob = match(BOB, channel, tmp_path, broker, chain, chooser=Crashing(3, moves=3))
+    thread, outcome = run_alone(alice, 1.5)
+    with pytest.raises(SystemExit):
+        bob.run(LIMIT)
+    thread.join(LIMIT)
+    assert isinstance(outcome["alice"], TimeoutError)
+    assert alice.channel.latest.state.turn % 2 == 1  # Alice moved last: it is Bob's move
+    return alice, chain, broker, channel
+
+
+def test_the_watchtower_answers_a_challenge_at_its_latest_state_with_the_next_move(tmp_path):
+    alice, chain, _broker, channel = stopped_mid_match(tmp_path)
+    chain.submit(tx.challenge(ALICE, channel.fixed, alice.channel.proof()), "a challenge")
+    tower = match(BOB, channel, tmp_path, FakeBroker(), chain, chooser=Bot(1))
+    tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "respond"]
+    assert chain.record.challenge is None and chain.record.turn == alice.channel.latest.state.turn + 1
+
+
+def test_the_watchtower_checkpoints_a_newer_state_against_a_stale_challenge(tmp_path):
+    alice, chain, _broker, channel = stopped_mid_match(tmp_path)
+    (_, older), (_, old) = alice.store.states(alice.id, 4)[:2]
+    chain.submit(tx.challenge(ALICE, channel.fixed, (older, old)), "a stale challenge")
+    tower = match(BOB, channel, tmp_path, FakeBroker(), chain, chooser=Bot(1))
+    tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "checkpoint"]
+    assert chain.record.challenge is None and chain.record.turn == alice.channel.latest.state.turn

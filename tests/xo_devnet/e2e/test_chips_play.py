@@ -9,6 +9,7 @@ chips in all accounts and channels still add up to what was issued.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import signal
 import sqlite3
@@ -206,3 +207,35 @@ def test_a_player_killed_mid_match_resumes_from_its_store(net):
 def test_each_key_has_a_store_of_its_own_that_only_its_owner_reads(net):
     assert default_path(net.key_dir, net.key("alice")) != default_path(net.key_dir, net.key("bob"))
     assert Path(default_path(net.key_dir, net.key("alice"))).stat().st_mode & 0o777 == 0o600
+
+
+def test_chips_play_reads_the_moves_from_a_pipe(net):
+    fixed = open_and_join(net, "piped", "rps")
+    alice = subprocess.Popen(
+        net.command("alice", "play", "piped", "--broker", net.broker), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    bob = net.bot("bob", "piped")
+    output, _ = alice.communicate("rock\npaper\nscissors\n", timeout=MATCH_SECONDS)
+    assert alice.returncode == 0, output
+    finished(bob)
+    final = net.final_state("alice", channel_id(fixed), "rps")
+    assert final.final and final.app.round == 3 and "concluded" in output
+
+
+def test_balance_names_a_player_by_public_key_and_says_it_in_json(net):
+    shown = json.loads(net.ok("alice", "balance", net.key("bob"), "--json"))
+    assert shown["key"] == net.key("bob") and shown["name"] == "bob" and isinstance(shown["balance"], int)
+
+
+def test_only_an_issuer_issues_and_a_refusal_is_exit_1_with_the_validators_reason(net):
+    refused = net.chips("alice", "issue", "alice", "5")
+    assert refused.returncode == 1 and "chips.issuers" in refused.stderr
+    assert "issued 5 chips to alice" in net.ok("chips-issuer", "issue", "alice", "5")
+    net.ok("alice", "transfer", "chips-issuer", "5")  # the total stays what genesis issued, for the other tests
+
+
+def test_a_challenge_needs_a_move_signed_first(net):
+    open_and_join(net, "unplayed", "xo")
+    refused = net.chips("bob", "challenge", "unplayed")
+    assert refused.returncode == 1 and "no move has been signed" in refused.stderr
