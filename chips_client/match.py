@@ -222,7 +222,12 @@ class Match:
             self._countersign()
         elif channel.my_move:
             self._move()
-        elif self.patience is not None and time.monotonic() - self._progress > self.patience:
+        elif (
+            self.patience is not None
+            and not latest.state.final
+            and latest.state.turn > 0
+            and time.monotonic() - self._progress > self.patience
+        ):
             self._challenge()
         elif time.monotonic() - max(self._progress, self._last_send) > IDLE_RESEND_SECONDS:
             self._send_latest()  # the broker may have dropped a message either way: this heals it
@@ -351,7 +356,12 @@ class Match:
 
     def _challenge(self) -> None:
         channel = self._channel
-        self.chain.submit(tx.challenge(self.signer, self.fixed, channel.proof()), "the challenge")
+        try:
+            self.chain.submit(tx.challenge(self.signer, self.fixed, channel.proof()), "the challenge")
+        except Rejected as refused:  # e.g. the opponent challenged first: defending comes first, then patience again
+            self._progress = time.monotonic()
+            self.say(f"could not challenge: {refused.message}")
+            return
         self._progress = float("inf")
         self.say(f"challenged the opponent at turn {channel.latest.state.turn}")
 

@@ -239,3 +239,26 @@ def test_a_challenge_needs_a_move_signed_first(net):
     open_and_join(net, "unplayed", "xo")
     refused = net.chips("bob", "challenge", "unplayed")
     assert refused.returncode == 1 and "no move has been signed" in refused.stderr
+
+
+def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):
+    fixed = open_and_join(net, "watched", "xo", "--challenge", "60")
+    address = channel_address(channel_id(fixed))
+    tower = subprocess.Popen(
+        net.command("bob", "watch", "--defend", "--poll", "0.3"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    alice = net.bot("alice", "watched", "--patience", "1")
+    try:
+        deadline = time.monotonic() + 30
+        while (record := decode_channel(address, net.state(address)[address])).turn < 2:
+            assert time.monotonic() < deadline and tower.poll() is None
+            time.sleep(0.2)
+        assert record.challenge is None or record.challenge.challenger == net.key("alice")
+    finally:
+        for process in (alice, tower):
+            process.terminate()
+    output, _ = tower.communicate(timeout=30)
+    alice.communicate(timeout=30)
+    assert "challenged until" in output and "by the opponent" in output
+    assert tower.returncode == 143
