@@ -43,6 +43,7 @@ setup(
         "google-re2>=1.1,<2",
         "prometheus-client>=0.20,<1",
         "paho-mqtt>=2.1,<3",
+        "amqtt>=0.12.1,<0.13",
     ],
     extras_require={
         "test": [

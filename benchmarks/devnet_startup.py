@@ -33,7 +33,7 @@ def one_start(workdir: Path) -> float:
     ready.unlink(missing_ok=True)
     command = [
         sys.executable, "-m", "xo_devnet.cli", "--ephemeral",
-        "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+        "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0", "--broker", "127.0.0.1:0",
         "--key-dir", str(workdir / "keys"), "--ready-file", str(ready),
     ]  # fmt: skip
     started = time.perf_counter()

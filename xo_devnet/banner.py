@@ -42,6 +42,8 @@ class ReadyInfo:
     keys: tuple[PlayerKey, ...]
     example_game: str = "game1"
     """A name no game on the chain has yet, for the example commands."""
+    broker_url: str | None = None
+    """The embedded MQTT broker players exchange off-chain messages through; None with --no-broker."""
 
 
 def banner(info: ReadyInfo) -> str:
@@ -51,6 +53,7 @@ def banner(info: ReadyInfo) -> str:
         f"  REST API               {info.rest_url}",
         f"  metrics, health        {info.rest_url}/metrics (Prometheus), {info.rest_url}/health",
         f"  component endpoint     {info.component_endpoint}",
+        f"  MQTT broker            {info.broker_url or 'none (--no-broker)'}",
         f"  data dir               {data_dir}",
         *_processor_lines(info),
         "  BlockInfo              built into the ledger: it opens every block",
@@ -93,6 +96,7 @@ def ready_document(info: ReadyInfo) -> dict[str, object]:
     return {
         "rest_url": info.rest_url,
         "component_endpoint": info.component_endpoint,
+        "broker_url": info.broker_url,
         "data_dir": str(info.data_dir) if info.data_dir is not None else None,
         "pid": os.getpid(),
         "processors": [

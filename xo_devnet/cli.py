@@ -25,6 +25,7 @@ LOGGER = logging.getLogger("xo_devnet")
 
 DEFAULT_REST_API = "127.0.0.1:8008"
 DEFAULT_COMPONENT_ENDPOINT = "tcp://127.0.0.1:4004"
+DEFAULT_BROKER = "127.0.0.1:1883"
 DEFAULT_BLOCK_INTERVAL = 0.05
 DEFAULT_MAX_SUBSCRIBERS = 256
 MAX_MAX_SUBSCRIBERS = 10_000
@@ -33,6 +34,7 @@ MAX_MAX_SUBSCRIBERS = 10_000
 # ledger off 8008/4004 without changing the command a user types.
 REST_API_ENV = "XO_DEVNET_REST_API"
 COMPONENT_ENDPOINT_ENV = "XO_DEVNET_COMPONENT_ENDPOINT"
+BROKER_ENV = "XO_DEVNET_BROKER"
 READY_FILE_ENV = "XO_DEVNET_READY_FILE"
 FAMILIES_ENV = "XO_DEVNET_FAMILIES"
 PROCESSOR_WAIT_ENV = "XO_DEVNET_PROCESSOR_WAIT"
@@ -111,10 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
         " transaction processors, and make two player keys (alice, bob; a new chain credits each with 1,000 chips, and"
         " the chips-issuer key may issue more), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
-        " pid, ...) once the devnet is ready, and removed when it stops. Environment: "
-        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV}, {PROCESSOR_WAIT_ENV} and"
-        f" {DEPENDENCY_WAIT_ENV} stand for the flags of the same names. Started again on a data dir that a running"
-        " xo-devnet holds, it starts nothing: it prints where that one serves and exits 0.",
+        " broker_url, pid, ...) once the devnet is ready, and removed when it stops. Environment: "
+        f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {BROKER_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV},"
+        f" {PROCESSOR_WAIT_ENV} and {DEPENDENCY_WAIT_ENV} stand for the flags of the same names. Started again on"
+        " a data dir that a running xo-devnet holds, it starts nothing: it prints where that one serves and exits 0.",
     )
     storage = parser.add_mutually_exclusive_group()
     storage.add_argument(
@@ -140,6 +142,18 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help=f"where transaction processors connect (default: ${COMPONENT_ENDPOINT_ENV} or "
         f"{DEFAULT_COMPONENT_ENDPOINT}; port 0 picks a free one)",
+    )
+    broker = parser.add_mutually_exclusive_group()
+    broker.add_argument(
+        "--broker",
+        type=rest_address,
+        default=os.environ.get(BROKER_ENV) or DEFAULT_BROKER,
+        metavar="HOST:PORT",
+        help="where the embedded MQTT broker (players' off-chain messages) listens"
+        f" (default: ${BROKER_ENV} or {DEFAULT_BROKER}; port 0 picks a free one)",
+    )
+    broker.add_argument(
+        "--no-broker", action="store_true", help="run no MQTT broker (players then need one of their own)"
     )
     parser.add_argument(
         "--block-interval",
@@ -205,7 +219,8 @@ def configure_logging(verbosity: int) -> None:
     """Warnings by default, -v info, -vv debug; written like the processors' lines, which share the terminal."""
     logs.configure(sys.stderr, logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING)
     if verbosity < 2:
-        logging.getLogger("aiohttp").setLevel(logging.WARNING)
+        for chatty in ("aiohttp", "amqtt", "transitions"):  # the broker logs every connection and state change
+            logging.getLogger(chatty).setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         rest_host=args.rest_api[0],
         rest_port=args.rest_api[1],
         component_endpoint=args.component_endpoint,
+        broker=None if args.no_broker else args.broker,
         block_interval=args.block_interval,
         max_subscribers=args.max_subscribers,
         run_processor=not args.no_tp,

@@ -89,6 +89,8 @@ class DevnetOptions:
     """Seconds a batch may wait for a processor of its family (``LedgerConfig.processor_wait``)."""
     dependency_wait: float = 60.0
     """Seconds a batch may wait for its dependencies to run (``LedgerConfig.dependency_wait``)."""
+    broker: tuple[str, int] | None = None
+    """Where the embedded MQTT broker listens (port 0: a free one); None runs no broker."""
 
     @property
     def accepted_families(self) -> frozenset[Family]:
@@ -119,6 +121,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
         for listener in listeners:
             running.callback(listener.close)
+        broker_url = await _start_broker(options.broker, running)
         sidecars: list[tuple[Processor, ProcessorSidecar]] = []
         running.push_async_callback(_stop_sidecars, sidecars)
         if options.run_processor:
@@ -138,6 +141,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         info = ReadyInfo(
             rest_url=rest.url,
             component_endpoint=ledger.component_endpoint,
+            broker_url=broker_url,
             data_dir=options.data_dir,
             processors=tuple(
                 ProcessorStatus(processor.name, sidecar.pid, processor.families, processor in registered)
@@ -179,6 +183,23 @@ def unused_game_name(ledger: Ledger) -> str:
         if state_root is None or ledger.state_get(xo_family.game_address(name), state_root) is None:
             return name
     return f"game-{head[:8]}"
+
+
+async def _start_broker(where: tuple[str, int] | None, running: contextlib.AsyncExitStack) -> str | None:
+    """Start the embedded MQTT broker (stopped by ``running``) and return its URL; None when there is none."""
+    if where is None:
+        return None
+    from xo_devnet.mqtt_broker import EmbeddedBroker  # noqa: PLC0415 - amqtt loads only when a broker runs
+
+    host, port = where
+    broker = EmbeddedBroker(host, port)
+    try:
+        await broker.start()
+    except Exception as error:
+        await broker.stop()
+        raise StartupError(f"cannot serve the MQTT broker on {host}:{port}: {error} (--no-broker runs none)") from error
+    running.push_async_callback(broker.stop)
+    return broker.url
 
 
 async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:

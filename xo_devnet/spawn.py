@@ -49,6 +49,7 @@ class DevnetProcess:
         self._args = [
             "--rest-api", "127.0.0.1:0",
             "--component-endpoint", "tcp://127.0.0.1:0",
+            "--broker", "127.0.0.1:0",
             "--key-dir", str(self.key_dir),
             "--ready-file", str(self.ready_file),
             *extra_args,
@@ -66,6 +67,11 @@ class DevnetProcess:
     @property
     def component_endpoint(self) -> str:
         return str(self.ready["component_endpoint"])
+
+    @property
+    def broker_url(self) -> str:
+        """The embedded MQTT broker's URL (``mqtt://127.0.0.1:PORT``), for the players' ``--broker``."""
+        return str(self.ready["broker_url"])
 
     def start(self, timeout: float = READY_TIMEOUT_SECONDS) -> DevnetProcess:
         """Spawn and wait for the ready file; on failure the child is stopped and DevnetFailed raised."""

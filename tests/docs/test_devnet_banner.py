@@ -27,6 +27,7 @@ def test_the_documented_banner_is_what_xo_devnet_prints_on_the_default_ports_and
     info = ReadyInfo(
         rest_url="http://127.0.0.1:8008",
         component_endpoint="tcp://127.0.0.1:4004",
+        broker_url="mqtt://127.0.0.1:1883",
         data_dir=home / ".local" / "share" / "xo-devnet",
         processors=tuple(
             ProcessorStatus(processor.name, FIRST_PID + index, processor.families, True)

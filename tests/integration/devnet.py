@@ -29,6 +29,8 @@ def running_devnet(workdir: Path) -> Iterator[str]:
         "127.0.0.1:0",
         "--component-endpoint",
         "tcp://127.0.0.1:0",
+        "--broker",
+        "127.0.0.1:0",
         "--key-dir",
         str(workdir / "devnet-keys"),
         "--ready-file",

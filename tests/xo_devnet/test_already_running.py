@@ -41,7 +41,8 @@ def serving(data_dir: Path, pid: int) -> None:
 
 def second_start(data_dir: Path, key_dir: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "xo_devnet.cli", "--data-dir", str(data_dir), "--key-dir", str(key_dir),
-               "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0"]  # fmt: skip
+               "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+               "--broker", "127.0.0.1:0"]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
 
 
@@ -109,7 +110,8 @@ def test_a_holder_that_never_serves_is_still_a_refusal_with_exit_1(tmp_path, mon
     monkeypatch.setattr(cli, "WAIT_SECONDS", 0.3)
     data_dir = tmp_path / "chain"
     argv = ["--data-dir", str(data_dir), "--key-dir", str(tmp_path / "keys"), "--no-tp",
-            "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0"]  # fmt: skip
+            "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+               "--broker", "127.0.0.1:0"]  # fmt: skip
     with held(data_dir, pid=4242):
         assert cli.main(argv) == 1
     out, err = capsys.readouterr()

@@ -19,6 +19,7 @@ def info(**changes) -> ReadyInfo:
     fields = {
         "rest_url": "http://127.0.0.1:8008",
         "component_endpoint": "tcp://127.0.0.1:4004",
+        "broker_url": "mqtt://127.0.0.1:1883",
         "data_dir": Path("/data/xo"),
         "processors": PROCESSORS,
         "families": (("intkey", "1.0"), ("rps", "1.0"), ("xo", "1.0")),
@@ -34,6 +35,7 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
         "REST API               http://127.0.0.1:8008",
         "metrics, health        http://127.0.0.1:8008/metrics (Prometheus), http://127.0.0.1:8008/health",
         "component endpoint     tcp://127.0.0.1:4004",
+        "MQTT broker            mqtt://127.0.0.1:1883",
         "data dir               /data/xo",
         "  transaction processors xo-tp (xo 1.0), pid 42, registered\n"
         "                         rps-tp (rps 1.0), pid 43, not registered yet: batches wait for it\n"
@@ -54,6 +56,12 @@ def test_a_non_default_url_is_passed_to_the_example_commands():
         "transaction processors none (--no-tp): connect your own, e.g. xo-tp -C tcp://127.0.0.1:4004 and rps-tp -C"
         in text
     )
+
+
+def test_without_a_broker_the_banner_says_so_and_the_ready_file_has_null(tmp_path):
+    assert "  MQTT broker            none (--no-broker)\n" in banner(info(broker_url=None))
+    write_ready_file(tmp_path / "ready.json", info(broker_url=None))
+    assert json.loads((tmp_path / "ready.json").read_text())["broker_url"] is None
 
 
 def test_a_non_default_key_dir_is_passed_to_every_example_command_shell_quoted():
@@ -79,6 +87,7 @@ def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     document = json.loads(path.read_text())
     assert document["rest_url"] == "http://127.0.0.1:8008"
     assert document["component_endpoint"] == "tcp://127.0.0.1:4004"
+    assert document["broker_url"] == "mqtt://127.0.0.1:1883"
     assert document["data_dir"] is None
     assert document["pid"] == os.getpid()
     assert document["keys"] == {"alice": "02" + "a" * 64, "bob": None}

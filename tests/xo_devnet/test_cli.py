@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from xo_devnet.cli import (
+    BROKER_ENV,
     COMPONENT_ENDPOINT_ENV,
     FAMILIES_ENV,
     READY_FILE_ENV,
@@ -22,9 +23,10 @@ def parse(*argv: str):
 
 
 def test_defaults_are_sawtooths_ports_on_loopback(monkeypatch):
-    for name in (REST_API_ENV, COMPONENT_ENDPOINT_ENV, READY_FILE_ENV, FAMILIES_ENV):
+    for name in (REST_API_ENV, COMPONENT_ENDPOINT_ENV, BROKER_ENV, READY_FILE_ENV, FAMILIES_ENV):
         monkeypatch.delenv(name, raising=False)
     args = parse()
+    assert (args.broker, args.no_broker) == (("127.0.0.1", 1883), False)
     assert args.families == ()
     assert args.rest_api == ("127.0.0.1", 8008)
     assert args.component_endpoint == "tcp://127.0.0.1:4004"
@@ -39,11 +41,22 @@ def test_environment_variables_stand_for_the_address_flags(monkeypatch):
     monkeypatch.setenv(REST_API_ENV, "127.0.0.1:0")
     monkeypatch.setenv(COMPONENT_ENDPOINT_ENV, "tcp://127.0.0.1:0")
     monkeypatch.setenv(READY_FILE_ENV, "/tmp/ready.json")
+    monkeypatch.setenv(BROKER_ENV, "127.0.0.1:0")
     args = parse()
+    assert args.broker == ("127.0.0.1", 0)
+    assert parse("--broker", "[::1]:1884").broker == ("::1", 1884)
     assert args.rest_api == ("127.0.0.1", 0)
     assert args.component_endpoint == "tcp://127.0.0.1:0"
     assert args.ready_file == Path("/tmp/ready.json")
     assert parse("--rest-api", "127.0.0.1:9008").rest_api == ("127.0.0.1", 9008)
+
+
+def test_no_broker_and_a_broker_address_do_not_go_together(capsys):
+    assert parse("--no-broker").no_broker
+    with pytest.raises(SystemExit) as exit_:
+        parse("--no-broker", "--broker", "127.0.0.1:0")
+    assert exit_.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
 
 
 def test_a_bad_address_in_the_environment_is_a_usage_error(monkeypatch, capsys):
@@ -155,5 +168,5 @@ def test_version_and_help_answer_without_starting_anything():
     helped = run_command("--help")
     assert helped.returncode == 0
     for flag in ("--data-dir", "--ephemeral", "--rest-api", "--component-endpoint", "--block-interval", "--no-tp",
-                 "--key-dir", "--ready-file", "-v"):
+                 "--broker", "--no-broker", "--key-dir", "--ready-file", "-v"):
         assert flag in helped.stdout

@@ -131,7 +131,8 @@ def test_without_the_sidecar_batches_wait_for_a_processor(start_devnet, fetch_js
 
 
 def run_devnet(tmp_path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "xo_devnet.cli", "--ephemeral", "--key-dir", str(tmp_path / "keys"), *args]
+    command = [sys.executable, "-m", "xo_devnet.cli", "--ephemeral", "--key-dir", str(tmp_path / "keys"),
+               "--broker", "127.0.0.1:0", *args]  # fmt: skip
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 
 
@@ -158,12 +159,21 @@ def test_a_component_endpoint_in_use_is_a_one_line_error_and_exit_code_1(tmp_pat
     assert "Traceback" not in result.stderr
 
 
+def test_a_broker_port_in_use_is_a_one_line_error_and_exit_code_1(tmp_path, busy_port):
+    result = run_devnet(tmp_path, "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+                        "--broker", f"127.0.0.1:{busy_port}")  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"xo-devnet: cannot serve the MQTT broker on 127.0.0.1:{busy_port}: ")
+    assert result.stderr.rstrip().endswith("(--no-broker runs none)")
+    assert "Traceback" not in result.stderr
+
+
 def test_an_unusable_data_dir_is_a_one_line_error(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
     command = [
         sys.executable, "-m", "xo_devnet.cli", "--data-dir", str(blocker / "chain"), "--key-dir", str(tmp_path / "k"),
-        "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0",
+        "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0", "--broker", "127.0.0.1:0",
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 1

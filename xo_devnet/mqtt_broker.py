@@ -1,0 +1,110 @@
+"""xo-devnet's embedded MQTT broker (amqtt), through which players exchange their off-chain messages.
+
+xo-devnet owns the listening socket (so port 0 works and the bound port is known, as for the
+REST API) and hands each connection to an amqtt broker configured with one "external"
+listener. Every client counts as a named one: amqtt keeps what arrives for an offline
+persistent session only for clients that are not anonymous, and a local development broker
+on loopback has no accounts to check. Known limit of amqtt 0.12 (Yakifo/amqtt#401): a
+message in flight to a client that disconnects before acknowledging it is not redelivered;
+messages published while it is offline are. Clients resend what was not answered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
+from amqtt.broker import Broker
+from amqtt.plugins.base import BaseAuthPlugin
+from amqtt.session import Session
+
+LOGGER = logging.getLogger(__name__)
+LISTENER = "default"
+STOP_TIMEOUT_SECONDS = 5.0
+"""How long a stop waits for the broker's sessions and connections to close."""
+
+
+class OpenAccess(BaseAuthPlugin):
+    """Admit every client as a named one, so persistent sessions keep what arrives while they are away."""
+
+    async def authenticate(self, *, session: Session) -> bool:
+        return True
+
+
+CONFIG = {
+    "listeners": {LISTENER: {"type": "external"}},
+    "plugins": {f"{OpenAccess.__module__}.{OpenAccess.__qualname__}": {}},
+}
+
+
+class EmbeddedBroker:
+    """An amqtt broker on ``host:port`` (port 0: a free one) for as long as the devnet runs."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.requested_port = port
+        self._broker: Broker | None = None
+        self._server: asyncio.Server | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+
+    @property
+    def port(self) -> int:
+        """The bound port (the requested one, or the one picked for port 0)."""
+        if self._server is None:
+            raise RuntimeError("the broker is not started")
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"mqtt://{host}:{self.port}"
+
+    @property
+    def broker(self) -> Broker:
+        """The amqtt broker itself, for tests that look at its sessions."""
+        if self._broker is None:
+            raise RuntimeError("the broker is not started")
+        return self._broker
+
+    async def start(self) -> None:
+        """Bind, then start amqtt; OSError if the address cannot be bound (a port in use, say)."""
+        self._server = await asyncio.start_server(self._serve, self.host, self.requested_port)
+        self._broker = Broker(CONFIG)
+        try:
+            await self._broker.start()
+        except BaseException:
+            self._server.close()
+            raise
+
+    async def stop(self) -> None:
+        """Stop listening, end every session and connection, within STOP_TIMEOUT_SECONDS."""
+        if self._server is not None:
+            self._server.close()
+        if self._broker is not None:
+            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._broker.shutdown(), STOP_TIMEOUT_SECONDS)
+        for connection in list(self._connections):
+            connection.cancel()
+        if self._connections:
+            await asyncio.wait(self._connections, timeout=STOP_TIMEOUT_SECONDS)
+        self._broker = None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One client connection, handed to amqtt; whatever ends it, the socket is closed."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
+        try:
+            if self._broker is not None:
+                stream = StreamReaderAdapter(reader), StreamWriterAdapter(writer)
+                await self._broker.external_connected(*stream, LISTENER)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            LOGGER.warning("an MQTT connection ended on an error", exc_info=True)
+        finally:
+            writer.close()
+            if task is not None:
+                self._connections.discard(task)
