@@ -40,6 +40,8 @@ class RunningDevnet:
     pid: int | None
     rest_url: str | None = None
     component_endpoint: str | None = None
+    broker_url: str | None = None
+    """Its embedded MQTT broker; None when it runs none (``--no-broker``)."""
 
     @property
     def serving(self) -> bool:
@@ -90,14 +92,15 @@ def is_held(data_dir: Path) -> bool:
 def describe(running: RunningDevnet) -> str:
     """What a second start prints: where the running devnet serves, and what to do."""
     who = f"pid {running.pid}" if running.pid is not None else "pid unknown"
-    return "\n".join(
-        [
-            f"xo-devnet is already running on {printable(str(running.data_dir))} ({who}):",
-            f"  REST API               {printable(running.rest_url or '')}",
-            f"  component endpoint     {printable(running.component_endpoint or '')}",
-            "Play against it from another terminal, or stop it with Ctrl-C in its own terminal.",
-        ]
-    )
+    lines = [
+        f"xo-devnet is already running on {printable(str(running.data_dir))} ({who}):",
+        f"  REST API               {printable(running.rest_url or '')}",
+        f"  component endpoint     {printable(running.component_endpoint or '')}",
+    ]
+    if running.broker_url is not None:
+        lines.append(f"  MQTT broker            {printable(running.broker_url)}")
+    lines.append("Play against it from another terminal, or stop it with Ctrl-C in its own terminal.")
+    return "\n".join(lines)
 
 
 def _read_running(data_dir: Path) -> RunningDevnet:
@@ -111,7 +114,8 @@ def _read_running(data_dir: Path) -> RunningDevnet:
     rest_url, endpoint = document.get("rest_url"), document.get("component_endpoint")
     if not isinstance(rest_url, str) or not isinstance(endpoint, str):
         return RunningDevnet(data_dir, pid)
-    return RunningDevnet(data_dir, pid, rest_url, endpoint)
+    broker = document.get("broker_url")
+    return RunningDevnet(data_dir, pid, rest_url, endpoint, broker if isinstance(broker, str) else None)
 
 
 def _lock_pid(data_dir: Path) -> int | None:

@@ -55,6 +55,7 @@ def test_a_second_start_on_a_running_devnets_data_dir_names_where_it_serves_and_
             f"xo-devnet is already running on {data_dir} (pid {running.ready['pid']}):\n"
             f"  REST API               {running.rest_url}\n"
             f"  component endpoint     {running.component_endpoint}\n"
+            f"  MQTT broker            {running.broker_url}\n"
             "Play against it from another terminal, or stop it with Ctrl-C in its own terminal.\n"
         )
         assert json.loads((data_dir / SERVING_NAME).read_text())["rest_url"] == running.rest_url
@@ -98,6 +99,14 @@ def test_a_serving_file_left_by_an_earlier_run_is_not_taken_for_the_holders(tmp_
     with held(tmp_path, pid=4242):
         serving(tmp_path, pid=1111)  # the pid of a devnet killed with -9 before this one started
         assert not find_running(tmp_path, wait=0).serving
+
+
+def test_a_devnet_without_a_broker_is_described_without_one(tmp_path):
+    with held(tmp_path, pid=4242):
+        serving(tmp_path, pid=4242)
+        running = find_running(tmp_path, wait=0)
+    assert running is not None and running.broker_url is None
+    assert "MQTT" not in describe(running)
 
 
 def test_a_hostile_address_is_printed_escaped():
