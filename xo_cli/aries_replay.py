@@ -38,7 +38,8 @@ from xo_cli import render
 from xo_cli.moves import check_move
 from xo_cli.thread_files import described, read_thread
 from xo_client import aries, games
-from xo_client.games import check_name, resulting_game
+from xo_client.checks import check_name
+from xo_client.games import resulting_game
 from xo_client.notation import grid_name
 from xo_client.outcome import outcome_text
 from xo_client.transactions import make_xo_transaction

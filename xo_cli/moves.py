@@ -22,8 +22,9 @@ from client_core.keys import load_signer
 from client_core.rest import RestClient
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
-from xo_client import games
-from xo_client.games import check_name, resulting_game
+from xo_client import checks, games
+from xo_client.checks import check_name
+from xo_client.games import resulting_game
 from xo_client.notation import BadSpace, parse_space
 from xo_client.outcome import outcome_text
 from xo_client.transactions import describe, make_xo_transaction
@@ -96,13 +97,13 @@ def check_move(client: RestClient, args: argparse.Namespace, action: str, space:
         )
     game = games.find_game(found, name)
     if action == "create":
-        refusal = games.refuse_create(name, game)
+        refusal = checks.refuse_create(name, game)
     elif action == "delete":
-        refusal = games.refuse_delete(name, game)
+        refusal = checks.refuse_delete(name, game)
     else:
         assert space is not None
         names = session.key_names(args)
-        refusal = games.refuse_take(name, game, player_key, space, names=names, both_seats=args.both_seats)
+        refusal = checks.refuse_take(name, game, player_key, space, names=names, both_seats=args.both_seats)
     if refusal is not None:
         raise InvalidInput(f"{refusal}; nothing was submitted")
 

@@ -5,7 +5,7 @@ the chain follower on its own thread), while the person's lines are read on anot
 (:class:`client_core.lines.LineReader`). Both feed one event queue, which this
 module's thread works through one event at a time: a block moves the game on and
 is shown; a line is a move, checked with the processor's rules
-(:func:`xo_client.games.refuse_take`), signed, submitted and waited for until it
+(:func:`xo_client.checks.refuse_take`), signed, submitted and waited for until it
 commits. After every event the same question is asked (:func:`xo_client.seat.turn_of`):
 is it my move, the computer's, or the other player's; is the game over?
 
@@ -55,7 +55,8 @@ from client_core.submission import submit_and_wait
 from xo_cli import render
 from xo_cli.play_screen import LineScreen, Screen, TerminalScreen, result_text
 from xo_client.ai import Level
-from xo_client.games import Game, check_name, refuse_take, shell_word
+from xo_client.checks import check_name, refuse_take
+from xo_client.games import Game, shell_word
 from xo_client.live import BlockEvent, Failure, LiveGames, Notice
 from xo_client.notation import BadSpace, parse_space
 from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of

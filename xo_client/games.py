@@ -1,10 +1,7 @@
-"""XO games as the client reads them from state, and the moves they allow.
+"""XO games as the client reads them from state, and the game a committed move left.
 
-The checks made before submitting are the processor's own (``xo_tp.rules``,
-``xo_tp.payload``, ``xo_tp.state``), run on the game as it stands: a move the
-processor would reject is never signed and sent, and the player reads the very
-reason the validator would have given. Reading is lenient where the processor is
-strict: a malformed entry is the chain's problem, not the player's, so it is
+The checks made before a move is signed are in :mod:`xo_client.checks`. Reading is
+lenient where the processor is strict: a malformed entry is the chain's problem, not the player's, so it is
 reported and skipped instead of stopping ``xo list`` from showing every other game.
 """
 
@@ -12,12 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from client_core.errors import InvalidInput
-from client_core.keys import KeyNames
 from client_core.receipts import written_entry
 from client_core.rest import RestClient
 from client_core.runner import warn
-from xo_core.text import game_label, printable, quoted, shell_word, short_key
+from xo_core.text import game_label, quoted
 from xo_tp import rules
 from xo_tp.family import game_address
 from xo_tp.payload import CREATE, InvalidPayload, encode_payload, parse_payload
@@ -101,68 +96,6 @@ def impossible_name(name: str) -> str | None:
     if "," in name:
         return f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}"
     return name_problem(name)
-
-
-def refuse_create(name: str, game: Game | None) -> str | None:
-    """Why ``name`` cannot be created, or None: the processor refuses a name already in use."""
-    if game is not None:
-        return f"game {quoted(name)} already exists ({game.state})"
-    return None
-
-
-def refuse_delete(name: str, game: Game | None) -> str | None:
-    """Why ``name`` cannot be deleted, or None: the processor refuses to delete what does not exist."""
-    if game is None:
-        return f"there is no game named {quoted(name)}"
-    return None
-
-
-def refuse_take(
-    name: str,
-    game: Game | None,
-    player_key: str,
-    space: int,
-    *,
-    names: KeyNames | None = None,
-    both_seats: bool = False,
-) -> str | None:
-    """Why ``player_key`` cannot (or, without ``both_seats``, should not) take ``space`` in ``game``; None if it may.
-
-    The rules' own refusal comes first, worded with the key's name when the key
-    directory knows it ("it is bob's turn"). A legal move can still be a slip: the
-    key that holds player 1's seat taking player 2's locks the game to that one key
-    for good, since a seat is never given up. That is refused unless ``both_seats``.
-    """
-    if game is None:
-        return f"there is no game named {quoted(name)} (create it with 'xo create {shell_word(name)}')"
-    try:
-        rules.take(rules.Game(game.name, game.board, game.state, game.player1, game.player2), space, player_key)
-    except rules.NotYourTurn as refusal:
-        seated = names.name(refusal.seat) if names is not None else None
-        if seated is None:
-            return str(refusal)
-        return f"{game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number}, " \
-            f"{printable(short_key(refusal.seat))})"
-    except rules.IllegalMove as refusal:
-        return str(refusal)
-    if not both_seats and game.state == rules.P2_NEXT and not game.player2 and game.player1 == player_key:
-        return (
-            f"{game_label(name)}: your key already holds player 1's seat (X), and this move would give it "
-            "player 2's seat (O) too, so that nobody else could ever join; to play both sides on purpose, "
-            "add --both-seats"
-        )
-    return None
-
-
-def check_name(name: str, *, validate: bool) -> None:
-    """Refuse a name no payload can carry (a ``,``) and, when ``validate``, one the specification forbids.
-
-    Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
-    """
-    if "," in name:
-        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}")
-    if validate and (problem := name_problem(name)):
-        raise InvalidInput(problem)
 
 
 def resulting_game(client: RestClient, transaction_id: str, name: str) -> tuple[bool, Game | None]:

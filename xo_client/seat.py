@@ -5,7 +5,7 @@ The one core behind every computer player on the ledger -- ``xo play --vs ai``,
 follows the chain its own way and asks, whenever a game changed, whether this key
 should move; then :meth:`SeatPlayer.play` reads the game afresh, chooses with
 :mod:`xo_client.ai`, checks the move with the processor's own rules
-(:func:`xo_client.games.refuse_take`), signs it, submits it and waits for its commit.
+(:func:`xo_client.checks.refuse_take`), signs it, submits it and waits for its commit.
 
 Deciding (pure, :func:`turn_of`):
 
@@ -46,7 +46,8 @@ from client_core.keys import NO_NAMES, KeyNames, key_label, load_signer
 from client_core.rest import RestClient
 from client_core.submission import submit_and_wait
 from xo_client.ai import DEFAULT_LEVEL, Level, choose_move
-from xo_client.games import Game, decode_games, find_game, refuse_take
+from xo_client.checks import refuse_take
+from xo_client.games import Game, decode_games, find_game
 from xo_client.outcome import outcome_text
 from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import KeyFileError, key_paths, write_key_pair

@@ -18,8 +18,9 @@ from typing import Final, NamedTuple
 
 from client_core.errors import CommandError, InvalidInput
 from client_core.rest import RestClient
-from xo_client import games
-from xo_client.games import check_name, resulting_game
+from xo_client import checks, games
+from xo_client.checks import check_name
+from xo_client.games import resulting_game
 from xo_client.notation import BadSpace, parse_space
 from xo_client.outcome import outcome_text
 from xo_client.transactions import describe, make_xo_transaction
@@ -115,15 +116,15 @@ class Mover(Sender):
             return f"{'; '.join(problems)} (not XO data, so the processor cannot apply any move to this game)"
         game = games.find_game(found, move.name)
         if move.action == CREATE:
-            return games.refuse_create(move.name, game)
+            return checks.refuse_create(move.name, game)
         if move.action == DELETE:
-            return games.refuse_delete(move.name, game)
+            return checks.refuse_delete(move.name, game)
         assert move.space is not None
         names = self.names()
-        by_the_rules = games.refuse_take(move.name, game, player_key, move.space, names=names, both_seats=True)
+        by_the_rules = checks.refuse_take(move.name, game, player_key, move.space, names=names, both_seats=True)
         if by_the_rules is not None:
             return by_the_rules
-        if games.refuse_take(move.name, game, player_key, move.space, names=names) is not None:
+        if checks.refuse_take(move.name, game, player_key, move.space, names=names) is not None:
             return (
                 f"{game_label(move.name)}: your key already holds player 1's seat (X), and this move would give it "
                 "player 2's seat (O) too, so that nobody else could ever join; play O with another key"
