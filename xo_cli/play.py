@@ -56,13 +56,13 @@ from xo_cli import render
 from xo_cli.play_screen import LineScreen, Screen, TerminalScreen, result_text
 from xo_client.ai import Level
 from xo_client.checks import check_name, refuse_take
-from xo_client.games import Game, shell_word
+from xo_client.games import Game
 from xo_client.live import BlockEvent, Failure, LiveGames, Notice
 from xo_client.notation import BadSpace, parse_space
 from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of
 from xo_client.transactions import describe, make_xo_transaction
 from xo_core.signing import Signer
-from xo_core.text import game_label, quoted
+from xo_core.text import game_label, quoted, shell_word
 
 STDIN = 0
 """Read as a file descriptor, not through ``sys.stdin``: see :mod:`client_core.lines`."""
