@@ -21,13 +21,13 @@ from acapy_agent.connections.models.conn_record import ConnRecord
 from acapy_agent.core.profile import Profile
 from acapy_agent.messaging.agent_message import AgentMessage
 from acapy_agent.messaging.decorators.thread_decorator import ThreadDecorator
-from acapy_agent.protocols.problem_report.v1_0.message import ProblemReport
 from acapy_agent.storage.error import StorageNotFoundError
 
 from xo_aries import player as machine
 from xo_aries.autoplay import auto_cell
-from xo_aries.messages import Move, Outcome, protocol_of
+from xo_aries.messages import Move, Outcome, problem_report, protocol_of
 from xo_aries.player import Refusal
+from xo_aries.problem_fields import reported_problem
 from xo_aries.records import GameRecord
 from xo_aries.referee import LedgerUnavailable, Referee
 from xo_client.aries import BAD_MESSAGE, MOVE, OUTCOME, PROTOCOL
@@ -182,18 +182,21 @@ class GameManager:
             await self._save(record, "outcome received")
 
     async def received_problem(self, report: dict[str, Any]) -> None:
-        """A ``problem-report`` about one of our games: kept in its ``problems`` (the state stays as it is)."""
+        """A ``problem-report`` about one of our games, in the seed's form or RFC 0035's: kept in its ``problems``.
+
+        The state stays as it is: a report says the other agent refused something, not what to do.
+        """
         thread = report.get("~thread") if isinstance(report.get("~thread"), dict) else {}
         thread_id = thread.get("thid")
         if not isinstance(thread_id, str) or not 0 < len(thread_id) <= MAX_THREAD_ID:
             return
-        description = report.get("description") if isinstance(report.get("description"), dict) else {}
+        problem = reported_problem(report)
         async with _lock(thread_id):
             try:
                 record = await self.game(thread_id)
             except GameNotFound:
                 return
-            self._note_problem(record, "received", description.get("code"), description.get("en"))
+            self._note_problem(record, "received", problem.code, problem.explanation)
             await self._save(record, "problem-report received")
 
     async def _invited(self, message: Move, connection_id: str) -> None:
@@ -269,9 +272,13 @@ class GameManager:
     async def _refuse(
         self, message: AgentMessage, connection_id: str, record: GameRecord | None, refusal: Refusal
     ) -> None:
-        """Answer the other agent's message with a ``problem-report`` in its thread; the game stays as it was."""
+        """Answer the other agent's message with a ``problem-report`` in its thread; the game stays as it was.
+
+        The report is in the spelling of the game (or of the refused message, for no game of ours).
+        """
         LOGGER.info("tictactoe: refusing %s in %s: %s", message._type, message._thread_id, refusal.explanation)
-        report = ProblemReport(description={"code": refusal.code, "en": refusal.explanation})
+        protocol = record.protocol if record is not None else protocol_of(message)
+        report = problem_report(protocol, refusal.code, refusal.explanation)
         report._thread = ThreadDecorator(thid=message._thread_id)
         if record is not None:
             self._note_problem(record, "sent", refusal.code, refusal.explanation)

@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 
 import pytest
 
@@ -22,10 +23,14 @@ pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed
 
 from client_core.errors import Rejected
 from tests.xo_aries.agents import Agent, connect, running, start_agent
+from xo_aries.problem_fields import CATALOG
+from xo_cli.aries_connect import READY_STATES
 from xo_cli.main import main as xo
 from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 
 KEY = "test-admin-key"
+#: The general problem-report under the prefix of the seed's time, as a game in the seed's spelling gets it.
+SEED_PROBLEM_REPORT = "did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/notification/1.0/problem-report"
 
 
 class Webhooks(http.server.ThreadingHTTPServer):
@@ -85,6 +90,25 @@ def cheat(agent: Agent, other: Agent, thread_id: str, kind: str, **fields: objec
     agent.admin.post("/tictactoe-cheat/send", body)
 
 
+def reports_received(agent: Agent, thread_id: str, count: int, timeout: float = 20.0) -> list[dict]:
+    """The problem-reports the cheating ``agent`` has received in a game, once there are ``count``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        received = agent.admin.get("/tictactoe-cheat/reports")["results"]
+        reports = [report for report in received if report.get("~thread", {}).get("thid") == thread_id]
+        if len(reports) >= count or time.monotonic() > deadline:
+            return reports
+        time.sleep(0.05)
+
+
+def assert_both_forms(report: dict, code: str) -> None:
+    """``report`` says ``code`` the seed's way (``explain.@l10n.code``, text in ``explain``) and RFC 0035's."""
+    assert report["@type"] == SEED_PROBLEM_REPORT, "alice's game is in the seed's spelling"
+    assert report["explain.@l10n"] == {"code": code, "locale": "en", "catalogs": [CATALOG]}
+    assert report["description"] == {"code": code, "en": report["explain"]}
+    assert report["explain"]
+
+
 def test_a_whole_game_played_through_the_admin_apis(agents, webhooks):
     alice, mallory = agents
     game = start(alice, mallory, "X", "B2")
@@ -130,6 +154,9 @@ def test_an_occupied_cell_and_a_move_out_of_turn_are_problem_reports_and_change_
     theirs = mallory.wait_for(thread, lambda game: len(game["problems"]) == 1)
     assert theirs["problems"][0] | {"direction": "received"} == theirs["problems"][0]
     assert theirs["problems"][0]["code"] == "already-occupied"
+    (occupied,) = reports_received(mallory, thread, 1)
+    assert_both_forms(occupied, "already-occupied")
+    assert "B2" in occupied["explain"]
 
     move(mallory, thread, "A1")
     alice.wait_for(thread, lambda game: game["state"] == "my-move")
@@ -138,6 +165,36 @@ def test_an_occupied_cell_and_a_move_out_of_turn_are_problem_reports_and_change_
     assert ours["problems"][1]["code"] == "not-your-turn"
     assert (ours["state"], ours["moves"]) == ("my-move", ["X:B2", "O:A1"])
     assert mallory.wait_for(thread, lambda game: len(game["problems"]) == 2)["problems"][1]["code"] == "not-your-turn"
+    out_of_turn = reports_received(mallory, thread, 2)[1]
+    assert_both_forms(out_of_turn, "not-your-turn")
+
+
+def test_a_problem_report_in_the_seeds_form_only_or_in_rfc_0035s_only_is_kept_in_the_game(agents):
+    alice, mallory = agents
+    thread = start(alice, mallory, "X", "B2")["thread_id"]
+    mallory.wait_for(thread, lambda game: game["state"] == "my-move")
+    seed_form = {  # as an agent written to the seed sends it: no description
+        "@type": SEED_PROBLEM_REPORT,
+        "explain": "You can't place a mark in cell B2. It is already occupied.",
+        "explain.@l10n": {"code": "already-occupied"},
+    }
+    rfc_0035_form = {
+        "@type": "https://didcomm.org/notification/1.0/problem-report",
+        "description": {"code": "not-your-turn", "en": "You moved when it was my turn."},
+    }
+    for count, report in enumerate((seed_form, rfc_0035_form), start=1):
+        message = report | {"@id": str(uuid.uuid4()), "~thread": {"thid": thread}}
+        body = {"connection_id": mallory.connections[alice.label], "message": message}
+        mallory.admin.post("/tictactoe-cheat/send-raw", body)
+        alice.wait_for(thread, lambda game, count=count: len(game["problems"]) == count)
+
+    ours = alice.game(thread)
+    assert [problem | {"moves": None} for problem in ours["problems"]] == [
+        {"direction": "received", "code": "already-occupied", "explanation": seed_form["explain"], "moves": None},
+        {"direction": "received", "code": "not-your-turn", "explanation": "You moved when it was my turn.",
+         "moves": None},
+    ]  # fmt: skip
+    assert (ours["state"], ours["moves"]) == ("their-move", ["X:B2"]), "a report changes nothing"
 
 
 def test_an_outcome_naming_a_winner_of_an_unfinished_game_is_a_bad_message(agents):
@@ -222,5 +279,9 @@ def test_xo_aries_connect_accepts_an_invitation_and_prints_the_connection(agents
     alice, mallory = agents
     assert xo(["aries", "connect", alice.invitation, "--admin", mallory.admin.url, "--wait", "30"]) == 0
     connection = capsys.readouterr().out.strip()
-    assert mallory.admin.get(f"/connections/{connection}")["state"] in ("active", "completed")
+    assert mallory.admin.get(f"/connections/{connection}")["state"] in READY_STATES, "ready to carry messages"
+    deadline = time.monotonic() + 20  # "response" (ACA-Py's ready too) becomes "completed" once mallory confirms it
+    while mallory.admin.get(f"/connections/{connection}")["state"] not in ("active", "completed"):
+        assert time.monotonic() < deadline, "the connection never completed"
+        time.sleep(0.05)
     assert connection != mallory.connections["alice"], "alice's invitation is reusable: a second connection"
