@@ -21,6 +21,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
 import time
@@ -162,10 +163,28 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise InvalidInput("--anchor-url needs --username, the key that signs this agent's moves on the ledger")
 
 
+def require_free(flag: str, where: Address) -> None:
+    """``where`` must be free to listen on: ACA-Py, failing to bind, logs it and hangs instead of exiting.
+
+    The probe allows what ACA-Py's web server allows (``SO_REUSEADDR``), so only a socket bound
+    there now counts; an agent just stopped on that port may be started on it again at once.
+    """
+    family = socket.AF_INET6 if ":" in where.host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((where.host, where.port))
+        except OSError as failed:
+            raise InvalidInput(f"{flag} {where.host}:{where.port}: cannot listen there ({failed.strerror}); "
+                               "is another agent using it?") from None  # fmt: skip
+
+
 def agent(args: argparse.Namespace) -> int:
     """Start the agent, print its invitation, and run until interrupted."""
     check_arguments(args)
     require_acapy("xo aries agent")
+    require_free("--inbound", args.inbound)
+    require_free("--admin", args.admin)
     data_dir = (args.data_dir or default_data_dir(args.label)).expanduser()
     command = acapy_command(args, wallet_key(data_dir))
     if not args.admin_api_key:

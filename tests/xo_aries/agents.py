@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
+import re
 import select
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,13 +28,54 @@ PLUGINS = Path(__file__).resolve().parent / "plugins"
 #: Starting an agent provisions a wallet; on a busy machine that takes tens of seconds.
 START_WAIT = 120.0
 POLL = 0.05
+#: Ports for agents: below Linux's ephemeral range (32768-60999), so no outgoing connection takes one
+#: between our probe and ACA-Py's bind; each pytest-xdist worker has its own block of them.
+PORT_BASE = 20000
+PORT_BLOCK = 1000
+#: How many times an agent is started on fresh ports when it finds one taken after all.
+START_ATTEMPTS = 3
+#: What ``xo aries agent`` (before starting ACA-Py) and ACA-Py (failing to bind) say of a taken port.
+PORT_TAKEN = re.compile(r"already in use", re.IGNORECASE)
+
+_handed_out: set[int] = set()
+_ports_lock = threading.Lock()
+
+
+class PortTaken(RuntimeError):
+    """Another process got an agent's port between the probe and the agent's bind: try other ports."""
+
+
+def _worker_block() -> range:
+    """This pytest-xdist worker's ports (``gw3`` is the fourth block); the first block without xdist."""
+    worker = re.fullmatch(r"gw(\d+)", os.environ.get("PYTEST_XDIST_WORKER", ""))
+    index = int(worker.group(1)) % 12 if worker else 0
+    start = PORT_BASE + index * PORT_BLOCK
+    return range(start, start + PORT_BLOCK)
 
 
 def free_port() -> int:
-    """A loopback port nothing listens on now (ACA-Py must be told its port, so port 0 cannot be used)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port nothing listens on now, from this worker's block, never handed out twice by this process.
+
+    ACA-Py must be told its ports, so port 0 cannot be used. Other test runs on the machine may
+    use the same block: the probe skips ports bound now, and :func:`start_agent` retries on a
+    port taken later. The search starts at a random place so two runs rarely probe in step.
+    """
+    block = _worker_block()
+    offset = random.randrange(len(block))
+    with _ports_lock:
+        for step in range(len(block)):
+            port = block[(offset + step) % len(block)]
+            if port in _handed_out:
+                continue
+            with socket.socket() as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as ACA-Py's server binds
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            _handed_out.add(port)
+            return port
+    raise RuntimeError(f"no free port in {block}")
 
 
 @dataclass
@@ -46,13 +90,7 @@ class Agent:
     connections: dict[str, str] = field(default_factory=dict)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        _stop(self.process)
 
     def game(self, thread_id: str) -> dict[str, Any]:
         return self.admin.get(f"/tictactoe/games/{thread_id}")
@@ -87,8 +125,19 @@ def start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None = N
 
     ``cheat``: ACA-Py is started with the very command line ``xo aries agent`` builds
     (:func:`xo_cli.aries_agent.acapy_command`) plus the tests' misbehaving plugin, and its
-    invitation made through the admin API as ``xo aries agent`` makes it.
+    invitation made through the admin API as ``xo aries agent`` makes it. An agent whose port
+    another process took after all is started again on fresh ports (:data:`START_ATTEMPTS`).
     """
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return _start_agent(label, data_dir, *extra, api_key=api_key, cheat=cheat)
+        except PortTaken:
+            if attempt == START_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None, cheat: bool) -> Agent:
     admin = free_port()
     argv = [
         "aries", "agent", "--label", label, "--inbound", f"127.0.0.1:{free_port()}",
@@ -112,6 +161,7 @@ def start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None = N
         )
     deadline = time.monotonic() + START_WAIT
     while not _ready(client):
+        _check_ports(process, log)
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             raise AssertionError(f"{label} did not start:\n{log.read_text(errors='replace')[-3000:]}")
@@ -137,6 +187,24 @@ def running(*starts: Callable[[], Agent]) -> Iterator[list[Agent]]:
             agent.stop()
 
 
+def _check_ports(process: subprocess.Popen[bytes], log: Path) -> None:
+    """:class:`PortTaken` (the process stopped) if the agent says a port of its is taken."""
+    if PORT_TAKEN.search(log.read_text(errors="replace")):
+        _stop(process)  # ACA-Py does not exit when it cannot bind; xo aries agent passes SIGTERM on to it
+        raise PortTaken(log.read_text(errors="replace")[-500:])
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (``xo aries agent`` stops its ACA-Py on it), SIGKILL if that takes more than 30 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def _ready(client: AdminClient) -> bool:
     try:
         return bool(client.get("/status/ready").get("ready"))
@@ -149,6 +217,7 @@ def _read_invitation(process: subprocess.Popen[bytes], log: Path) -> str:
     buffer = b""
     assert process.stdout is not None
     while time.monotonic() < deadline:
+        _check_ports(process, log)
         ready, _, _ = select.select([process.stdout], [], [], 1.0)
         if ready:
             chunk = os.read(process.stdout.fileno(), 65536)
@@ -158,6 +227,7 @@ def _read_invitation(process: subprocess.Popen[bytes], log: Path) -> str:
             for line in buffer.decode().splitlines():
                 if line.startswith("http://"):
                     return line.strip()
+    _check_ports(process, log)
     process.kill()
     raise AssertionError(f"no invitation within {START_WAIT} s: {buffer!r}\n{log.read_text(errors='replace')[-3000:]}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import sys
 
 import pytest
@@ -75,6 +76,22 @@ def test_without_acapy_the_agent_command_says_so_in_one_line_and_exits_3(run, mo
     code, out, err = run("aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
     assert (code, out) == (3, "")
     assert err.count("\n") == 1 and "needs ACA-Py" in err and "3.12" in err
+
+
+def test_a_port_already_listened_on_is_refused_before_acapy_starts(run, monkeypatch):
+    monkeypatch.setattr(aries_agent, "acapy_available", lambda: True)
+    monkeypatch.setattr(aries_agent.subprocess, "Popen", None)  # never reached
+    with socket.socket() as busy, socket.socket() as spare:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        spare.bind(("127.0.0.1", 0))  # bound, not listening: free to ACA-Py's server once closed
+        taken, free = busy.getsockname()[1], spare.getsockname()[1]
+        spare.close()
+        for inbound, admin, flag in ((taken, free, "--inbound"), (free, taken, "--admin")):
+            address = ("--inbound", f"127.0.0.1:{inbound}", "--admin", f"127.0.0.1:{admin}")
+            code, out, err = run("aries", "agent", "--label", "alice", *address)
+            assert (code, out) == (1, "")
+            assert err.count("\n") == 1 and f"{flag} 127.0.0.1:{taken}" in err and "already in use" in err
 
 
 def test_connect_reads_the_invitation_from_the_url_and_refuses_anything_else(run, closed_port):
