@@ -13,10 +13,15 @@ from typing import Any
 
 
 async def setup(context: Any) -> None:
-    """ACA-Py's plugin hook: register the protocol's message types (routes and events load from ``routes``)."""
+    """ACA-Py's plugin hook: register the protocol's message types and our problem-report (after ACA-Py's own).
+
+    Plugins given with ``--plugin`` are set up after ACA-Py's protocols, so our problem-report
+    class replaces ACA-Py's for the general type; routes and events load from ``routes``.
+    """
     from acapy_agent.core.protocol_registry import ProtocolRegistry  # noqa: PLC0415 (ACA-Py only where it runs)
 
-    from xo_aries.messages import MESSAGE_TYPES  # noqa: PLC0415
+    from xo_aries.messages import MESSAGE_TYPES, PROBLEM_REPORT_TYPES  # noqa: PLC0415
 
     registry = context.inject(ProtocolRegistry)
     registry.register_message_types(MESSAGE_TYPES)
+    registry.register_message_types(PROBLEM_REPORT_TYPES)
