@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Final
 
+from client_core.arguments import broker_flags
+
 DEFAULT_PORT: Final = 8080
 DEFAULT_BIND: Final = "127.0.0.1"
 
@@ -30,7 +32,7 @@ def add_web_command(subcommands: argparse._SubParsersAction, rest: argparse.Argu
     """``xo web [--port N] [--bind ADDRESS [--allow-remote]] [--open]`` with the connection and key flags."""
     web = subcommands.add_parser(
         "web",
-        parents=[rest],
+        parents=[rest, broker_flags()],
         help="play in the browser: serve the game's page on this machine",
         description="Serve a web page for playing XO and rock-paper-scissors, live, on this machine: every game as "
         "its moves commit, boards to click, each game's history, rps throws kept secret until both are bound. "

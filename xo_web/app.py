@@ -10,7 +10,10 @@ Routes (docs/web.md tells more):
 - ``POST /api/moves``: ``{"player", "action", "name", "space"}``, a move (:mod:`xo_web.moves`);
 - ``POST /api/rps``: ``{"player", "op", "name", ...}``, an rps op or throw (:mod:`xo_web.rps_moves`);
 - ``POST /api/computer``: ``{"name", "level"}``, the computer plays in a game (:mod:`xo_web.computer`);
-- ``POST /api/computer/stop``: ``{"name"}``, the computer leaves it.
+- ``POST /api/computer/stop``: ``{"name"}``, the computer leaves it;
+- ``GET /api/chips?player=NAME``: the player's chips and channels (:mod:`xo_web.chips_desk`);
+- ``POST /api/chips/open``, ``/api/chips/join``: a channel opened, a deposit paid;
+- ``POST /api/chips/play``, ``/api/chips/move``: a staked match played from the page (:mod:`xo_web.chips_matches`).
 
 Every request passes :class:`xo_web.security.Guard` first; every answer carries
 the security headers; every error is a Sawtooth-style error body
@@ -30,6 +33,10 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from chips_client.channels import rounds_of
+from chips_client.store import ChannelTerms, default_path
+from client_core.arguments import DEFAULT_BROKER
+from client_core.broker import BrokerAddress
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, load_signer, private_key_names
 from xo_client.ai import Level
@@ -39,6 +46,8 @@ from xo_core.log_limits import LogLimiter
 from xo_core.server_logs import RequestLogger
 from xo_core.text import printable
 from xo_web import errors
+from xo_web.chips_desk import ChipsDesk, parse_channel, parse_open, parse_player
+from xo_web.chips_matches import Matches
 from xo_web.computer import Computer
 from xo_web.errors import ApiError, bad_request
 from xo_web.events import EventStream, encode
@@ -70,6 +79,8 @@ class Settings:
     port: int
     token: str
     trace: Callable[[str], None] | None = None
+    broker: BrokerAddress | None = None
+    """The MQTT broker staked matches exchange their messages through (``--broker``; None: the default one)."""
 
 
 class Keys:
@@ -119,7 +130,7 @@ class Server:
         )  # fmt: skip
         self.live = Live(
             settings.rest_url, settings.auth, self.lobby, self.rps, self.fanout, names=self.keys.current_names,
-            extra=lambda: {"computer": self.computer.view()}, trace=settings.trace,
+            extra=lambda: {"computer": self.computer.view(), "chips": self.matches.view()}, trace=settings.trace,
         )  # fmt: skip
         self.live.listeners.append(self.computer.on_changes)
         self.events = EventStream(self.fanout, self.live.snapshot_event)
@@ -132,6 +143,14 @@ class Server:
         self.reveals = Reveals(self.rps_mover, self.rps, lambda kind, data: self.fanout.publish(encode(kind, data)))
         self.rps_mover.on_commit = self.reveals.committed
         self.live.rps_listeners.append(self.reveals.on_changes)
+        self.desk = ChipsDesk(
+            settings.rest_url, settings.auth, settings.key_dir, self.keys.current_names, trace=settings.trace
+        )
+        broker = settings.broker or BrokerAddress.parse(DEFAULT_BROKER)
+        self.matches = Matches(
+            settings.rest_url, settings.auth, broker, lambda key: default_path(settings.key_dir, key),
+            publish=lambda data: self.fanout.publish(encode("chips", data)), trace=settings.trace,
+        )  # fmt: skip
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)
 
@@ -192,6 +211,43 @@ class Server:
         self.computer.stop(body.get("name") if isinstance(body, dict) else None)
         return json_response({"stopped": True})
 
+    async def chips(self, request: web.Request) -> web.Response:
+        player = parse_player(dict(request.query))
+        view = await asyncio.to_thread(self.desk.view, player)
+        playing = {event["channel"]: event for event in self.matches.view() if event["player"] == view["public_key"]}
+        for channel in view["channels"]:
+            channel["match"] = playing.get(channel["id"])
+        return json_response(view)
+
+    async def chips_open(self, request: web.Request) -> web.Response:
+        opening = parse_open(await read_json(request))
+        return await self._play(lambda _: (200, self.desk.open(opening)), None)
+
+    async def chips_join(self, request: web.Request) -> web.Response:
+        player, ident = parse_channel(await read_json(request))
+        return await self._play(lambda _: (200, self.desk.join(player, ident)), None)
+
+    async def chips_play(self, request: web.Request) -> web.Response:
+        player, ident = parse_channel(await read_json(request))
+        self.matches.bind(asyncio.get_running_loop())
+
+        def start(_: object) -> tuple[int, dict[str, Any]]:
+            signer = self.desk.player_signer(player)
+            record = self.desk.record(ident, signer.public_key)
+            with self.desk.store(signer.public_key) as store:
+                terms = store.channel(ident) or ChannelTerms(ident.hex()[:8], record.fixed, rounds_of(record.fixed))
+            return 200, self.matches.start(player, signer, record, terms)
+
+        return await self._play(start, None)
+
+    async def chips_move(self, request: web.Request) -> web.Response:
+        body = await read_json(request)
+        player, ident = parse_channel(body)
+        assert isinstance(body, dict)
+        signer = await asyncio.to_thread(self.desk.player_signer, player)
+        self.matches.move(signer.public_key, ident, body.get("space", body.get("throw")))
+        return json_response({"accepted": True}, status=202)
+
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
@@ -205,6 +261,7 @@ class Server:
                 await task
             await self.computer.close()
             await self.reveals.close()
+            await self.matches.close()
 
 
 async def read_json(request: web.Request) -> object:
@@ -263,6 +320,11 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_post("/api/rps", server.rps_op)
     app.router.add_post("/api/computer", server.start_computer)
     app.router.add_post("/api/computer/stop", server.stop_computer)
+    app.router.add_get("/api/chips", server.chips)
+    app.router.add_post("/api/chips/open", server.chips_open)
+    app.router.add_post("/api/chips/join", server.chips_join)
+    app.router.add_post("/api/chips/play", server.chips_play)
+    app.router.add_post("/api/chips/move", server.chips_move)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():

@@ -46,7 +46,7 @@ def web(args: argparse.Namespace) -> int:
     port = listener.getsockname()[1]
     if remote_warning:
         warn("xo", remote_warning.format(port=port))
-    settings = Settings(rest_url, auth, key_dir, default_key, port, new_token(), trace)
+    settings = Settings(rest_url, auth, key_dir, default_key, port, new_token(), trace, args.broker)
     address = page_address(host, port)
     keys = private_key_names(key_dir)
 

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 import pytest
 from aiohttp import web
 
+from client_core.broker import BrokerAddress
 from xo_web import live
 from xo_web.app import Settings, build_app, make_runner
 from xo_web.command import bind
@@ -43,7 +44,9 @@ class Answer(NamedTuple):
 class LocalServer:
     """``xo web``'s server for ``rest_url`` and ``key_dir``, on 127.0.0.1 and a free port."""
 
-    def __init__(self, rest_url: str, key_dir: Path, default_key: str | None = "alice") -> None:
+    def __init__(
+        self, rest_url: str, key_dir: Path, default_key: str | None = "alice", broker: BrokerAddress | None = None
+    ) -> None:
         self.said: list[str] = []
         self._patch = pytest.MonkeyPatch()
         self._patch.setattr(live, "notice", lambda prog, message: self.said.append(f"{prog}: {message}"))
@@ -51,7 +54,7 @@ class LocalServer:
         listener = bind("127.0.0.1", 0)
         self.port = listener.getsockname()[1]
         self.origin = f"http://127.0.0.1:{self.port}"
-        self.settings = Settings(rest_url, None, key_dir, default_key, self.port, new_token())
+        self.settings = Settings(rest_url, None, key_dir, default_key, self.port, new_token(), broker=broker)
         self.app = build_app(self.settings)
         self.runner = make_runner(self.app)
         self.loop = asyncio.new_event_loop()
@@ -108,6 +111,15 @@ class LocalServer:
     def post_rps(self, player: str, op: str, name: str, **fields: object) -> Answer:
         body = json.dumps({"player": player, "op": op, "name": name, **fields}).encode()
         return self.request("POST", "/api/rps", headers=self.page_headers(), body=body)
+
+    def post_chips(self, path: str, **fields: object) -> Answer:
+        """``POST /api/chips/PATH`` as the page sends it."""
+        return self.request("POST", f"/api/chips/{path}", headers=self.page_headers(), body=json.dumps(fields).encode())
+
+    def get_json(self, path: str) -> Any:
+        answer = self.request("GET", path)
+        assert answer.status == 200, answer.body
+        return answer.json()
 
     def post_move(self, player: str, action: str, name: str, space: int | str | None = None) -> Answer:
         body = json.dumps({"player": player, "action": action, "name": name, "space": space}).encode()

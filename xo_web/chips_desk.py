@@ -1,0 +1,278 @@
+"""Chips for the page: a player's balance and channels as the chain and their store hold them; open and join.
+
+The reading is ``chips balance`` and ``chips list`` (the chain's records through
+:class:`chips_client.chain.RestChain`, the states from the player's own store,
+:mod:`chips_client.store`, the very file ``chips play`` keeps), and open and join are
+``chips open`` and ``chips join`` (the same transactions, one batch each, waited for).
+Blocking (``http.client``, SQLite): the server runs these in worker threads.
+Every text a player chose (a channel's name, a key's name) leaves here through
+:func:`xo_core.text.printable` as ``shown``; the page sets it as text only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from chips_client import transactions as tx
+from chips_client.chain import RestChain
+from chips_client.channels import MAX_NAME_LENGTH, MAX_ROUNDS, name_problem, nonce_of, rounds_of
+from chips_client.store import ChannelTerms, Store, default_path
+from chips_tp.apps import APPS
+from chips_tp.channel import APPS as GAMES
+from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, fixed_problem, mover
+from chips_tp.channel_state import State, decode_state
+from chips_tp.state import CLOSED, FUNDING
+from chips_tp.state import Channel as Record
+from client_core.errors import CommandError, InvalidInput, Rejected
+from client_core.keys import KeyNames
+from xo_core.keyfiles import key_paths
+from xo_core.public_keys import is_compressed_public_key
+from xo_core.signing import Signer
+from xo_core.text import printable, quoted
+from xo_web.errors import REJECTED, ApiError, bad_request
+from xo_web.sender import Sender, refused, unavailable
+
+Json = dict[str, Any]
+MAX_AMOUNT: Final = 10**12
+"""The most chips a page may stake or deposit in one request (the family allows more; no person needs it)."""
+CHANNEL_ID_HEX: Final = 64
+
+
+class OpenRequest(NamedTuple):
+    player: str
+    name: str
+    opponent: str
+    game: str
+    stake: int
+    deposit: int
+    rounds: int
+    challenge: int
+
+
+def _whole(body: dict, field: str, low: int, high: int) -> int:
+    value = body.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise bad_request(f'"{field}" must be a whole number from {low} to {high}')
+    return value
+
+
+def _text(body: dict, field: str, what: str) -> str:
+    value = body.get(field)
+    if not isinstance(value, str) or not value:
+        raise bad_request(f'"{field}" must be {what}')
+    return value
+
+
+def parse_player(body: object) -> str:
+    """The ``player`` of a chips request: a key's name (checked against the key directory later)."""
+    if not isinstance(body, dict):
+        raise bad_request('a chips request is a JSON object naming "player"')
+    return _text(body, "player", "the name of one of your keys")
+
+
+def parse_open(body: object) -> OpenRequest:
+    """``{"player", "name", "opponent", "game", "stake", "deposit", "rounds", "challenge"}``, or a 400 saying why."""
+    player = parse_player(body)
+    assert isinstance(body, dict)
+    name = _text(body, "name", f"the channel's name, 1 to {MAX_NAME_LENGTH} characters")
+    if problem := name_problem(name):
+        raise bad_request(printable(problem, escape_backslashes=False))
+    game = body.get("game")
+    if game not in GAMES:
+        raise bad_request(f'"game" must be one of {", ".join(GAMES)}')
+    return OpenRequest(
+        player, name, _text(body, "opponent", "a key's name or a public key"), game,
+        _whole(body, "stake", 1, MAX_AMOUNT), _whole(body, "deposit", 1, MAX_AMOUNT),
+        _whole(body, "rounds", 0, MAX_ROUNDS), _whole(body, "challenge", MIN_DURATION, MAX_DURATION),
+    )  # fmt: skip
+
+
+def parse_channel(body: object) -> tuple[str, bytes]:
+    """``{"player", "channel"}``: the key's name and the channel's id (64 hex digits), or a 400."""
+    player = parse_player(body)
+    assert isinstance(body, dict)
+    given = body.get("channel")
+    if not isinstance(given, str) or len(given) != CHANNEL_ID_HEX:
+        raise bad_request('"channel" must be a channel\'s id: 64 hex digits')
+    try:
+        return player, bytes.fromhex(given)
+    except ValueError:
+        raise bad_request('"channel" must be a channel\'s id: 64 hex digits') from None
+
+
+def state_view(state: State, me: int) -> Json:
+    """A channel state for the page: turn, balances (the player's first), the position, and whose move is next."""
+    data = state.app
+    view: Json = {
+        "turn": state.turn, "final": state.final, "balances": list(state.balances),
+        "position": data.position, "next_is_mine": not state.final and mover(state.turn + 1) == me,  # type: ignore[attr-defined]
+    }  # fmt: skip
+    if hasattr(data, "crosses"):
+        view["board"] = "".join(
+            "X" if data.crosses >> (9 - space) & 1 else "O" if data.noughts >> (9 - space) & 1 else "-"  # type: ignore[attr-defined]
+            for space in range(1, 10)
+        )
+    else:
+        view.update(round=data.round, answer=data.answer, throw=data.throw)  # type: ignore[attr-defined]
+    return view
+
+
+def latest_state(store: Store, record: Record) -> State | None:
+    """The newest state the player holds of ``record``'s channel (the chain's when newer or the store has none)."""
+    decode = APPS[record.fixed.app].decode
+    held = store.states(record.id, 1)
+    state = decode_state(held[0][1].state, decode) if held else None
+    if record.state is not None and (state is None or record.turn > state.turn):
+        state = decode_state(record.state, decode)
+    return state
+
+
+def channel_view(record: Record, me: str, names: KeyNames, terms: ChannelTerms | None, state: State | None) -> Json:
+    """A channel as the page lists it: terms, the chain's status (a challenge's deadline), and the latest state."""
+    fixed = record.fixed
+    index = fixed.participants.index(me)
+    opponent = fixed.participants[1 - index]
+    opponent_name = names.name(opponent)
+    name = terms.name if terms is not None else None
+    challenge = record.challenge
+    return {
+        "id": record.id.hex(),
+        "shown": printable(name) if name is not None else record.id.hex()[:8],
+        "game": fixed.app,
+        "stake": fixed.stake,
+        "deposits": [fixed.deposits[index], fixed.deposits[1 - index]],
+        "rounds": rounds_of(fixed),
+        "challenge_seconds": fixed.duration,
+        "me": index,
+        "opponent": {"public_key": opponent, "name": None if opponent_name is None else printable(opponent_name)},
+        "status": record.status,
+        "open_to_me": record.status == FUNDING and not record.funded[index],
+        "waiting_for_opponent": record.status == FUNDING and record.funded[index] and not record.funded[1 - index],
+        "held": record.held,
+        "chain_turn": record.turn,
+        "challenge": None if challenge is None else {
+            "deadline": challenge.deadline, "by_me": challenge.challenger == me,
+        },
+        "payout": None if record.payout is None else [record.payout[index], record.payout[1 - index]],
+        "state": None if state is None else state_view(state, index) | {
+            "balances": [state.balances[index], state.balances[1 - index]],
+        },
+    }  # fmt: skip
+
+
+def sort_key(view: Json) -> tuple[int, str]:
+    """Channels needing the player first: open to them, then running, funding, and closed last."""
+    order = 0 if view["open_to_me"] else {"running": 1, FUNDING: 2, CLOSED: 3}.get(view["status"], 4)
+    return order, view["shown"]
+
+
+class ChipsDesk(Sender):
+    """The chips requests that touch only the chain and the store: the player's view, open, join."""
+
+    def __init__(self, *args: Any, store_path: Callable[[Path, str], Path] = default_path, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.store_path = store_path
+
+    def store(self, public_key: str) -> Store:
+        return Store(self.store_path(self.key_dir, public_key))
+
+    def chain(self, client: Any, signer: Any = None) -> RestChain:
+        return RestChain(client, signer, self.wait_seconds)
+
+    def view(self, player: str) -> Json:
+        """``{"player", "public_key", "balance", "channels", "now"}``: what the page shows of ``player``'s chips."""
+        me = self.player_signer(player).public_key
+        names = self.names()
+        try:
+            with self.client() as client:
+                chain = self.chain(client)
+                balance, records = chain.balance(me), [c for c in chain.channels() if me in c.fixed.participants]
+        except CommandError as error:
+            raise unavailable(error) from None
+        with self.store(me) as store:
+            views = [channel_view(r, me, names, store.channel(r.id), latest_state(store, r)) for r in records]
+        return {
+            "player": printable(player), "public_key": me, "balance": balance,
+            "channels": sorted(views, key=sort_key), "now": time.time(),
+        }  # fmt: skip
+
+    def open(self, request: OpenRequest) -> Json:
+        """``chips open``: the channel opened and the opener's deposit paid, in one batch."""
+        signer = self.player_signer(request.player)
+        opponent = self.public_key(request.opponent)
+        fixed = Fixed(
+            (signer.public_key, opponent), request.game, request.stake, (request.deposit, request.deposit),
+            request.challenge, nonce_of(request.name, request.rounds),
+        )  # fmt: skip
+        if problem := fixed_problem(fixed):
+            raise refused(f"{problem}; nothing was submitted")
+        with self.store(signer.public_key) as store:
+            store.remember_channel(channel_id(fixed), ChannelTerms(request.name, fixed, request.rounds))
+        what = f"the open of channel {quoted(request.name, None)}"
+        self._submit(signer, [tx.open_channel(signer, fixed), tx.fund(signer, fixed, 0)], what)
+        return {"channel": channel_id(fixed).hex(), "message": f"Opened channel {quoted(request.name, None)}; "
+                f"your deposit of {request.deposit} chips is in."}  # fmt: skip
+
+    def join(self, player: str, ident: bytes) -> Json:
+        """``chips join``: the joiner's deposit into a channel opened with them."""
+        signer = self.player_signer(player)
+        with self.client() as client:
+            record = self._record(self.chain(client), ident, signer.public_key)
+        index = record.fixed.participants.index(signer.public_key)
+        if record.status != FUNDING or record.funded[index]:
+            raise refused(f"channel {ident.hex()[:8]} is not waiting for your deposit; nothing was submitted")
+        with self.store(signer.public_key) as store:
+            if store.channel(ident) is None:
+                store.remember_channel(ident, ChannelTerms(ident.hex()[:8], record.fixed, rounds_of(record.fixed)))
+        self._submit(signer, [tx.fund(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
+        return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
+                "the match can start."}  # fmt: skip
+
+    def record(self, ident: bytes, me: str) -> Record:
+        try:
+            with self.client() as client:
+                return self._record(self.chain(client), ident, me)
+        except CommandError as error:
+            raise unavailable(error) from None
+
+    def _record(self, chain: RestChain, ident: bytes, me: str) -> Record:
+        from chips_tp.family import channel_address  # noqa: PLC0415
+
+        record = chain.channel(channel_address(ident))
+        if record is None or me not in record.fixed.participants:
+            raise refused(f"you take part in no channel {ident.hex()[:8]}")
+        return record
+
+    def public_key(self, given: str) -> str:
+        """The opponent ``given`` names: a public key, or the name of a key in the key directory (``chips``'s rule);
+        a name with no path in it, so a request cannot point at a file elsewhere."""
+        if is_compressed_public_key(given):
+            return given
+        if "/" not in given and "\\" not in given and not given.startswith("."):
+            try:
+                key = key_paths(self.key_dir, given)[1].read_text(encoding="ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                key = ""
+            if is_compressed_public_key(key):
+                return key
+        raise refused(f"{quoted(given, None)} is neither a public key nor the name of a key in {self.key_dir}; "
+                      "nothing was submitted")  # fmt: skip
+
+    def player_signer(self, player: str) -> Signer:
+        """``player``'s key, or a 409 saying why it cannot sign (a 400 when there is no such key)."""
+        try:
+            return self.signer(player)
+        except InvalidInput as error:
+            raise refused(error.message) from None
+
+    def _submit(self, signer: Signer, transactions: list, what: str) -> None:
+        try:
+            with self.client() as client:
+                self.chain(client, signer).submit_all(transactions, what)
+        except Rejected as rejection:
+            raise ApiError(409, REJECTED, "Rejected", rejection.message) from None
+        except CommandError as error:
+            raise unavailable(error) from None

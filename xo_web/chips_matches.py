@@ -1,0 +1,239 @@
+"""Staked matches played from the page: the server runs ``chips play``'s match for the page's player.
+
+Each match the page starts (``POST /api/chips/play``) is :class:`chips_client.match.Match`,
+exactly as ``chips play`` runs it: the player's store, the REST API, and a persistent
+session on the MQTT broker (:class:`client_core.broker.BrokerSession`), in a thread of
+its own, since the match loop blocks. The person's moves come from the page: when the
+match asks for one (:class:`PageChooser`), every page is told (a ``chips`` event), and
+``POST /api/chips/move`` hands the page's space or throw over. Whatever the match says,
+and every state it signs or accepts, goes to the pages as a ``chips`` event at once: the
+opponent's move shows at broker speed, not block speed.
+
+A match ends when its channel closes (concluded or finalized), when it cannot go on
+(the message says why), or when the server stops: the chain and the chooser it is given
+raise :class:`Stopped` then, within a poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from chips_client.chain import RestChain
+from chips_client.match import Match
+from chips_client.store import ChannelTerms, Store
+from chips_tp.channel import RPS
+from chips_tp.state import CLOSED, FUNDING
+from chips_tp.state import Channel as Record
+from client_core.broker import BrokerAddress, BrokerSession
+from client_core.rest import RestClient
+from rps_tp.game import THROWS
+from xo_core.signing import Signer
+from xo_core.text import printable
+from xo_web.chips_desk import state_view
+from xo_web.errors import ApiError, bad_request
+from xo_web.sender import refused
+
+Json = dict[str, Any]
+WAIT_SLICE_SECONDS: Final = 0.25
+"""How often a match waiting for the person looks whether the server is stopping."""
+MAX_MATCHES: Final = 16
+"""Matches the server plays at once (each holds a thread and a broker session)."""
+JOIN_SECONDS: Final = 5.0
+
+
+class Stopped(Exception):
+    """The server is stopping: the match ends where it stands (its store holds every state)."""
+
+
+def client_id(public_key: str, ident: bytes) -> str:
+    """The broker session's id: stable per key and channel, as ``chips play``'s, so messages sent while the player
+    was away (in the page or at the command) wait in the one persistent session."""
+    return f"xo-chips-{public_key[2:18]}-{ident.hex()[:16]}"
+
+
+class PageChooser:
+    """The person's moves, from the page: the match waits here until ``POST /api/chips/move`` brings one."""
+
+    def __init__(self, stop: threading.Event, asking: Callable[[Json | None], None]) -> None:
+        self.stop = stop
+        self.asking = asking
+        self.wanted: Json | None = None
+        self.moves: queue.Queue[object] = queue.Queue(maxsize=1)
+
+    def _wait(self, wanted: Json) -> object:
+        while not self.moves.empty():  # a stale move left from before (never taken): not for this question
+            self.moves.get_nowait()
+        self.wanted = wanted
+        self.asking(wanted)
+        try:
+            while not self.stop.is_set():
+                try:
+                    return self.moves.get(timeout=WAIT_SLICE_SECONDS)
+                except queue.Empty:
+                    continue
+            raise Stopped
+        finally:
+            self.wanted = None
+            self.asking(None)
+
+    def xo_space(self, board: str, mark: str) -> int:
+        space = self._wait({"kind": "xo", "board": board, "mark": mark})
+        assert isinstance(space, int)
+        return space
+
+    def rps_throw(self) -> str:
+        throw = self._wait({"kind": "rps"})
+        assert isinstance(throw, str)
+        return throw
+
+    def offer(self, move: object) -> None:
+        """A move from the page, checked against what the match asks for; a 409 in words when it cannot be taken."""
+        wanted = self.wanted
+        if wanted is None:
+            raise refused("it is not your move in this match: wait for your opponent")
+        if wanted["kind"] == "xo":
+            if not isinstance(move, int) or isinstance(move, bool) or not 1 <= move <= 9:
+                raise bad_request('"space" must be 1-9')
+            if wanted["board"][move - 1] != "-":
+                raise refused(f"space {move} is taken: choose a free one")
+        elif move not in THROWS:
+            raise bad_request(f'"throw" must be one of {", ".join(THROWS)}')
+        try:
+            self.moves.put_nowait(move)
+        except queue.Full:
+            raise refused("a move is already on its way") from None
+
+
+class StoppingChain:
+    """The match's chain, which ends the match (:class:`Stopped`) once the server stops: it is read every poll."""
+
+    def __init__(self, chain: RestChain, stop: threading.Event) -> None:
+        self.chain, self.stop = chain, stop
+
+    def channel(self, address: str) -> Record | None:
+        if self.stop.is_set():
+            raise Stopped
+        return self.chain.channel(address)
+
+    def submit(self, transaction: Any, what: str) -> None:
+        self.chain.submit(transaction, what)
+
+
+class Running:
+    """One match the server plays: its thread, its chooser, and what the pages were last told of it."""
+
+    def __init__(self, player: str, signer: Signer, terms: ChannelTerms, ident: bytes) -> None:
+        self.player, self.signer, self.terms, self.ident = player, signer, terms, ident
+        self.stop = threading.Event()
+        self.chooser: PageChooser | None = None
+        self.match: Match | None = None
+        self.thread: threading.Thread | None = None
+
+
+class Matches:
+    """The matches the server plays for its pages, against ``rest_url`` and the broker at ``broker``."""
+
+    def __init__(
+        self, rest_url: str, auth: tuple[str, str] | None, broker: BrokerAddress, store_path: Callable[[str], Path], *,
+        publish: Callable[[Json], None], trace: Callable[[str], None] | None = None,
+    ) -> None:  # fmt: skip
+        self.rest_url, self.auth, self.broker, self.trace = rest_url, auth, broker, trace
+        self.store_path = store_path
+        self.publish = publish
+        self.running: dict[tuple[str, bytes], Running] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def view(self) -> list[Json]:
+        """The matches running, for a page's snapshot: each with what it waits for."""
+        return [self._event(run, None) for run in list(self.running.values())]
+
+    def start(self, player: str, signer: Signer, record: Record, terms: ChannelTerms) -> Json:
+        """Play ``player``'s side of ``record``'s channel (nothing new if it plays already); a 409 when it cannot."""
+        if record.status == FUNDING:
+            raise refused("the channel is still waiting for a deposit: both must be in before the match starts")
+        if record.status == CLOSED:
+            raise refused("the channel is closed: its match is over")
+        key = (signer.public_key, record.id)
+        with self._lock:
+            if key in self.running:
+                return self._event(self.running[key], "already playing")
+            if len(self.running) >= MAX_MATCHES:
+                raise ApiError(429, 50, "Too Many Matches", f"{MAX_MATCHES} matches are being played already")
+            run = Running(player, signer, terms, record.id)
+            self.running[key] = run
+        run.thread = threading.Thread(target=self._play, args=(run,), name=f"xo web: match {record.id.hex()[:8]}",
+                                      daemon=True)  # fmt: skip
+        run.thread.start()
+        return self._event(run, "playing")
+
+    def move(self, public_key: str, ident: bytes, move: object) -> None:
+        run = self.running.get((public_key, ident))
+        if run is None or run.chooser is None:
+            raise refused("the server is not playing this match for you: start it with Play")
+        run.chooser.offer(move)
+
+    def _play(self, run: Running) -> None:
+        """The match, on its own thread, from start to its end; the pages are told how it ended."""
+        said = "the match ended"
+        try:
+            with Store(self.store_path(run.signer.public_key)) as store, RestClient(
+                self.rest_url, auth=self.auth, trace=self.trace
+            ) as client:  # fmt: skip
+                chain = StoppingChain(RestChain(client, run.signer), run.stop)
+                run.chooser = PageChooser(run.stop, lambda wanted: self._tell(run, None))
+                address = self.broker
+                cid = client_id(run.signer.public_key, run.ident)
+                run.match = Match(
+                    signer=run.signer, terms=run.terms, store=store, chain=chain,
+                    connect=lambda on_message: BrokerSession(address, cid, on_message),
+                    chooser=run.chooser, say=lambda line: self._tell(run, line),
+                )  # fmt: skip
+                outcome = run.match.run()
+                said = f"the channel is {outcome}" if outcome != "closed" else "the channel is closed already"
+        except Stopped:
+            said = "the server stopped; the match goes on when you play it again"
+        except Exception as error:  # any failure ends this match, said to the page, never the server
+            message = getattr(error, "message", None) or str(error) or type(error).__name__
+            said = f"the match stopped: {message}"
+        finally:
+            with self._lock:
+                self.running.pop((run.signer.public_key, run.ident), None)
+            self._tell(run, said, ended=True)
+
+    def _event(self, run: Running, line: str | None, ended: bool = False) -> Json:
+        channel = None if run.match is None else run.match.channel
+        me = run.terms.fixed.participants.index(run.signer.public_key)
+        state = None
+        if channel is not None:
+            latest = channel.latest.state
+            state = state_view(latest, me) | {"balances": [latest.balances[me], latest.balances[1 - me]]}
+        wanted = None if run.chooser is None else run.chooser.wanted
+        return {
+            "player": run.signer.public_key, "channel": run.ident.hex(), "game": run.terms.fixed.app,
+            "playing": not ended, "line": None if line is None else printable(line, escape_backslashes=False),
+            "state": state, "wanted": wanted, "rps": run.terms.fixed.app == RPS,
+        }  # fmt: skip
+
+    def _tell(self, run: Running, line: str | None, ended: bool = False) -> None:
+        """Tell every page (from the match's thread): the event is made here, published on the server's loop."""
+        event = self._event(run, line, ended)
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.publish, event)
+
+    async def close(self) -> None:
+        """Stop every match (each ends within a poll) and wait for them, a bounded time."""
+        runs = list(self.running.values())
+        for run in runs:
+            run.stop.set()
+        for run in runs:
+            if run.thread is not None:
+                await asyncio.to_thread(run.thread.join, JOIN_SECONDS)
