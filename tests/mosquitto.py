@@ -61,19 +61,14 @@ def free_port() -> int:
 @contextmanager
 def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> Iterator[Mosquitto]:
     """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect."""
-    executable = mosquitto_executable()
     for _attempt in range(3):
         port, tls_port = free_port(), free_port()
-        config = directory / "mosquitto.conf"
         lines = [
             "per_listener_settings false",
             "persistence false",
             "max_queued_messages 10000",
-            "log_dest stderr",
             "log_type error",
             "log_type warning",
-            # as root it would drop to the user 'mosquitto', locked out of the 0700 temp dir
-            f"user {pwd.getpwuid(os.getuid()).pw_name}",
             f"listener {port} 127.0.0.1",
             f"listener {tls_port} 127.0.0.1",
             f"certfile {TLS_DIR / 'localhost-cert.pem'}",
@@ -87,18 +82,57 @@ def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> I
             lines += ["allow_anonymous false", f"password_file {passwords}"]
         else:
             lines.append("allow_anonymous true")
-        config.write_text("\n".join(lines) + "\n")
-        process = subprocess.Popen(
-            [executable, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        if _wait_listening(process, port, tls_port):
-            try:
-                yield Mosquitto(port, tls_port, process)
-            finally:
-                stop(process)
-            return
-        failure = _stop_reading_errors(process)
-    pytest.fail(f"mosquitto did not start: {failure}")
+        with _started(directory, "\n".join(lines) + "\n", port, tls_port) as running:
+            if running is not None:
+                yield running
+                return
+    pytest.fail("mosquitto did not start on a free port in 3 attempts")
+
+
+@contextmanager
+def running_config(directory: Path, config: str) -> Iterator[Mosquitto]:
+    """Start mosquitto with ``config`` (a whole mosquitto.conf) moved onto a free loopback port.
+
+    Its ``listener`` line is replaced by one on a free port; a ``persistence_location`` goes to ``directory``.
+    """
+    for _attempt in range(3):
+        port = free_port()
+        lines = []
+        for line in config.splitlines():
+            if line.startswith("listener "):
+                lines.append(f"listener {port} 127.0.0.1")
+            elif line.startswith("persistence_location "):
+                lines.append(f"persistence_location {directory}/")
+            else:
+                lines.append(line)
+        with _started(directory, "\n".join(lines) + "\n", port) as running:
+            if running is not None:
+                yield running
+                return
+    pytest.fail("mosquitto did not start on a free port in 3 attempts")
+
+
+@contextmanager
+def _started(directory: Path, config: str, port: int, tls_port: int = 0) -> Iterator[Mosquitto | None]:
+    """mosquitto running ``config``, or None when it did not get its port (taken meanwhile): try another."""
+    executable = mosquitto_executable()
+    path = directory / "mosquitto.conf"
+    # as root it would drop to the user 'mosquitto', locked out of the 0700 temp dir
+    path.write_text(f"user {pwd.getpwuid(os.getuid()).pw_name}\n{config}")
+    log = directory / "mosquitto.log"
+    with log.open("ab") as output:  # a file, not a pipe: a pipe nobody reads would stall a chatty broker
+        process = subprocess.Popen([executable, "-c", str(path)], stdout=output, stderr=output)
+    if not _wait_listening(process, *(p for p in (port, tls_port) if p)):
+        stop(process)
+        failure = log.read_text(errors="replace").strip()
+        if "Address already in use" not in failure:
+            pytest.fail(f"mosquitto did not start: {failure}")
+        yield None
+        return
+    try:
+        yield Mosquitto(port, tls_port, process)
+    finally:
+        stop(process)
 
 
 def _wait_listening(process: subprocess.Popen[bytes], *ports: int) -> bool:
@@ -116,13 +150,6 @@ def _wait_listening(process: subprocess.Popen[bytes], *ports: int) -> bool:
     return False
 
 
-def _stop_reading_errors(process: subprocess.Popen[bytes]) -> str:
-    if process.poll() is None:
-        process.kill()
-    _out, errors = process.communicate(timeout=5)
-    return errors.decode(errors="replace").strip()
-
-
 def stop(process: subprocess.Popen[bytes]) -> None:
     """Stop the broker, waiting a bounded time for it."""
     if process.poll() is None:
@@ -132,5 +159,3 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
-    if process.stderr:
-        process.stderr.close()

@@ -67,13 +67,17 @@ def components(file_name: str, program_name: str) -> dict[str, list[str]]:
 
 # The monitoring services: Prometheus scrapes the processors, Grafana shows them (tests/docker/test_monitoring.py).
 MONITORING_IMAGES = {"/bin/prometheus": "prom/prometheus:v2.53.0", "/run.sh": "grafana/grafana:11.1.0"}
+# The players' MQTT broker (tests/docker/test_mqtt_broker.py).
+BROKER_IMAGES = {"/usr/sbin/mosquitto": "eclipse-mosquitto:2.0.20"}
 
 
 @pytest.mark.parametrize("compose_file", NETWORKS)
 def test_sawtooth_services_use_the_chime_images_and_monitoring_its_pinned_ones(compose_file: str) -> None:
     for name, service in services(compose_file).items():
         if "build" not in service:
-            expected = SAWTOOTH_CHIME_IMAGES.get(program(service)) or MONITORING_IMAGES[program(service)]
+            expected = SAWTOOTH_CHIME_IMAGES.get(program(service)) or {**MONITORING_IMAGES, **BROKER_IMAGES}[
+                program(service)
+            ]
             assert service["image"] == expected, name
 
 
