@@ -12,8 +12,8 @@ import json
 from chips_cli import context
 from chips_client import transactions as tx
 from chips_client.channels import name_problem, nonce_of, rounds_of
+from chips_client.engine import KEPT, Held
 from chips_client.engine import Channel as Engine
-from chips_client.engine import Held
 from chips_client.match import describe
 from chips_client.store import ChannelTerms, Store
 from chips_tp.apps import APPS
@@ -161,21 +161,23 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
             print(f"concluded channel {args.channel!r}: paid {engine.latest.state.balances[0]} and "
                   f"{engine.latest.state.balances[1]}")  # fmt: skip
             return 0
-        if engine.latest.state.turn == 0:
+        proof = engine.proof()
+        if not proof:
             raise InvalidInput(f"no move has been signed in {args.channel!r} yet: a challenge needs one (the opener "
                                "moves first; the opener's 'chips play' or 'chips bot' makes it)")  # fmt: skip
-        chain.submit(tx.challenge(signer, found.fixed, engine.proof()), "the challenge")
+        chain.submit(tx.challenge(signer, found.fixed, proof), "the challenge")
         after = chain.channel(context.address(found))
         deadline = after.challenge.deadline if after is not None and after.challenge else "?"
-        print(f"challenged at turn {engine.latest.state.turn}: the opponent must answer before {deadline} "
-              f"(Unix time); then: chips finalize {args.channel}")  # fmt: skip
+        turn = after.turn if after is not None else "?"
+        print(f"challenged at turn {turn}: the opponent must answer before {deadline} (Unix time); "
+              f"then: chips finalize {args.channel}")  # fmt: skip
     return 0
 
 
 def held_engine(stored: Store, found: Channel, me: str) -> Engine:
     """The channel as the store holds it (the chain's state when the store has none)."""
     decode = APPS[found.fixed.app].decode
-    held = [Held(decode_state(s.state, decode), s) for _turn, s in stored.states(found.id)]
+    held = [Held(decode_state(s.state, decode), s) for _turn, s in stored.states(found.id, KEPT)]
     if not held:
         if found.state is None:
             raise InvalidInput("the channel has no state yet: both deposits must be in")

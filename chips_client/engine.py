@@ -9,7 +9,7 @@ flag; otherwise it is refused with the reason, and the latest valid state stays.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from chips_client.moves import settled
 from chips_tp.apps import APPS
@@ -18,6 +18,9 @@ from chips_tp.channel_state import State, decode_state
 from chips_tp.hashes import signed_by, state_message
 from chips_tp.ops import SignedState
 from rps_tp.canonical import Malformed
+
+#: States held in memory: the latest, and the two before it (a proof needs two; a final state is never one).
+KEPT: Final = 3
 
 
 class Refusal(Exception):
@@ -44,8 +47,15 @@ class Channel:
         self.fixed = fixed
         self.id = channel_id(fixed)
         self.me = me
-        self.previous: Held | None = held[-2] if len(held) > 1 else None
-        self.latest: Held = held[-1]
+        self.history: list[Held] = held[-KEPT:]
+
+    @property
+    def latest(self) -> Held:
+        return self.history[-1]
+
+    @property
+    def previous(self) -> Held | None:
+        return self.history[-2] if len(self.history) > 1 else None
 
     def decode(self, data: bytes) -> State:
         return decode_state(data, APPS[self.fixed.app].decode)
@@ -113,20 +123,25 @@ class Channel:
             merged = tuple(
                 a if a is not None else b for a, b in zip(self.latest.signed.signatures, signed.signatures, strict=True)
             )
-            self.latest = Held(state, SignedState(signed.state, (merged[0], merged[1])))
+            self.history[-1] = Held(state, SignedState(signed.state, (merged[0], merged[1])))
             return
-        self.previous, self.latest = self.latest, Held(state, signed)
+        self.history = [*self.history[1 - KEPT :], Held(state, signed)]
 
     def adopt(self, state: State, signed: SignedState) -> None:
         """Take a state the chain holds that is newer than ours (the chain has checked it is supported)."""
-        self.previous, self.latest = None, Held(state, signed)
+        self.history = [Held(state, signed)]
 
     def proof(self) -> tuple[SignedState, ...]:
-        """What supports the latest state on chain: the latest alone if signed by both, or if it is the move
-        after the chain's state (rule 3); otherwise it with the state before it, each signed by its mover."""
-        latest = self.latest
-        if None not in latest.signed.signatures or self.previous is None:
-            return (latest.signed,)
-        if self.previous.signed.signatures[mover(self.previous.state.turn)] is None:
-            return (latest.signed,)
-        return (self.previous.signed, latest.signed)
+        """What supports the newest state the chain can be held to (not a final one: that is concluded): it alone if
+        signed by both, or if it is the move after the chain's state (rule 3); otherwise it with the state before it,
+        each signed by its mover. Empty when there is none (only the chain's own turn 0)."""
+        held = self.history[:-1] if self.latest.state.final else self.history
+        if not held or held[-1].state.turn == 0:
+            return ()
+        last = held[-1]
+        if None not in last.signed.signatures or len(held) < 2:
+            return (last.signed,)
+        before = held[-2]
+        if before.signed.signatures[mover(before.state.turn)] is None:
+            return (last.signed,)
+        return (before.signed, last.signed)

@@ -23,7 +23,7 @@ from typing import Final, Protocol
 
 from chips_client import moves
 from chips_client import transactions as tx
-from chips_client.engine import Channel, Held, Refusal, Stale
+from chips_client.engine import KEPT, Channel, Held, Refusal, Stale
 from chips_client.messages import decode_message, encode_message, topic
 from chips_client.store import ChannelTerms, Secret, Store
 from chips_tp.apps import APPS
@@ -131,7 +131,7 @@ class Match:
     def _load(self, record: Record) -> None:
         """The channel from the store (the chain's turn-0 state the first time)."""
         self.store.remember_channel(self.id, self.terms)
-        held = [Held(self._decode(signed.state), signed) for _turn, signed in self.store.states(self.id)]
+        held = [Held(self._decode(signed.state), signed) for _turn, signed in self.store.states(self.id, KEPT)]
         if not held:
             assert record.state is not None
             first = SignedState(record.state, (None, None))
@@ -222,12 +222,7 @@ class Match:
             self._countersign()
         elif channel.my_move:
             self._move()
-        elif (
-            self.patience is not None
-            and not latest.state.final
-            and latest.state.turn > 0
-            and time.monotonic() - self._progress > self.patience
-        ):
+        elif self.patience is not None and channel.proof() and time.monotonic() - self._progress > self.patience:
             self._challenge()
         elif time.monotonic() - max(self._progress, self._last_send) > IDLE_RESEND_SECONDS:
             self._send_latest()  # the broker may have dropped a message either way: this heals it
@@ -355,15 +350,17 @@ class Match:
         self._challenge()
 
     def _challenge(self) -> None:
-        channel = self._channel
+        proof = self._channel.proof()
+        if not proof:
+            raise NotPlayable("no move has been signed yet: a challenge needs one")
         try:
-            self.chain.submit(tx.challenge(self.signer, self.fixed, channel.proof()), "the challenge")
+            self.chain.submit(tx.challenge(self.signer, self.fixed, proof), "the challenge")
         except Rejected as refused:  # e.g. the opponent challenged first: defending comes first, then patience again
             self._progress = time.monotonic()
             self.say(f"could not challenge: {refused.message}")
             return
         self._progress = float("inf")
-        self.say(f"challenged the opponent at turn {channel.latest.state.turn}")
+        self.say(f"challenged the opponent at turn {self._decode(proof[-1].state).turn}")
 
     # -- the broker -------------------------------------------------------------------------------------------
     def _publish(self, signed: SignedState) -> None:
