@@ -143,8 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"where transaction processors connect (default: ${COMPONENT_ENDPOINT_ENV} or "
         f"{DEFAULT_COMPONENT_ENDPOINT}; port 0 picks a free one)",
     )
-    broker = parser.add_mutually_exclusive_group()
-    broker.add_argument(
+    parser.add_argument(
         "--broker",
         type=rest_address,
         default=os.environ.get(BROKER_ENV) or DEFAULT_BROKER,
@@ -152,8 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the embedded MQTT broker (players' off-chain messages) listens"
         f" (default: ${BROKER_ENV} or {DEFAULT_BROKER}; port 0 picks a free one)",
     )
-    broker.add_argument(
-        "--no-broker", action="store_true", help="run no MQTT broker (players then need one of their own)"
+    parser.add_argument(
+        "--no-broker",
+        action="store_true",
+        help="run no MQTT broker, whatever --broker says (players then need one of their own)",
     )
     parser.add_argument(
         "--block-interval",

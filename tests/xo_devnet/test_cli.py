@@ -51,12 +51,9 @@ def test_environment_variables_stand_for_the_address_flags(monkeypatch):
     assert parse("--rest-api", "127.0.0.1:9008").rest_api == ("127.0.0.1", 9008)
 
 
-def test_no_broker_and_a_broker_address_do_not_go_together(capsys):
-    assert parse("--no-broker").no_broker
-    with pytest.raises(SystemExit) as exit_:
-        parse("--no-broker", "--broker", "127.0.0.1:0")
-    assert exit_.value.code == 2
-    assert "not allowed with argument" in capsys.readouterr().err
+def test_no_broker_wins_over_a_broker_address_so_scripts_that_move_it_can_still_turn_it_off():
+    args = parse("--broker", "127.0.0.1:0", "--no-broker")
+    assert args.no_broker and args.broker == ("127.0.0.1", 0)
 
 
 def test_a_bad_address_in_the_environment_is_a_usage_error(monkeypatch, capsys):
