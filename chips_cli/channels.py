@@ -89,7 +89,7 @@ def list_channels(args: argparse.Namespace) -> int:
         print("you take part in no channel")
     for c in mine:
         other = c.fixed.participants[1 - c.fixed.participants.index(me)]
-        name = known[c.id].name if c.id in known else "?"
+        name = known[c.id].name if c.id in known else "-"
         note = "  open to you: chips join " + c.id.hex()[:8] if open_to(c, me) else ""
         print(f"{c.id.hex()[:8]}  {name:<16} {c.fixed.app:<3} with {key_label(other, names)}  stake {c.fixed.stake}  "
               f"deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}  rounds {rounds_of(c.fixed) or 'any'}  "

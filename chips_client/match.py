@@ -288,7 +288,12 @@ class Match:
             record = self.chain.channel(self.address)
             if record is not None and record.status == CLOSED:
                 return "concluded"
-            self.chain.submit(tx.conclude(self.signer, self.fixed, final.signed), "the conclude")
+            try:
+                self.chain.submit(tx.conclude(self.signer, self.fixed, final.signed), "the conclude")
+            except Rejected:  # the opponent's conclude landed first: the chain says whether it is closed
+                record = self.chain.channel(self.address)
+                if record is None or record.status != CLOSED:
+                    raise
             self.say("concluded the channel on chain")
             return "concluded"
         return None
@@ -306,6 +311,8 @@ class Match:
             state = self._decode(record.state)
             channel.adopt(state, SignedState(record.state, (None, None)))
             self.store.save_state(self.id, state.turn, channel.latest.signed)
+            if self.fixed.app != RPS:
+                self._games = moves.rounds_done(state, self._games)
             self._progress = time.monotonic()
             self.say(f"the chain holds turn {state.turn}, newer than this player's: playing on from it")
         challenge = record.challenge
