@@ -117,6 +117,14 @@ class Channel:
             if signature is not None and not signed_by(self.fixed.participants[index], signature, message):
                 raise Refusal(f"participant {index}'s signature on turn {state.turn} does not verify")
 
+    def signed_by_peer(self, signed: SignedState) -> bool:
+        """Whether the other participant's signature on ``signed`` verifies: what makes a refused state evidence."""
+        peer = 1 - self.me
+        signature = signed.signatures[peer]
+        return signature is not None and signed_by(
+            self.fixed.participants[peer], signature, state_message(signed.state)
+        )
+
     def accept(self, state: State, signed: SignedState) -> None:
         """Make ``state`` the latest (after :meth:`check`); a countersignature of the latest merges into it."""
         if state.turn == self.latest.state.turn:

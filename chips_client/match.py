@@ -47,6 +47,8 @@ CONCLUDE_GRACE_SECONDS: Final = 10.0
 RESEND_SECONDS: Final = 1.0
 #: Waiting this long for the peer, the latest state is published again (a dropped message is not lost for good).
 IDLE_RESEND_SECONDS: Final = 3.0
+#: Refusals of messages the opponent did not sign are said at most this often (a flood is one line, then a count).
+JUNK_NOTICE_SECONDS: Final = 10.0
 #: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
 FINALIZE_MARGIN_SECONDS: Final = 1.0
 PUBLISH_TIMEOUT: Final = 10.0
@@ -101,6 +103,7 @@ class Match:
         self.refused = 0
         self._last_resend = 0.0
         self._last_send = 0.0
+        self._last_junk_notice = -JUNK_NOTICE_SECONDS
         self._progress = time.monotonic()
         self._concluded_at: float | None = None
         self._defended: tuple[int, int] | None = None
@@ -188,15 +191,22 @@ class Match:
                 return
 
     def receive(self, payload: bytes) -> None:
-        """A message from the broker: accepted (stored first), ignored as stale, or refused and kept as evidence."""
+        """A message from the broker: accepted (stored first), ignored as stale, or refused; a refused state the
+        opponent signed is kept as evidence, junk nobody signed is only counted (anyone on a broker can send it)."""
         channel = self._channel
         try:
             signed = decode_message(payload)
             state = channel.check(signed)
         except (Malformed, Refusal) as error:
             self.refused += 1
-            self.store.keep_evidence(self.id, payload, str(error))
-            self.say(f"refused a state from the opponent: {error}; keeping turn {channel.latest.state.turn}")
+            signed_by_peer = not isinstance(error, Malformed) and channel.signed_by_peer(signed)
+            if signed_by_peer:
+                self.store.keep_evidence(self.id, payload, str(error))
+            if signed_by_peer or time.monotonic() - self._last_junk_notice >= JUNK_NOTICE_SECONDS:
+                self._last_junk_notice = time.monotonic()
+                who = "the opponent" if signed_by_peer else "someone (not signed by the opponent)"
+                self.say(f"refused a state from {who}: {error}; keeping turn {channel.latest.state.turn} "
+                         f"({self.refused} refused so far)")  # fmt: skip
             return
         except Stale:
             if state_turn(channel, payload) < channel.latest.state.turn:

@@ -18,7 +18,7 @@ from chips_client.channels import nonce_of
 from chips_client.match import Match
 from chips_client.messages import decode_message, encode_message, topic
 from chips_client.store import ChannelTerms, Store
-from chips_tp import xo_app
+from chips_tp import rps_app, xo_app
 from chips_tp.channel import Fixed
 from chips_tp.channel_state import State
 from tests.chips_client.fakes import FakeBroker, FakeChain
@@ -165,7 +165,6 @@ def test_a_silent_opponent_is_challenged_and_the_stake_of_the_round_goes_to_the_
 
 
 def test_an_invalid_state_is_refused_kept_as_evidence_and_the_last_valid_one_challenged(tmp_path):
-
     channel = terms("xo")
     broker, chain = FakeBroker(), FakeChain(channel.fixed)
     alice = match(ALICE, channel, tmp_path, broker, chain, patience=1.0)
@@ -183,6 +182,21 @@ def test_an_invalid_state_is_refused_kept_as_evidence_and_the_last_valid_one_cha
     chain.now = chain.record.challenge.deadline + 2
     thread.join(LIMIT)
     assert outcome == {"alice": "finalized"} and chain.record.payout == (110, 90)
+
+
+def test_junk_from_anyone_on_the_broker_is_refused_counted_and_not_kept_and_the_match_goes_on(tmp_path):
+    channel = terms("rps", rounds=2)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    mallory = Signer.from_hex("00" * 31 + "09")
+    forged = tx.signed_state(channel.fixed, State(alice.id, 1, False, rps_app.INITIAL, (100, 100)), ALICE)
+    forged = forged._replace(signatures=(None, bytes.fromhex(mallory.sign(b"x"))))
+    for target in (ALICE, BOB):
+        for junk in (b"\xff" * 100, b"", encode_message(forged)) * 100:
+            broker.publish(topic(alice.id, target.public_key), junk)
+    assert play_both(alice, bob) == {"alice": "concluded", "bob": "concluded"}
+    assert alice.refused == bob.refused == 300
+    assert alice.store.evidence(alice.id) == bob.store.evidence(bob.id) == []
 
 
 class Crashing(Bot):
