@@ -10,15 +10,17 @@ import argparse
 import json
 
 from chips_cli import context
+from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.channels import name_problem, nonce_of, rounds_of
 from chips_client.engine import KEPT, Held
 from chips_client.engine import Channel as Engine
 from chips_client.match import describe
 from chips_client.store import ChannelTerms, Store
+from chips_tp import rps_app, xo_app
 from chips_tp.apps import APPS
-from chips_tp.channel import Fixed, channel_id, fixed_problem
-from chips_tp.channel_state import decode_state
+from chips_tp.channel import Fixed, channel_id, fixed_problem, mover
+from chips_tp.channel_state import State, decode_state
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.errors import InvalidInput
@@ -102,14 +104,14 @@ def show(args: argparse.Namespace) -> int:
     me = session.own_public_key(args) or context.signer(args).public_key
     with context.chain(args, None) as chain, context.store(args, me) as stored:
         found, terms = context.locate(chain.channels(), args.channel, me, stored)
-        held = stored.states(found.id, 1)
+        history = [decode_state(data, APPS[found.fixed.app].decode) for data in stored.all_states(found.id)]
     names = session.key_names(args)
-    latest = None
-    if held:
-        latest = decode_state(held[-1][1].state, APPS[found.fixed.app].decode)
+    latest = history[-1] if history else None
+    played = games_played(history)
     if args.format == "json":
         shown = channel_json(found, names, terms, me)
         shown["latest"] = None if latest is None else state_json(latest)
+        shown["played"] = played
         print(json.dumps(shown, indent=2))
         return 0
     other = found.fixed.participants[1 - found.fixed.participants.index(me)]
@@ -120,7 +122,28 @@ def show(args: argparse.Namespace) -> int:
     print(f"  on chain: {status_of(found)}, turn {found.turn}, holding {found.held} chips")
     if latest is not None:
         print(f"  you hold: {describe(latest, found.fixed.participants, found.fixed.participants.index(me))}")
+    for game in played:
+        print(f"  {game['label']}")
     return 0
+
+
+def games_played(history: list[State]) -> list[dict[str, object]]:
+    """Each finished xo game (its board and how it ended) or rps round (both throws), from the states held."""
+    played: list[dict[str, object]] = []
+    for state in history:
+        data = state.app
+        if state.final:
+            continue
+        if isinstance(data, xo_app.XoData) and data.position in (xo_app.VICTORY, xo_app.DRAW):
+            board = moves.xo_board(data)
+            ending = "a draw" if data.position == xo_app.DRAW else f"won by participant {mover(state.turn)}"
+            played.append({"game": len(played) + 1, "board": board, "balances": list(state.balances),
+                           "label": f"game {len(played) + 1}: {board}, {ending}"})  # fmt: skip
+        elif isinstance(data, rps_app.RpsData) and data.position == rps_app.REVEAL:
+            label = f"round {data.round}: the opener threw {data.throw}, the joiner {data.answer}"
+            played.append({"round": data.round, "opener": data.throw, "joiner": data.answer,
+                           "balances": list(state.balances), "label": label})  # fmt: skip
+    return played
 
 
 def conclude(args: argparse.Namespace) -> int:

@@ -153,6 +153,7 @@ def test_a_best_of_three_costs_three_batches_and_pays_the_final_state(net, game)
     assert after == {"alice": before["alice"] - 50 + final.balances[0], "bob": before["bob"] - 50 + final.balances[1]}
     assert net.batches_touching(channel_address(ident)) == 3
     assert net.total_chips() == issued
+    assert len(json.loads(net.ok("alice", "show", f"best-of-3-{game}", "--json"))["played"]) == 3
 
 
 def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(net):
@@ -221,6 +222,10 @@ def test_chips_play_reads_the_moves_from_a_pipe(net):
     finished(bob)
     final = net.final_state("alice", channel_id(fixed), "rps")
     assert final.final and final.app.round == 3 and "concluded" in output
+    shown = json.loads(net.ok("bob", "show", "piped", "--json"))
+    assert [(r["round"], r["opener"]) for r in shown["played"]] == [(1, "rock"), (2, "paper"), (3, "scissors")]
+    assert shown["status"] == "closed" and shown["latest"]["final"] is True
+    assert "round 3: the opener threw scissors" in net.ok("alice", "show", "piped")
 
 
 def test_balance_names_a_player_by_public_key_and_says_it_in_json(net):
