@@ -71,3 +71,13 @@ export function stopComputer(name) {
 export function rps(player, op, name, fields = {}) {
   return postJson("/api/rps", { player, op, name, ...fields });
 }
+
+/** The chips of `player` (a key's name): balance, channels, and the server's clock (`now`, Unix seconds). */
+export function chipsOf(player) {
+  return getJson(`/api/chips?player=${encodeURIComponent(player)}`);
+}
+
+/** A chips request as `player`: open, join, play or move (`fields`: the channel's id, terms, space or throw). */
+export function chips(path, player, fields = {}) {
+  return postJson(`/api/chips/${path}`, { player, ...fields });
+}

@@ -14,6 +14,8 @@ export class Live extends EventTarget {
     this.rps = new Map();
     /** name -> {level, active, message}: the games the computer plays (or last left, with why) */
     this.computer = new Map();
+    /** "player/channel" -> the latest chips event of a match the server plays */
+    this.chips = new Map();
     this.block = null;
     this.ready = false;
     this.status = { live: false, message: "Connecting to the local server…" };
@@ -26,6 +28,7 @@ export class Live extends EventTarget {
     source.addEventListener("block", (event) => this.#block(JSON.parse(event.data)));
     source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
     source.addEventListener("computer", (event) => this.#computer(JSON.parse(event.data)));
+    source.addEventListener("chips", (event) => this.#chips(JSON.parse(event.data)));
     source.addEventListener("rps_note", (event) => {
       this.dispatchEvent(new CustomEvent("rps_note", { detail: JSON.parse(event.data) }));
     });
@@ -54,6 +57,7 @@ export class Live extends EventTarget {
     this.block = data.block;
     this.ready = data.block !== null;
     this.computer = new Map(data.computer.map(({ name, level }) => [name, { level, active: true, message: null }]));
+    this.chips = new Map((data.chips ?? []).map((match) => [`${match.player}/${match.channel}`, match]));
     this.#setStatus(data.status);
     this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [], rpsChanges: [] } }));
   }
@@ -76,6 +80,16 @@ export class Live extends EventTarget {
   #computer(data) {
     this.computer.set(data.name, { level: data.level, active: data.active, message: data.message });
     this.dispatchEvent(new CustomEvent("computer", { detail: data }));
+  }
+
+  /** The latest event of the match the server plays for `player` (a public key) in `channel`, or null. */
+  match(player, channel) {
+    return this.chips.get(`${player}/${channel}`) ?? null;
+  }
+
+  #chips(data) {
+    this.chips.set(`${data.player}/${data.channel}`, data);
+    this.dispatchEvent(new CustomEvent("chips", { detail: data }));
   }
 
   #setStatus(status) {

@@ -3,6 +3,8 @@
 //   #/game/NAME    one game: its board, to play on
 //   #/history/NAME the game's committed moves, stepped through
 //   #/rps/NAME     one rock-paper-scissors game: its players, rounds, and your throw
+//   #/chips        your chips and channels; open or join one
+//   #/channel/ID   a staked match in a channel, played live through the broker
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -12,6 +14,8 @@ import * as gameView from "./game.js";
 import * as historyView from "./history.js";
 import * as lobbyView from "./lobby.js";
 import * as rpsView from "./rps.js";
+import * as chipsView from "./chips.js";
+import * as channelView from "./channel.js";
 
 const PLAYER_STORAGE = "xo.player";
 const ROUTES = [
@@ -19,6 +23,8 @@ const ROUTES = [
   { pattern: /^#\/game\/(.+)$/, view: gameView },
   { pattern: /^#\/history\/(.+)$/, view: historyView },
   { pattern: /^#\/rps\/(.+)$/, view: rpsView },
+  { pattern: /^#\/chips\/?$/, view: chipsView },
+  { pattern: /^#\/channel\/([0-9a-f]{64})$/, view: channelView },
 ];
 
 /** What every view shares: the live games, the session, who plays, and where views go. */
@@ -112,6 +118,7 @@ function route(app) {
     }
     app.main.replaceChildren();
     document.getElementById("nav-lobby").toggleAttribute("aria-current", view === lobbyView);
+    document.getElementById("nav-chips").toggleAttribute("aria-current", view === chipsView);
     view.mount(app, parameter, current.signal);
   };
   window.addEventListener("hashchange", () => {

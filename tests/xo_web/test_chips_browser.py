@@ -1,0 +1,184 @@
+"""Chips in a real browser (headless Chromium) against xo-devnet and its broker: alice and bob stake a match.
+
+alice opens a channel from her Chips page, bob sees it open to him and joins from his,
+both press Play, and they play XO for 10 chips: each move reaches the other page
+through the broker (the server plays ``chips play``'s match for each page), with the
+stake and both balances shown. The match concludes on chain by itself; the balances the
+chain holds afterwards are the final state's. A second channel, challenged from the
+command line, shows its countdown in the opponent's list. Screenshots go to a directory
+under the test's tmp path (its path is printed).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from chips_client.chain import RestChain
+from client_core.rest import RestClient
+from tests.xo_cli.devnet_play import Running
+from tests.xo_web.browser import CHROMIUM_ARGS, SECONDS, chromium_executable, tofu, unavailable
+
+try:
+    from playwright.sync_api import Page, expect, sync_playwright
+except ImportError:  # the test extra is not installed: say so (CI fails instead)
+    sync_playwright = None
+
+MOVE_SECONDS = 20.0
+
+
+@pytest.fixture(scope="module")
+def broker_url(devnet, tmp_path_factory) -> Iterator[str]:
+    """xo-devnet's own broker, or Debian's mosquitto where this xo-devnet embeds none."""
+    url = devnet.ready.get("broker_url")
+    if url:
+        yield url
+        return
+    from tests.mosquitto import running_mosquitto  # noqa: PLC0415 - only without xo-devnet's broker
+
+    with running_mosquitto(tmp_path_factory.mktemp("broker")) as mosquitto:
+        yield f"mqtt://127.0.0.1:{mosquitto.port}"
+
+
+@pytest.fixture(scope="module")
+def address(devnet, broker_url):
+    """``xo web`` as a player runs it, against the devnet and the broker, with alice's and bob's keys."""
+    web = Running("web", "--url", devnet.rest_url, "--key-dir", str(devnet.key_dir), "--port", "0",
+                  "--broker", broker_url)  # fmt: skip
+    try:
+        yield web.lines(1)[0].removeprefix("xo web is serving ")
+    finally:
+        web.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if sync_playwright is None:
+        unavailable("playwright is not installed: pip install -e '.[test]'")
+    executable = chromium_executable()
+    expect.set_options(timeout=MOVE_SECONDS * 1000)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("screenshots")
+    print(f"screenshots in {folder}")
+    return folder
+
+
+@pytest.fixture
+def pages(browser, address):
+    """alice's page and bob's page, each in a window of its own, each at its Chips view."""
+    errors: list[str] = []
+    opened, contexts = {}, []
+    for player in ("alice", "bob"):
+        contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
+        page = contexts[-1].new_page()
+        page.on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
+        page.goto(address)
+        page.select_option("#player", player)
+        expect(page.locator("#connection")).to_have_attribute("data-live", "true")
+        page.get_by_role("link", name="Chips").click()
+        expect(page.locator("#chips-balance")).to_contain_text("You hold")
+        opened[player] = page
+    yield opened["alice"], opened["bob"]
+    for context in contexts:
+        context.close()
+    assert errors == [], "\n".join(errors)
+
+
+def balances_on_chain(devnet) -> dict[str, int]:
+    keys = {name: (devnet.key_dir / f"{name}.pub").read_text().strip() for name in ("alice", "bob")}
+    with RestClient(devnet.rest_url) as client:
+        chain = RestChain(client, None)
+        return {name: chain.balance(key) for name, key in keys.items()}
+
+
+def open_channel(alice: Page, name: str, stake: int, deposit: int, rounds: int, challenge: int) -> str:
+    alice.fill("#channel-name", name)
+    alice.select_option("#channel-opponent", "bob")
+    alice.select_option("#channel-game", "xo")
+    for field, value in (("stake", stake), ("deposit", deposit), ("rounds", rounds), ("challenge", challenge)):
+        alice.fill(f"#channel-{field}", str(value))
+    alice.get_by_role("button", name="Open the channel").click()
+    expect(alice.locator("h1")).to_have_text(f"Channel {name}")
+    return alice.url.rsplit("/", 1)[1]
+
+
+def join(bob: Page, ident: str) -> None:
+    item = bob.locator(f'li.channel[data-channel="{ident}"]')
+    expect(item.locator(".channel-status")).to_have_text("Open to you: join to pay your deposit in.")  # live
+    item.get_by_role("button", name="Join").click()
+    expect(bob.locator("#channel-status")).to_have_text("Funded: the match is on.")
+
+
+def take(mover: Page, watcher: Page, space: int, mark: str) -> None:
+    expect(mover.locator(".board")).to_have_attribute("data-wanted", "true")
+    mover.locator(f'button.cell[data-space="{space}"]').click()
+    expect(watcher.locator(f'button.cell[data-space="{space}"]')).to_have_attribute("data-mark", mark)
+
+
+def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_final_state(pages, devnet, screenshots):
+    alice, bob = pages
+    before = balances_on_chain(devnet)
+    expect(alice.locator("#chips-balance")).to_have_text(f"You hold {before['alice']} chips, not counting what is "
+                                                         "locked in channels.")  # fmt: skip
+    ident = open_channel(alice, "stakes", stake=10, deposit=50, rounds=1, challenge=60)
+    expect(alice.locator("#channel-status")).to_have_text("Waiting for your opponent's deposit.")
+    join(bob, ident)
+    expect(alice.locator("#channel-status")).to_have_text("Funded: the match is on.")  # live, from the block
+    for page in (alice, bob):
+        page.get_by_role("button", name="Play").click()
+    expect(alice.locator(".stake")).to_have_text("10 chips a game")
+    expect(bob.locator(".balance-mine")).to_have_text("50 chips")
+
+    for mover, watcher, space in ((alice, bob, 1), (bob, alice, 4), (alice, bob, 2), (bob, alice, 5)):
+        take(mover, watcher, space, "X" if mover is alice else "O")
+    bob.keyboard.press("6")  # typed on bob's page while it is not his move: said in words, nothing sent
+    expect(bob.locator("#chips-error")).to_have_text("It is not your move: wait for your opponent.")
+    alice.screenshot(path=screenshots / "chips-match-alice.png", full_page=True)
+    take(alice, bob, 3, "X")
+
+    expect(alice.locator("#chips-position")).to_have_text(
+        "The match is over: you end with 60 chips in the channel, your opponent with 40."
+    )
+    expect(bob.locator(".balance-mine")).to_have_text("40 chips")
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, your opponent 40.")
+    expect(bob.locator("#channel-status")).to_have_text("Closed: you were paid 40 chips, your opponent 60.")
+    expect(alice.locator("#chips-log li").first).to_have_text("the channel is concluded")
+    after = balances_on_chain(devnet)
+    assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
+    alice.screenshot(path=screenshots / "chips-concluded-alice.png", full_page=True)
+    assert tofu(alice) == []
+
+
+def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, screenshots):
+    alice, bob = pages
+    ident = open_channel(alice, "stall", stake=5, deposit=20, rounds=1, challenge=600)
+    join(bob, ident)
+    alice.get_by_role("button", name="Play").click()
+    expect(alice.locator(".board")).to_have_attribute("data-wanted", "true")
+    alice.locator('button.cell[data-space="5"]').click()
+    expect(alice.locator(".board")).to_have_attribute("data-wanted", "false")
+    expect(alice.locator('button.cell[data-space="5"]')).to_have_attribute("data-mark", "X")
+    # bob never plays; alice challenges from the command line (her store is the one her page's match keeps)
+    challenged = subprocess.run(
+        [sys.executable, "-m", "chips_cli.main", "--url", devnet.rest_url, "--key-dir", str(devnet.key_dir),
+         "--username", "alice", "challenge", "stall"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert challenged.returncode == 0, challenged.stderr
+    bob.get_by_role("link", name="← Your chips").click()
+    status = bob.locator(f'li.channel[data-channel="{ident}"] .channel-status')
+    expect(status).to_contain_text("Your opponent challenged you: answer within")
+    first = int(status.locator(".countdown").inner_text().split()[1])
+    assert 590 <= first <= 600
+    expect(status.locator(".countdown")).not_to_have_text(f" within {first} s.", timeout=SECONDS * 1000)  # it ticks
+    bob.screenshot(path=screenshots / "chips-list-bob.png", full_page=True)
