@@ -28,7 +28,7 @@ def documented() -> dict[str, str]:
 
 def view_of(address: str) -> str:
     assert address.startswith(PAGE), address
-    fragment = address.removeprefix(PAGE).replace("NAME", "my%20game")
+    fragment = address.removeprefix(PAGE).replace("NAME", "my%20game").replace("/ID", "/" + "ab" * 32)
     views = [view for view, pattern in routes().items() if pattern.search(fragment)]
     assert len(views) == 1, f"{address} matches {views}"
     return views[0]
@@ -36,12 +36,13 @@ def view_of(address: str) -> str:
 
 def test_every_view_of_the_page_has_its_documented_address():
     shown = {view_of(address) for address in documented()}
-    assert shown == set(routes()) == {"lobbyView", "gameView", "historyView", "rpsView"}
+    assert shown == set(routes()) == {"lobbyView", "gameView", "historyView", "rpsView", "chipsView", "channelView"}
 
 
 def test_each_documented_address_opens_the_view_it_describes():
     expected = {"the lobby": "lobbyView", "an XO game:": "gameView", "committed moves": "historyView",
-                "rock-paper-scissors game": "rpsView"}  # fmt: skip
+                "rock-paper-scissors game": "rpsView", "your chips": "chipsView",
+                "staked match": "channelView"}  # fmt: skip
     for address, what in documented().items():
         [view] = [view for words, view in expected.items() if words in what]
         assert view_of(address) == view, address
