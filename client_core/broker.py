@@ -11,8 +11,10 @@ the :class:`BrokerError` lines a command prints as is.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import socket
 import ssl
 import threading
 import time
@@ -156,6 +158,7 @@ class BrokerSession:
         if address.tls:
             self._client.tls_set_context(ssl.create_default_context())
         self._client.reconnect_delay_set(*RECONNECT_DELAYS)
+        self._client.on_socket_open = self._handle_socket_open
         self._client.on_connect = self._handle_connect
         self._client.on_disconnect = self._handle_disconnect
         self._client.on_message = self._handle_message
@@ -236,6 +239,12 @@ class BrokerSession:
         self._client.disconnect()
         self._client.loop_stop()
         self._connected = False
+
+    def _handle_socket_open(self, client: mqtt.Client, userdata: object, sock: object) -> None:
+        """No Nagle delay: a move is one small packet, and held back for a delayed ACK it would wait 40 ms."""
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _handle_connect(
         self,

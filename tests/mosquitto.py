@@ -67,6 +67,7 @@ def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> I
             "per_listener_settings false",
             "persistence false",
             "max_queued_messages 10000",
+            "set_tcp_nodelay true",
             "log_type error",
             "log_type warning",
             f"listener {port} 127.0.0.1",
