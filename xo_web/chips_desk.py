@@ -24,6 +24,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
 from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, fixed_problem, mover
 from chips_tp.channel_state import State, decode_state
+from chips_tp.rps_app import REVEAL
 from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
 from client_core.errors import CommandError, InvalidInput, Rejected
@@ -116,7 +117,11 @@ def state_view(state: State, me: int) -> Json:
             for space in range(1, 10)
         )
     else:
-        view.update(round=data.round, answer=data.answer, throw=data.throw)  # type: ignore[attr-defined]
+        view["round"] = data.round  # type: ignore[attr-defined]
+        view["throws"] = None
+        if data.position == REVEAL:  # type: ignore[attr-defined]
+            by = {mover(state.turn): data.throw, 1 - mover(state.turn): data.answer}  # type: ignore[attr-defined]
+            view["throws"] = [by[me], by[1 - me]]  # the proposer revealed: its throw, and the answer it had
     return view
 
 

@@ -1,12 +1,13 @@
 """Chips in a real browser (headless Chromium) against xo-devnet and its broker: alice and bob stake a match.
 
 alice opens a channel from her Chips page, bob sees it open to him and joins from his,
-both press Play, and they play XO for 10 chips: each move reaches the other page
-through the broker (the server plays ``chips play``'s match for each page), with the
-stake and both balances shown. The match concludes on chain by itself; the balances the
-chain holds afterwards are the final state's. A second channel, challenged from the
-command line, shows its countdown in the opponent's list. Screenshots go to a directory
-under the test's tmp path (its path is printed).
+both press Play, and they play XO for 10 chips, and a round of rps for 5 with the throw
+buttons and keys: each move reaches the other page through the broker (the server plays
+``chips play``'s match for each page), with the stake and both balances shown. The
+match concludes on chain by itself; the balances the chain holds afterwards are the
+final state's. Another channel, challenged from the command line, shows its countdown
+in the opponent's list. Screenshots go to a directory under the test's tmp path (its
+path is printed).
 """
 
 from __future__ import annotations
@@ -101,10 +102,12 @@ def balances_on_chain(devnet) -> dict[str, int]:
         return {name: chain.balance(key) for name, key in keys.items()}
 
 
-def open_channel(alice: Page, name: str, stake: int, deposit: int, rounds: int, challenge: int) -> str:
+def open_channel(
+    alice: Page, name: str, stake: int, deposit: int, rounds: int, challenge: int, game: str = "xo"
+) -> str:
     alice.fill("#channel-name", name)
     alice.select_option("#channel-opponent", "bob")
-    alice.select_option("#channel-game", "xo")
+    alice.select_option("#channel-game", game)
     for field, value in (("stake", stake), ("deposit", deposit), ("rounds", rounds), ("challenge", challenge)):
         alice.fill(f"#channel-{field}", str(value))
     alice.get_by_role("button", name="Open the channel").click()
@@ -182,3 +185,20 @@ def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, s
     assert 590 <= first <= 600
     expect(status.locator(".countdown")).not_to_have_text(f" within {first} s.", timeout=SECONDS * 1000)  # it ticks
     bob.screenshot(path=screenshots / "chips-list-bob.png", full_page=True)
+
+
+def test_alice_and_bob_stake_a_round_of_rock_paper_scissors_with_the_throw_buttons(pages, devnet):
+    alice, bob = pages
+    before = balances_on_chain(devnet)
+    ident = open_channel(alice, "throws", stake=5, deposit=20, rounds=1, challenge=60, game="rps")
+    join(bob, ident)
+    for page in (alice, bob):
+        page.get_by_role("button", name="Play").click()
+    expect(alice.locator(".stake")).to_have_text("5 chips a round")
+    expect(alice.locator(".board")).to_have_count(0)
+    alice.get_by_role("button", name="rock").click()  # alice proposes: her throw sealed, bob answers in the open
+    expect(bob.locator("#chips-position")).to_have_text("Round 1: the first throw is sealed. Your move.")
+    bob.keyboard.press("s")
+    expect(bob.locator("#chips-position")).to_contain_text("Round 1: you threw scissors, your opponent rock.")
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 25 chips, your opponent 15.")
+    assert balances_on_chain(devnet) == {"alice": before["alice"] + 5, "bob": before["bob"] - 5}

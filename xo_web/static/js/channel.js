@@ -22,8 +22,9 @@ export function positionText(state, game) {
     const said = { Victory: "The game is won.", Draw: "The game is a draw." }[state.position] ?? "";
     return `${said} ${turn}.`.trim();
   }
-  const reveal = state.position === "Reveal" && state.throw && state.answer ? `Round ${state.round}: ${state.throw} against ${state.answer}. ` : "";
-  return `${reveal}${turn}.`;
+  const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, your opponent ${state.throws[1]}. ` : "";
+  const sealed = state.position === "RoundProposed" ? `Round ${state.round}: the first throw is sealed. ` : "";
+  return `${reveal}${sealed}${turn}.`;
 }
 
 export function mount(app, id, signal) {
