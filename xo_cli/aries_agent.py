@@ -130,8 +130,8 @@ def plugin_options(args: argparse.Namespace) -> list[str]:
     return [item for key, value in settings.items() for item in ("-o", f"{PLUGIN}.{key}={json.dumps(value)}")]
 
 
-def acapy_command(args: argparse.Namespace, key: str) -> list[str]:
-    """The command line that starts ACA-Py for ``args`` (pure: the tests read it)."""
+def acapy_command(args: argparse.Namespace) -> list[str]:
+    """The command line that starts ACA-Py for ``args`` (pure: the tests read it); no secret is on it."""
     inbound: Address = args.inbound
     admin: Address = args.admin
     command = [
@@ -141,16 +141,28 @@ def acapy_command(args: argparse.Namespace, key: str) -> list[str]:
         "--outbound-transport", "http",
         "--endpoint", args.endpoint or inbound.url(),
         "--admin", admin.host, str(admin.port),
-        "--wallet-type", "askar", "--wallet-name", "wallet", "--wallet-key", key, "--auto-provision",
+        "--wallet-type", "askar", "--wallet-name", "wallet", "--auto-provision",
         "--no-ledger",
         "--auto-accept-invites", "--auto-accept-requests", "--auto-ping-connection",
         "--plugin", PLUGIN,
         "--log-level", "info" if args.verbose else "warning",
     ]  # fmt: skip
-    command += ["--admin-api-key", args.admin_api_key] if args.admin_api_key else ["--admin-insecure-mode"]
+    if not args.admin_api_key:
+        command.append("--admin-insecure-mode")
     for url in args.webhook_url or ():
         command += ["--webhook-url", url]
     return command + plugin_options(args)
+
+
+def acapy_environment(args: argparse.Namespace, key: str, data_dir: Path) -> dict[str, str]:
+    """ACA-Py's environment: the wallet key and the admin API key go here, not on its command line,
+    where any local user could read them (``ps``, ``/proc/PID/cmdline``)."""
+    environment = dict(os.environ, ACAPY_HOME=str(data_dir), ACAPY_WALLET_KEY=key,
+                       PYTHONWARNINGS="ignore::DeprecationWarning")  # fmt: skip
+    environment.pop("ACAPY_ADMIN_API_KEY", None)  # the key is --admin-api-key's, or none (insecure mode, said loudly)
+    if args.admin_api_key:
+        environment["ACAPY_ADMIN_API_KEY"] = args.admin_api_key
+    return environment
 
 
 def check_arguments(args: argparse.Namespace) -> None:
@@ -186,11 +198,11 @@ def agent(args: argparse.Namespace) -> int:
     require_free("--inbound", args.inbound)
     require_free("--admin", args.admin)
     data_dir = (args.data_dir or default_data_dir(args.label)).expanduser()
-    command = acapy_command(args, wallet_key(data_dir))
+    command = acapy_command(args)
+    environment = acapy_environment(args, wallet_key(data_dir), data_dir)
     if not args.admin_api_key:
         warn("xo", f"the admin API at {args.admin.url()} has NO API KEY: any local process can control this agent; "
              "give --admin-api-key KEY to guard it")  # fmt: skip
-    environment = dict(os.environ, ACAPY_HOME=str(data_dir), PYTHONWARNINGS="ignore::DeprecationWarning")
     with sigterm_interrupts():
         process = subprocess.Popen(command, env=environment, stdout=sys.stderr, start_new_session=True)
         try:

@@ -21,7 +21,7 @@ from typing import Any
 from client_core.errors import CommandError
 from xo_cli.arguments import parse
 from xo_cli.aries_admin import AdminClient
-from xo_cli.aries_agent import HANDSHAKE, acapy_command, wallet_key
+from xo_cli.aries_agent import HANDSHAKE, acapy_command, acapy_environment, wallet_key
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -154,10 +154,11 @@ def _start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None, c
                                        stderr=errors, env=environment)  # fmt: skip
         return Agent(label, process, client, _read_invitation(process, log), log)
     args = parse(argv)
-    command = [*acapy_command(args, wallet_key(data_dir)), "--plugin", "xo_aries_cheat"]
+    command = [*acapy_command(args), "--plugin", "xo_aries_cheat"]
+    secrets = acapy_environment(args, wallet_key(data_dir), data_dir)
     with log.open("wb") as errors:
         process = subprocess.Popen(
-            command, stdout=errors, stderr=errors, env=dict(environment, ACAPY_HOME=str(data_dir))
+            command, stdout=errors, stderr=errors, env=dict(secrets, PYTHONPATH=environment["PYTHONPATH"])
         )
     deadline = time.monotonic() + START_WAIT
     while not _ready(client):

@@ -11,7 +11,7 @@ import pytest
 
 from xo_cli import aries_agent
 from xo_cli.arguments import parse
-from xo_cli.aries_agent import acapy_command, wallet_key
+from xo_cli.aries_agent import acapy_command, acapy_environment, wallet_key
 from xo_cli.aries_connect import decode_invitation
 
 
@@ -21,7 +21,7 @@ def agent_args(*extra: str):
 
 
 def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepting():
-    command = acapy_command(agent_args("--auto-play", "perfect"), "k" * 64)
+    command = acapy_command(agent_args("--auto-play", "perfect"))
     assert command[:4] == [sys.executable, "-m", "acapy_agent", "start"]
     text = " ".join(command)
     for expected in (
@@ -36,13 +36,21 @@ def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepti
         '-o xo_aries.auto_play="perfect"',
     ):
         assert expected in text
-    hooked = acapy_command(
-        agent_args("--webhook-url", "http://127.0.0.1:9/a", "--webhook-url", "http://127.0.0.1:9/b"), "k"
-    )
+    hooked = acapy_command(agent_args("--webhook-url", "http://127.0.0.1:9/a", "--webhook-url", "http://127.0.0.1:9/b"))
     assert " --webhook-url http://127.0.0.1:9/a --webhook-url http://127.0.0.1:9/b" in " ".join(hooked)
-    keyed = acapy_command(agent_args("--admin-api-key", "s3cret"), "k" * 64)
-    assert keyed[keyed.index("--admin-api-key") + 1] == "s3cret"
-    assert "--admin-insecure-mode" not in keyed
+    assert "--admin-insecure-mode" not in acapy_command(agent_args("--admin-api-key", "s3cret"))
+
+
+def test_the_wallet_key_and_the_admin_api_key_reach_acapy_by_its_environment_never_its_command_line(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("ACAPY_ADMIN_API_KEY", "inherited")
+    keyed = agent_args("--admin-api-key", "s3cret")
+    assert not {"s3cret", "k" * 64} & set(acapy_command(keyed))
+    environment = acapy_environment(keyed, "k" * 64, tmp_path)
+    assert (environment["ACAPY_WALLET_KEY"], environment["ACAPY_ADMIN_API_KEY"]) == ("k" * 64, "s3cret")
+    assert environment["ACAPY_HOME"] == str(tmp_path)
+    assert "ACAPY_ADMIN_API_KEY" not in acapy_environment(agent_args(), "k" * 64, tmp_path)
 
 
 def test_the_wallet_key_is_made_once_and_kept_private(tmp_path):
