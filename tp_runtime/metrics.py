@@ -114,11 +114,13 @@ class MetricsServer:
 
     @property
     def url(self) -> str:
+        """The URL Prometheus scrapes, with the port the OS gave (``--metrics 127.0.0.1:0``)."""
         host, port = self.server.server_address[:2]
         host = f"[{host}]" if ":" in str(host) else str(host)
         return f"http://{host}:{port}/metrics"
 
     def close(self) -> None:
+        """Stop answering and wait for the server's thread, so a stopped processor leaves no port bound."""
         self.server.shutdown()
         self.server.server_close()
         self.thread.join()

@@ -63,11 +63,10 @@ class LedgerMetrics:
             self._submitted_at.pop(batch_id, None)
 
     def block_started(self, block_num: int, now: float) -> None:
+        """Block ``block_num`` began at ``now`` (loop time); :meth:`decided` observes how long it took."""
         self._block_started_at[block_num] = now
 
-    def decided(
-        self, committed: list[str], invalid: list[str], block_num: int | None, now: float
-    ) -> None:
+    def decided(self, committed: list[str], invalid: list[str], block_num: int | None, now: float) -> None:
         """A commit record is durable: ``committed`` in block ``block_num`` (None: no block, only INVALID ones)."""
         for batch_id in committed:
             submitted = self._submitted_at.pop(batch_id, None)
@@ -87,6 +86,7 @@ class LedgerMetrics:
             del self._block_started_at[number]
 
     def collect(self) -> Iterator[Metric]:
+        """The counters' and histograms' samples, for the REST API's collector to yield at a scrape."""
         for metric in (
             self.batches_committed,
             self.batches_invalid,

@@ -25,4 +25,5 @@ class Submissions:
             self.refused.labels(code=str(code))
 
     def refusal(self, code: int) -> None:
+        """One POST /batches refused with ``code``: always an ``ApiError``'s, never a value the client sent."""
         self.refused.labels(code=str(code)).inc()
