@@ -1,4 +1,4 @@
-"""``xo-tp`` and ``rps-tp`` with ``--metrics``, as separate processes, playing scripted games on an xo-devnet ledger.
+"""``xo-tp``, ``rps-tp`` and ``chips-tp`` with ``--metrics``, as separate processes, on an xo-devnet ledger.
 
 Each scrape is checked against what the script did: so many moves committed, so many
 refused by the rules, one event per committed move; for xo, the moves go through the
@@ -15,6 +15,8 @@ from collections.abc import Callable
 import aiohttp
 import pytest
 
+from chips_client import transactions as chips
+from chips_tp.channel import Fixed
 from rps_client.transactions import commit_moment, make_rps_transaction, reveal_moment
 from rps_tp.commitment import commitment, new_salt
 from rps_tp.game import SETUP_PHASE, Moment, Settings
@@ -149,6 +151,34 @@ def test_rps_tp_counts_a_scripted_round_with_its_address_from_the_environment(st
         assert value(families, "rps_tp_state_writes_total") == 8
         assert value(families, "rps_tp_events_added_total") == 8
         assert convention_problems(families.values(), "rps_tp") == []
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
+
+
+def test_chips_tp_counts_a_scripted_channel_opened_and_cancelled(start_tp):
+    alice, bob = Signer.generate(), Signer.generate()
+    fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (50, 50), 60, 7)
+
+    async def scenario() -> None:
+        async with running_ledger(block_time_limit=30.0) as ledger:
+            tp = start_tp("-C", ledger.component_endpoint, "--metrics", "127.0.0.1:0", command="chips-tp")
+            url = await registered(ledger, "chips", tp)
+            statuses = await play(ledger, [
+                (alice, lambda signer: chips.open_channel(signer, fixed)),
+                (alice, lambda signer: chips.open_channel(signer, fixed)),  # it exists: invalid
+                (alice, lambda signer: chips.fund(signer, fixed, 0)),  # alice holds no chips: invalid
+                (bob, lambda signer: chips.cancel(signer, fixed)),
+            ])  # fmt: skip
+            assert statuses == ["COMMITTED", "INVALID", "INVALID", "COMMITTED"]
+            families = await asyncio.to_thread(scrape, url)
+
+        assert value(families, "chips_tp_transactions_total", result="ok", family_version="1.0") == 2
+        assert value(families, "chips_tp_transactions_total", result="invalid", family_version="1.0") == 2
+        assert value(families, "chips_tp_transaction_processing_seconds_count") == 4
+        assert value(families, "chips_tp_state_writes_total") == 2
+        assert value(families, "chips_tp_events_added_total") == 2
+        assert value(families, "chips_tp_registered") == 1
+        assert convention_problems(families.values(), "chips_tp") == []
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
 
