@@ -13,7 +13,8 @@ Routes (docs/web.md tells more):
 - ``POST /api/computer/stop``: ``{"name"}``, the computer leaves it;
 - ``GET /api/chips?player=NAME``: the player's chips and channels (:mod:`xo_web.chips_desk`);
 - ``POST /api/chips/open``, ``/api/chips/join``: a channel opened, a deposit paid;
-- ``POST /api/chips/play``, ``/api/chips/move``: a staked match played from the page (:mod:`xo_web.chips_matches`).
+- ``POST /api/chips/play``, ``/api/chips/move``: a staked match played from the page (:mod:`xo_web.chips_matches`);
+- ``POST /api/chips/challenge``, ``/api/chips/finalize``: a silent opponent held to the latest state, and paid out.
 
 Every request passes :class:`xo_web.security.Guard` first; every answer carries
 the security headers; every error is a Sawtooth-style error body
@@ -227,6 +228,14 @@ class Server:
         player, ident = parse_channel(await read_json(request))
         return await self._play(lambda _: (200, self.desk.join(player, ident)), None)
 
+    async def chips_challenge(self, request: web.Request) -> web.Response:
+        player, ident = parse_channel(await read_json(request))
+        return await self._play(lambda _: (200, self.desk.challenge(player, ident)), None)
+
+    async def chips_finalize(self, request: web.Request) -> web.Response:
+        player, ident = parse_channel(await read_json(request))
+        return await self._play(lambda _: (200, self.desk.finalize(player, ident)), None)
+
     async def chips_play(self, request: web.Request) -> web.Response:
         player, ident = parse_channel(await read_json(request))
         self.matches.bind(asyncio.get_running_loop())
@@ -325,6 +334,8 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_post("/api/chips/join", server.chips_join)
     app.router.add_post("/api/chips/play", server.chips_play)
     app.router.add_post("/api/chips/move", server.chips_move)
+    app.router.add_post("/api/chips/challenge", server.chips_challenge)
+    app.router.add_post("/api/chips/finalize", server.chips_finalize)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():

@@ -19,13 +19,15 @@ from typing import Any, Final, NamedTuple
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.channels import MAX_NAME_LENGTH, MAX_ROUNDS, name_problem, nonce_of, rounds_of
+from chips_client.engine import Channel as Engine
+from chips_client.engine import Held
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
 from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, fixed_problem, mover
 from chips_tp.channel_state import State, decode_state
 from chips_tp.rps_app import REVEAL
-from chips_tp.state import CLOSED, FUNDING
+from chips_tp.state import CLOSED, FUNDING, RUNNING
 from chips_tp.state import Channel as Record
 from client_core.errors import CommandError, InvalidInput, Rejected
 from client_core.keys import KeyNames
@@ -120,7 +122,8 @@ def state_view(state: State, me: int) -> Json:
         view["round"] = data.round  # type: ignore[attr-defined]
         view["throws"] = None
         if data.position == REVEAL:  # type: ignore[attr-defined]
-            by = {mover(state.turn): data.throw, 1 - mover(state.turn): data.answer}  # type: ignore[attr-defined]
+            proposer = mover(state.turn - 1 if state.final else state.turn)  # a final state repeats the reveal
+            by = {proposer: data.throw, 1 - proposer: data.answer}  # type: ignore[attr-defined]
             view["throws"] = [by[me], by[1 - me]]  # the proposer revealed: its throw, and the answer it had
     return view
 
@@ -235,6 +238,33 @@ class ChipsDesk(Sender):
         self._submit(signer, [tx.fund(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
         return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
                 "the match can start."}  # fmt: skip
+
+    def challenge(self, player: str, ident: bytes) -> Json:
+        """``chips challenge``: hold the opponent to the newest state the player's store has; they must answer by the
+        deadline. A match the server plays for the player goes on meanwhile and finalizes once the deadline passes."""
+        signer = self.player_signer(player)
+        record = self.record(ident, signer.public_key)
+        if record.status != RUNNING:
+            raise refused(f"channel {ident.hex()[:8]} is {record.status}: only a running match can be challenged")
+        if record.challenge is not None:
+            raise refused(f"channel {ident.hex()[:8]} is challenged already, until {record.challenge.deadline}")
+        decode = APPS[record.fixed.app].decode
+        with self.store(signer.public_key) as store:
+            held = [Held(decode_state(s.state, decode), s) for _turn, s in store.states(ident)]
+        if not held or held[-1].state.turn == 0:
+            raise refused("no move has been signed in this channel yet: a challenge needs one; nothing was submitted")
+        engine = Engine(record.fixed, record.fixed.participants.index(signer.public_key), held)
+        self._submit(signer, [tx.challenge(signer, record.fixed, engine.proof())], "the challenge")
+        return {"channel": ident.hex(), "message": f"You challenged your opponent at turn {engine.latest.state.turn}."}
+
+    def finalize(self, player: str, ident: bytes) -> Json:
+        """``chips finalize``: pay out a challenge whose deadline passed unanswered (the chain's clock decides)."""
+        signer = self.player_signer(player)
+        record = self.record(ident, signer.public_key)
+        if record.challenge is None or record.status != RUNNING:
+            raise refused(f"channel {ident.hex()[:8]} has no challenge to finalize; nothing was submitted")
+        self._submit(signer, [tx.finalize(signer, record.fixed)], "the finalize")
+        return {"channel": ident.hex(), "message": "Finalized: the channel paid out the challenged state."}
 
     def record(self, ident: bytes, me: str) -> Record:
         try:

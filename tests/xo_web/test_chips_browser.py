@@ -12,6 +12,7 @@ path is printed).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -202,3 +203,23 @@ def test_alice_and_bob_stake_a_round_of_rock_paper_scissors_with_the_throw_butto
     expect(bob.locator("#chips-position")).to_contain_text("Round 1: you threw scissors, your opponent rock.")
     expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 25 chips, your opponent 15.")
     assert balances_on_chain(devnet) == {"alice": before["alice"] + 5, "bob": before["bob"] - 5}
+
+
+def test_a_silent_opponent_challenged_from_the_page_loses_the_stake_when_the_deadline_passes(pages, devnet):
+    alice, bob = pages
+    before = balances_on_chain(devnet)
+    ident = open_channel(alice, "quiet", stake=10, deposit=30, rounds=1, challenge=2)
+    join(bob, ident)
+    expect(alice.locator("#chips-challenge")).to_be_hidden()  # nothing signed yet: nothing to hold bob to
+    alice.get_by_role("button", name="Play").click()
+    expect(alice.locator(".board")).to_have_attribute("data-wanted", "true")
+    alice.locator('button.cell[data-space="5"]').click()
+    expect(alice.locator(".board")).to_have_attribute("data-wanted", "false")
+    alice.get_by_role("button", name="Challenge").click()  # bob never pressed Play: he is silent
+    expect(alice.locator("#chips-chain-note")).to_have_text("You challenged your opponent at turn 1.")
+    # alice's match (still running on the server) finalizes by itself once the deadline has passed
+    expect(alice.locator("#channel-status")).to_contain_text("Closed: you were paid")
+    paid = [int(number) for number in re.findall(r"\d+", alice.locator("#channel-status").inner_text())]
+    after = balances_on_chain(devnet)
+    assert after == {"alice": before["alice"] - 30 + paid[0], "bob": before["bob"] - 30 + paid[1]}
+    assert paid[0] > paid[1]  # the one who moved last is paid the stake in play

@@ -16,13 +16,16 @@ const THROW_KEYS = { r: "rock", p: "paper", s: "scissors" };
 /** What the match shows in words: whose move, the position, and who won the last game or round. */
 export function positionText(state, game) {
   if (!state) return "";
-  if (state.final) return `The match is over: you end with ${state.balances[0]} chips in the channel, your opponent with ${state.balances[1]}.`;
+  // A final state keeps the position before it, so the last round's throws are still there to show.
+  const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, your opponent ${state.throws[1]}. ` : "";
+  if (state.final) {
+    return `${reveal}The match is over: you end with ${state.balances[0]} chips in the channel, your opponent with ${state.balances[1]}.`;
+  }
   const turn = state.next_is_mine ? "Your move" : "Your opponent's move";
   if (game === "xo") {
     const said = { Victory: "The game is won.", Draw: "The game is a draw." }[state.position] ?? "";
     return `${said} ${turn}.`.trim();
   }
-  const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, your opponent ${state.throws[1]}. ` : "";
   const sealed = state.position === "RoundProposed" ? `Round ${state.round}: the first throw is sealed. ` : "";
   return `${reveal}${sealed}${turn}.`;
 }
@@ -36,6 +39,9 @@ export function mount(app, id, signal) {
   const position = h("p", { class: "game-status", id: "chips-position", "aria-live": "polite" });
   const error = h("p", { class: "error", role: "alert", id: "chips-error" });
   const playButton = h("button", { type: "button", class: "primary", id: "chips-play", text: "Play", hidden: true });
+  const challengeButton = h("button", { type: "button", id: "chips-challenge", text: "Challenge", hidden: true });
+  const finalizeButton = h("button", { type: "button", id: "chips-finalize", text: "Finalize", hidden: true });
+  const chainNote = h("p", { class: "note", id: "chips-chain-note" });
   const board = new BoardView({ label: "Board", onTake: (space) => send({ space }) });
   const throws = h(
     "div",
@@ -73,6 +79,29 @@ export function mount(app, id, signal) {
     }
   }
   playButton.addEventListener("click", play);
+
+  // The player's call on a silent opponent: challenge with the newest state held; once the deadline has passed
+  // unanswered, finalize (a match the server plays finalizes by itself).
+  async function toChain(path, button) {
+    button.disabled = true;
+    error.textContent = "";
+    try {
+      const { body } = await chips(path, app.player().name, { channel: id });
+      chainNote.textContent = body.message;
+    } catch (failure) {
+      error.textContent = failure.message;
+    } finally {
+      button.disabled = false;
+    }
+  }
+  challengeButton.addEventListener("click", () => toChain("challenge", challengeButton));
+  finalizeButton.addEventListener("click", () => toChain("finalize", finalizeButton));
+
+  function showChainActions() {
+    const running = channel?.status === "running";
+    challengeButton.hidden = !running || Boolean(channel.challenge) || !(channel.state?.turn > 0);
+    finalizeButton.hidden = !running || !channel.challenge?.by_me;
+  }
 
   function showBalances(state) {
     if (!channel) return;
@@ -126,6 +155,7 @@ export function mount(app, id, signal) {
       replace(heading, "Channel ", shown(channel.shown));
       terms.textContent = `${gameName(channel.game)}, ${stakeText(channel)}, ${roundsText(channel)}; deposits ${channel.deposits[0]} and ${channel.deposits[1]}.`;
       replace(status, statusText(channel), countdown(channel, skew));
+      showChainActions();
       const match = app.live.match(app.me(), id);
       showState(match?.state ?? channel.state, match);
     } catch (failure) {
@@ -140,7 +170,8 @@ export function mount(app, id, signal) {
     terms,
     status,
     balances,
-    h("div", { class: "actions" }, playButton),
+    h("div", { class: "actions" }, playButton, challengeButton, finalizeButton),
+    chainNote,
     position,
     channel?.game === "rps" ? null : board.element,
     throws,
@@ -157,6 +188,10 @@ export function mount(app, id, signal) {
     const match = event.detail;
     if (match.channel !== id || match.player !== app.me()) return;
     say(match.line);
+    if (channel && match.state) {
+      channel.state = match.state;
+      showChainActions();
+    }
     if (match.state) showState(match.state, match);
     else showState(channel?.state ?? null, match);
     if (!match.playing) read();
@@ -184,6 +219,7 @@ export function mount(app, id, signal) {
         channel = found;
         skew = Date.now() / 1000 - view.now;
         replace(status, statusText(channel), countdown(channel, skew));
+        showChainActions();
       }
     } catch {
       // the next block tries again
