@@ -68,7 +68,7 @@ def _board_problem(data: XoData) -> str | None:
         return "a space holds both marks"
     crosses, noughts = data.crosses.bit_count(), data.noughts.bit_count()
     if data.position in RESTING:
-        return None if crosses == noughts == 0 else f"{data.position} has an empty board"
+        return None if crosses == noughts == 0 else f"{data.position} must have an empty board"
     if crosses - noughts not in (0, 1):
         return f"{crosses} crosses and {noughts} noughts: X moves first and the players alternate"
     return None

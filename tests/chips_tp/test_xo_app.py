@@ -27,9 +27,11 @@ from chips_tp.xo_app import (
     VICTORY,
     X_PLAYING,
     XoData,
+    decode,
     transition_problem,
     valid_transition,
 )  # fmt: skip
+from rps_tp.canonical import Malformed
 
 CHANNEL = bytes(32)
 STAKE = 1
@@ -200,3 +202,16 @@ def test_the_reasons_name_the_move():
     assert transition_problem(first, greedy, FIXED) == (
         "PlayAgainMeSecond -> XPlaying by participant 0 makes the balances 3 and 1, not 4 and 0"
     )
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ({"position": PLAY_AGAIN_ME_FIRST, "crosses": bit(4), "noughts": 0}, "must have an empty board"),
+        ({"position": X_PLAYING, "crosses": bit(4), "noughts": bit(4)}, "a space holds both marks"),
+        ({"position": O_PLAYING, "crosses": bit(0) | bit(1), "noughts": 0}, "2 crosses and 0 noughts"),
+    ],
+)
+def test_app_data_whose_marks_do_not_fit_its_position_is_malformed_saying_why(data, reason):
+    with pytest.raises(Malformed, match=reason):
+        decode(data)
