@@ -51,7 +51,10 @@ def test_a_move_from_the_page_with_its_token_gets_past_the_checks(offline_server
     assert "\"action\" must be one of create, take, delete" in error_of(answer)["message"]
 
 
-@pytest.mark.parametrize("path", ["/api/moves", "/api/rps", "/api/computer", "/api/computer/stop"])
+CHIPS_POSTS = [f"/api/chips/{op}" for op in ("open", "join", "play", "move", "challenge", "finalize")]
+
+
+@pytest.mark.parametrize("path", ["/api/moves", "/api/rps", "/api/computer", "/api/computer/stop", *CHIPS_POSTS])
 def test_a_post_without_the_token_is_forbidden(offline_server, path):
     headers = offline_server.page_headers()
     del headers[TOKEN_HEADER]
@@ -77,6 +80,17 @@ def test_a_post_from_another_origin_is_forbidden_even_with_the_token(offline_ser
     answer = offline_server.request("POST", "/api/moves", headers=headers, body=MALFORMED_MOVE)
     assert answer.status == 403
     assert error_of(answer)["message"] == "only this server's own page may change anything"
+
+
+@pytest.mark.parametrize("path", CHIPS_POSTS)
+def test_a_chips_post_from_another_origin_is_forbidden_even_with_the_token(offline_server, path):
+    headers = offline_server.page_headers(Origin="http://evil.example")
+    assert offline_server.request("POST", path, headers=headers, body=MALFORMED_MOVE).status == 403
+
+
+def test_chips_of_a_player_from_another_site_are_not_read(offline_server):
+    headers = {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "cors"}
+    assert offline_server.request("GET", "/api/chips?player=alice", headers=headers).status == 403
 
 
 def test_a_post_without_an_origin_is_forbidden(offline_server):
