@@ -63,6 +63,7 @@ class ChipsTransactionHandler(FamilyHandler):
 
 
 def _account_op(op: Issue | Transfer, signer: str, context: StateContext) -> None:
+    """An issue or a transfer: the accounts it changes written, and its event."""
     if isinstance(op, Issue):
         credited = rules.issue(_accounts(context, op.to)[op.to], op, signer, _issuers(context))
         changed = {op.to: credited}
@@ -75,6 +76,7 @@ def _account_op(op: Issue | Transfer, signer: str, context: StateContext) -> Non
 
 
 def _channel_op(op: Op, signer: str, context: StateContext) -> None:
+    """A channel op: the channel (and, on a payout, both accounts) written in one request, and its event."""
     if isinstance(op, Open):
         identity = channel_id(Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce))
         channel = rules.open_channel(_channel(context, identity), op, signer)
@@ -122,6 +124,7 @@ def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> tuple
 
 
 def _issuers(context: StateContext) -> list[str]:
+    """The keys in ``chips.issuers``, read as Sawtooth's settings family stores the setting."""
     try:
         return listed(setting_value(read_entry(context, ISSUERS_ADDRESS), ISSUERS_SETTING))
     except AuthorizationException:
@@ -147,10 +150,12 @@ def _account_entries(accounts: dict[str, Account | None]) -> dict[str, bytes | N
 
 
 def _write_accounts(context: StateContext, accounts: dict[str, Account | None]) -> None:
+    """Write ``accounts`` in one request (an emptied one deleted)."""
     write_entries(context, _account_entries(accounts))
 
 
 def _channel(context: StateContext, identity: bytes) -> Channel | None:
+    """The channel ``identity``, or None; a transaction that did not list its address is refused saying so."""
     address = channel_address(identity)
     try:
         data = read_entry(context, address)

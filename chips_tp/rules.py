@@ -195,6 +195,7 @@ def _close(channel: Channel, payout: tuple[int, int]) -> Channel:
 
 
 def _participant(channel: Channel, signer: str, what: str) -> int:
+    """The signer's seat (0 or 1); refused on a closed channel (it paid out once) or for anyone else's key."""
     if channel.status == CLOSED:
         raise Refused(f"channel {_label(channel)} is closed and paid out already")
     if signer not in channel.fixed.participants:
@@ -217,9 +218,11 @@ def _running(channel: Channel, now: int | None) -> None:
 
 
 def _not_stale(channel: Channel, state: State) -> None:
+    """Refuse a state older than the chain's: the turn the chain records never goes down."""
     if state.turn < channel.turn:
         raise Refused(f"the state of turn {state.turn} is stale: the chain has recorded turn {channel.turn}")
 
 
 def _label(channel: Channel) -> str:
+    """The channel as refusals name it: the start of its id."""
     return short(channel.id.hex())

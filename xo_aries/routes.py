@@ -75,11 +75,13 @@ class GameListSchema(OpenAPISchema):
 
 
 def _error(status: int, code: str, message: str) -> web.Response:
+    """A 4xx/5xx JSON error a controller can act on: a machine code beside the human message."""
     error = {"code": code, "title": HTTPStatus(status).phrase, "message": message}
     return web.json_response({"error": error}, status=status)
 
 
 def _refused(refusal: Refusal) -> web.Response:
+    """A move the player's own agent sees is illegal: 409 when the game's state forbids it, else 400; never sent."""
     return _error(409 if refusal.conflict else 400, refusal.code, refusal.explanation)
 
 
@@ -202,6 +204,7 @@ def register_events(event_bus: EventBus) -> None:
 
 
 async def _problem_received(profile: Profile, event: Event) -> None:
+    """A problem-report the other agent sent is kept in its game (ACA-Py's handler only announces it)."""
     payload = event.payload if isinstance(event.payload, dict) else {}
     await GameManager(profile, _no_send).received_problem(payload)
 
