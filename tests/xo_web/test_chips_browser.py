@@ -87,7 +87,7 @@ def pages(browser, address):
         page.goto(address)
         page.select_option("#player", player)
         expect(page.locator("#connection")).to_have_attribute("data-live", "true")
-        page.get_by_role("link", name="Chips").click()
+        page.get_by_role("link", name="Chips", exact=True).click()
         expect(page.locator("#chips-balance")).to_contain_text("You hold")
         opened[player] = page
     yield opened["alice"], opened["bob"]
@@ -161,6 +161,13 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
     alice.screenshot(path=screenshots / "chips-concluded-alice.png", full_page=True)
     assert tofu(alice) == []
+    for view in ("channel", "chips"):
+        if view == "chips":
+            alice.get_by_role("link", name="Chips", exact=True).click()
+            expect(alice.locator(f'li.channel[data-channel="{ident}"]')).to_be_visible()
+        alice.set_viewport_size({"width": 360, "height": 760})
+        alice.screenshot(path=screenshots / f"{view}-360px.png", full_page=True)
+        assert alice.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the screen
 
 
 def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, screenshots):
