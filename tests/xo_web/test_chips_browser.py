@@ -13,8 +13,10 @@ path is printed).
 from __future__ import annotations
 
 import re
+import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -22,7 +24,7 @@ import pytest
 from chips_client.chain import RestChain
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import Running
-from tests.xo_web.browser import CHROMIUM_ARGS, SECONDS, chromium_executable, tofu, unavailable
+from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT, SECONDS, chromium_executable, tofu, unavailable
 
 try:
     from playwright.sync_api import Page, expect, sync_playwright
@@ -82,6 +84,7 @@ def pages(browser, address):
     opened, contexts = {}, []
     for player in ("alice", "bob"):
         contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
+        contexts[-1].add_init_script(MEASURE_SCRIPT)
         page = contexts[-1].new_page()
         page.on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
         page.goto(address)
@@ -123,10 +126,17 @@ def join(bob: Page, ident: str) -> None:
     expect(bob.locator("#channel-status")).to_have_text("Funded: the match is on.")
 
 
-def take(mover: Page, watcher: Page, space: int, mark: str) -> None:
+def take(mover: Page, watcher: Page, space: int, mark: str) -> float:
+    """Play ``space`` in ``mover``'s page; the milliseconds from the click to the mark painted in ``watcher``'s."""
     expect(mover.locator(".board")).to_have_attribute("data-wanted", "true")
     mover.locator(f'button.cell[data-space="{space}"]').click()
     expect(watcher.locator(f'button.cell[data-space="{space}"]')).to_have_attribute("data-mark", mark)
+    clicked = mover.evaluate(f"window.__xo.clicks['{space}']")
+    deadline = time.monotonic() + SECONDS
+    while (seen := watcher.evaluate(f"window.__xo.seen['{space}']")) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen is not None, f"space {space} never painted"
+    return seen - clicked
 
 
 def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_final_state(pages, devnet, screenshots):
@@ -143,8 +153,12 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     expect(alice.locator(".stake")).to_have_text("10 chips a game")
     expect(bob.locator(".balance-mine")).to_have_text("50 chips")
 
-    for mover, watcher, space in ((alice, bob, 1), (bob, alice, 4), (alice, bob, 2), (bob, alice, 5)):
+    delays = [
         take(mover, watcher, space, "X" if mover is alice else "O")
+        for mover, watcher, space in ((alice, bob, 1), (bob, alice, 4), (alice, bob, 2), (bob, alice, 5))
+    ]
+    print(f"staked move, click to the other page's paint (ms): median {statistics.median(delays):.0f}, "
+          f"each {', '.join(f'{d:.0f}' for d in delays)}")  # fmt: skip
     bob.keyboard.press("6")  # typed on bob's page while it is not his move: said in words, nothing sent
     expect(bob.locator("#chips-error")).to_have_text("It is not your move: wait for your opponent.")
     alice.screenshot(path=screenshots / "chips-match-alice.png", full_page=True)
