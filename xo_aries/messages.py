@@ -25,6 +25,7 @@ from acapy_agent.protocols.problem_report.v1_0 import message as acapy_problem_r
 from acapy_agent.protocols.problem_report.v1_0.message_types import PROBLEM_REPORT
 from marshmallow import EXCLUDE, fields, post_dump, pre_load
 
+from xo_aries.player import NO_WINNER_FIELD
 from xo_aries.problem_fields import DESCRIPTION, EXPLAIN, EXPLAIN_L10N, report_fields, with_description
 from xo_client.aries import DIDCOMM_PROTOCOL, MOVE, OUTCOME, PROTOCOL
 
@@ -95,7 +96,8 @@ class Outcome(AgentMessage):
 
 
 class OutcomeSchema(AgentMessageSchema):
-    """``outcome`` fields; ``winner`` is required by the protocol and may be null, so null is kept."""
+    """``outcome`` fields; ``winner`` is required by the protocol and may be null, so null is kept (and a missing
+    ``winner`` is read as :data:`~xo_aries.player.NO_WINNER_FIELD`, which the game refuses)."""
 
     class Meta:
         """Null is a value here (an abandoned game), so none is skipped; absent optional fields are."""
@@ -104,7 +106,7 @@ class OutcomeSchema(AgentMessageSchema):
         unknown = EXCLUDE
         skip_values = ()
 
-    winner = fields.Raw(required=False, allow_none=True, load_default=None)
+    winner = fields.Raw(required=False, allow_none=True, load_default=NO_WINNER_FIELD)
     me = fields.Raw(required=False, allow_none=True)
     moves = fields.Raw(required=False, allow_none=True)
     comment = fields.Raw(required=False, allow_none=True)

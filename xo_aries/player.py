@@ -43,6 +43,9 @@ STATES: Final = (MY_MOVE, THEIR_MOVE, WRAP_UP, DONE)
 MARKS: Final = (rules.PLAYER_1_MARK, rules.PLAYER_2_MARK)
 #: How much of a refused value an explanation repeats.
 SHOWN_LENGTH: Final = 40
+#: What an ``outcome`` without a ``winner`` field reads as: the seed requires the field (null abandons),
+#: so its absence is refused, never taken for a null. Any value that is not a result is refused anyway.
+NO_WINNER_FIELD: Final = "(no winner field)"
 
 
 class Refusal(ValueError):
@@ -209,6 +212,8 @@ def own_outcome(player: Player) -> Player:
 
 def received_outcome(player: Player, winner: object) -> Player:
     """``receive outcome``: the other player ends the game: ``winner`` null abandons it, else it must be the result."""
+    if winner == NO_WINNER_FIELD:
+        raise Refusal(BAD_MESSAGE, "the outcome has no winner field: the protocol requires one (null to abandon)")
     if winner is None:
         if player.winner is not None:
             return replace(player, state=DONE)

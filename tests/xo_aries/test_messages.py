@@ -9,7 +9,8 @@ pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed
 from acapy_agent.messaging.models.base import BaseModelError
 from acapy_agent.protocols.problem_report.v1_0.message import ProblemReport as AcapyProblemReport
 
-from xo_aries.messages import PROBLEM_REPORT_TYPES, ProblemReport, problem_report
+from xo_aries.messages import PROBLEM_REPORT_TYPES, Outcome, ProblemReport, problem_report
+from xo_aries.player import NO_WINNER_FIELD
 from xo_client.aries import DIDCOMM_PROTOCOL, PROTOCOL
 
 SEED_TYPE = "did:sov:BzCbsNYhMrjHiqZDTUASHg;spec/notification/1.0/problem-report"
@@ -44,3 +45,10 @@ def test_a_report_in_the_seeds_form_only_is_accepted_and_described():
 def test_a_report_with_no_code_in_either_form_is_still_refused():
     with pytest.raises(BaseModelError):
         ProblemReport.deserialize({"@type": SEED_TYPE, "explain": "something went wrong"})
+
+
+def test_an_outcome_without_winner_is_told_apart_from_one_with_a_null_winner():
+    outcome = f"{PROTOCOL}/outcome"
+    assert Outcome.deserialize({"@type": outcome, "@id": "o1", "winner": None}).winner is None
+    assert Outcome.deserialize({"@type": outcome, "@id": "o2"}).winner == NO_WINNER_FIELD
+    assert Outcome(_type=outcome, winner=None).serialize()["winner"] is None, "null is sent, not left out"

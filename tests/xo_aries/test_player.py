@@ -5,6 +5,7 @@ from __future__ import annotations
 from xo_aries.player import (
     DONE,
     MY_MOVE,
+    NO_WINNER_FIELD,
     THEIR_MOVE,
     WRAP_UP,
     Player,
@@ -141,3 +142,10 @@ def test_abandoning_is_an_outcome_with_a_null_winner_from_either_side():
         received_move(theirs, "X", ["X:B2", "X:A1"])
     with refused("bad-message"):
         received_outcome(x, "X")  # a winner for an unfinished game
+
+
+def test_an_outcome_without_its_winner_field_is_a_bad_message_not_an_abandonment():
+    unfinished = invited("X", ["X:B2"])
+    with refused("bad-message"):
+        received_outcome(unfinished, NO_WINNER_FIELD)
+    assert received_outcome(unfinished, None).abandoned, "an explicit null still abandons"
