@@ -118,3 +118,26 @@ def test_connect_reads_the_invitation_from_the_url_and_refuses_anything_else(run
 def test_under_a_python_without_acapy_the_real_check_refuses(run):
     code, _, err = run("aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
     assert code == 3 and "needs ACA-Py" in err
+
+
+@pytest.mark.parametrize(("key", "warned"), [((), True), (("--admin-api-key", "s3cret"), False)])
+def test_an_admin_api_without_a_key_is_warned_about_loudly_before_acapy_starts(run, monkeypatch, tmp_path, key, warned):
+    started = []
+
+    def popen(command, env, **_):
+        started.append((command, env))
+        raise aries_agent.Unavailable("stopped before ACA-Py ran")
+
+    monkeypatch.setattr(aries_agent, "acapy_available", lambda: True)
+    monkeypatch.setattr(aries_agent.subprocess, "Popen", popen)
+    with socket.socket() as inbound, socket.socket() as admin:
+        inbound.bind(("127.0.0.1", 0))
+        admin.bind(("127.0.0.1", 0))
+        ports = inbound.getsockname()[1], admin.getsockname()[1]
+    address = ("--inbound", f"127.0.0.1:{ports[0]}", "--admin", f"127.0.0.1:{ports[1]}")
+    code, out, err = run("aries", "agent", "--label", "alice", *address, "--data-dir", tmp_path, *key)
+    assert (code, out) == (3, "") and "stopped before ACA-Py ran" in err
+    assert ("NO API KEY" in err) is warned
+    [(command, env)] = started
+    assert env["ACAPY_WALLET_KEY"] == (tmp_path / "wallet.key").read_text().strip()
+    assert env["ACAPY_WALLET_KEY"] not in command
