@@ -12,6 +12,9 @@ one clock times both ends. Two modes, each run through xo-devnet's embedded brok
 - one channel, the players answering each other at once: the latency of a move;
 - ``--channels`` channels at once (100), each making a move every ``--interval`` seconds (1).
 
+With ``--store``, each player also writes every state to its store (SQLite, fsync) before sending it
+and once it has applied one, as ``chips play`` does.
+
     python benchmarks/chips_message_latency.py                      # both modes, both brokers
     python benchmarks/chips_message_latency.py --broker mqtt://127.0.0.1:1883 --channels 100 --seconds 30
 
@@ -44,6 +47,7 @@ from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.engine import Channel, Held, Refusal, Stale
 from chips_client.messages import decode_message, encode_message, topic
+from chips_client.store import Store
 from chips_tp import xo_app
 from chips_tp.channel import Fixed, channel_id, mover
 from chips_tp.channel_state import State
@@ -65,6 +69,8 @@ class Player:
     signer: Signer
     channel: Channel
     session: BrokerSession | None = None
+    store: Store | None = None
+    """With --store: the player's store, written (fsync) before a state is sent and once one is applied."""
 
 
 @dataclass
@@ -120,6 +126,8 @@ def make_move(table: Table, tally: Tally) -> None:
     state = next_state(player.channel.latest.state, table.fixed)
     signed = tx.sign_move(table.fixed, state, player.signer)
     player.channel.accept(state, signed)
+    if player.store is not None:
+        player.store.save_state(player.channel.id, state.turn, signed)
     table.started[state.turn] = started
     assert player.session is not None
     try:
@@ -142,6 +150,8 @@ def receive(table: Table, me: int, data: bytes, tally: Tally) -> bool:
     except Stale:
         return False
     player.channel.accept(state, signed)
+    if player.store is not None:
+        player.store.save_state(player.channel.id, state.turn, signed)
     tally.add(time.perf_counter() - table.started.pop(state.turn))
     return True
 
@@ -160,9 +170,12 @@ def play(table: Table, tally: Tally, interval: float, first_at: float, until: fl
         receive(table, me, data, tally)
 
 
-def connect(tables: list[Table], where: BrokerAddress, run: str) -> None:
+def connect(tables: list[Table], where: BrokerAddress, run: str, stores: Path | None) -> None:
+    """Each player's session (and with ``stores``, its store there), subscribed to its own topic."""
     for number, table in enumerate(tables):
         for me, player in enumerate(table.players):
+            if stores is not None:
+                player.store = Store(stores / f"{run}-{number}-{me}.sqlite")
             player.session = BrokerSession(
                 where, f"bench-{run}-{number}-{me}", lambda _topic, data, t=table, m=me: t.inbox.put((m, data))
             )
@@ -170,12 +183,14 @@ def connect(tables: list[Table], where: BrokerAddress, run: str) -> None:
             player.session.subscribe(topic(player.channel.id, player.signer.public_key), SECONDS)
 
 
-def measure(where: BrokerAddress, channels: int, interval: float, seconds: float) -> tuple[Tally, int]:
+def measure(
+    where: BrokerAddress, channels: int, interval: float, seconds: float, stores: Path | None
+) -> tuple[Tally, int]:
     """Run ``channels`` channels for ``seconds``; the tally and how many moves were never received."""
     tables = [new_table(number) for number in range(channels)]
     tally = Tally()
     try:
-        connect(tables, where, secrets.token_hex(4))
+        connect(tables, where, secrets.token_hex(4), stores)
         start = time.perf_counter() + 0.2
         until = start + seconds
         spread = interval / channels
@@ -198,6 +213,8 @@ def measure(where: BrokerAddress, channels: int, interval: float, seconds: float
             for player in table.players:
                 if player.session is not None:
                     player.session.close()
+                if player.store is not None:
+                    player.store.close()
     return tally, lost
 
 
@@ -298,6 +315,14 @@ def main() -> int:
     parser.add_argument("--channels", type=int, default=100, help="channels of the many-channel run (default 100)")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between a channel's moves (default 1)")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of the many-channel run (default 30)")
+    parser.add_argument(
+        "--store",
+        nargs="?",
+        const=tempfile.gettempdir(),
+        metavar="DIR",
+        help="also write every state to the players' stores (SQLite, fsync) before sending and on applying, as"
+        " chips play does; in a temporary directory under DIR (default: the system's temporary directory)",
+    )
     parser.add_argument("--smoke", action="store_true", help="a few moves of each mode, each broker: checks it runs")
     args = parser.parse_args()
     if args.smoke:
@@ -317,15 +342,19 @@ def main() -> int:
         brokers = [(name, starters[name]()) for name in names]
     errors = 0
     for name, starting in brokers:
-        with starting as url:
+        with starting as url, contextlib.ExitStack() as stack:
+            stores = None
+            if args.store is not None:
+                stores = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="chips-bench-", dir=args.store)))
             where = BrokerAddress.parse(url, {})
-            one = one_channel(where, args.moves)
+            one = one_channel(where, args.moves, stores)
             results = [
-                report(name, url, "one channel", *one, cpu_path_us=cpu_path_us(min(args.moves, 500))),
+                report(name, url, "one channel", *one, store=stores is not None,
+                       cpu_path_us=cpu_path_us(min(args.moves, 500))),
                 report(
                     name, url, "many channels",
-                    *measure(where, args.channels, args.interval, args.seconds),
-                    channels=args.channels, interval_s=args.interval, seconds=args.seconds,
+                    *measure(where, args.channels, args.interval, args.seconds, stores),
+                    store=stores is not None, channels=args.channels, interval_s=args.interval, seconds=args.seconds,
                 ),
             ]  # fmt: skip
         for result in results:
@@ -334,12 +363,12 @@ def main() -> int:
     return 1 if errors else 0
 
 
-def one_channel(where: BrokerAddress, count: int) -> tuple[Tally, int]:
+def one_channel(where: BrokerAddress, count: int, stores: Path | None) -> tuple[Tally, int]:
     """One channel, the players answering at once, until ``count`` moves were received (or a time limit)."""
     tally = Tally()
     table = new_table(0)
     try:
-        connect([table], where, secrets.token_hex(4))
+        connect([table], where, secrets.token_hex(4), stores)
         make_move(table, tally)
         deadline = time.perf_counter() + count * 0.1 + SECONDS
         while len(tally.latencies) < count and time.perf_counter() < deadline:
@@ -353,6 +382,8 @@ def one_channel(where: BrokerAddress, count: int) -> tuple[Tally, int]:
         for player in table.players:
             if player.session is not None:
                 player.session.close()
+            if player.store is not None:
+                player.store.close()
     return tally, len(table.started)
 
 
