@@ -171,16 +171,22 @@ def play(table: Table, tally: Tally, interval: float, first_at: float, until: fl
 
 
 def connect(tables: list[Table], where: BrokerAddress, run: str, stores: Path | None) -> None:
-    """Each player's session (and with ``stores``, its store there), subscribed to its own topic."""
+    """Each player's session, subscribed to its own topic, then (with ``stores``) its store there.
+
+    Stores are opened last: paho waits on its sockets with select(), which takes no descriptor above 1023,
+    and 200 stores (three files each) would push the sockets' descriptors past it.
+    """
     for number, table in enumerate(tables):
         for me, player in enumerate(table.players):
-            if stores is not None:
-                player.store = Store(stores / f"{run}-{number}-{me}.sqlite")
             player.session = BrokerSession(
                 where, f"bench-{run}-{number}-{me}", lambda _topic, data, t=table, m=me: t.inbox.put((m, data))
             )
             player.session.connect(SECONDS)
             player.session.subscribe(topic(player.channel.id, player.signer.public_key), SECONDS)
+    if stores is not None:
+        for number, table in enumerate(tables):
+            for me, player in enumerate(table.players):
+                player.store = Store(stores / f"{run}-{number}-{me}.sqlite")
 
 
 def measure(
