@@ -30,7 +30,15 @@ LEDGER_NAMESPACES: dict[str, str] = {"00b10c": "block_info", "000000": "sawtooth
 
 
 class AuthorizationError(Exception):
-    """The processor touched an address it may not (outside inputs/outputs, or not an address)."""
+    """The processor touched an address it may not (outside inputs/outputs, or not an address).
+
+    ``condition`` names which rule refused it, from a small fixed set (never an address or
+    anything else a client chose), so that the log can hold each rule's repeats to one line.
+    """
+
+    def __init__(self, message: str, condition: str) -> None:
+        super().__init__(message)
+        self.condition = condition
 
 
 class TxnContext:
@@ -91,12 +99,14 @@ class TxnContext:
             if owner is not None and owner != self._family:
                 raise AuthorizationError(
                     f"cannot {verb} {address}: the namespace {address[:6]} belongs to the ledger ({owner});"
-                    f" {self._owner} may not write it, whatever namespaces its processor registered"
+                    f" {self._owner} may not write it, whatever namespaces its processor registered",
+                    f"ledger namespace {address[:6]}",
                 )
             if not address.startswith(namespaces):
                 registered = ", ".join(namespaces) or "none"
                 raise AuthorizationError(
-                    f"cannot {verb} {address}: not under the namespaces {self._owner} registered ({registered})"
+                    f"cannot {verb} {address}: not under the namespaces {self._owner} registered ({registered})",
+                    "unregistered namespace",
                 )
 
     def receipt(self, txn_id: str) -> TransactionReceipt:
@@ -113,9 +123,9 @@ class TxnContext:
 def _authorize(addresses: list[str], allowed: tuple[str, ...], verb: str, field: str) -> None:
     for address in addresses:
         if not ADDRESS_PATTERN.fullmatch(address):
-            raise AuthorizationError(f"cannot {verb} {address!r}: not a 70-character lowercase hex address")
+            raise AuthorizationError(f"cannot {verb} {address!r}: not a 70-character lowercase hex address", "address")
         if not address.startswith(allowed):
-            raise AuthorizationError(f"cannot {verb} {address}: not under the transaction's {field}")
+            raise AuthorizationError(f"cannot {verb} {address}: not under the transaction's {field}", field)
 
 
 def layered_reader(layers: Sequence[dict[str, bytes | None]], base: Reader) -> Reader:

@@ -10,6 +10,10 @@ on the processor's answer. Requests in an unknown context get what a Sawtooth
 validator answers (its ``ContextManager`` and ``tp_state_handlers``): state requests OK
 without touching anything (reads find no entries, writes and deletes are dropped;
 a delete echoes its addresses), events and receipt data ERROR.
+
+A refusal is logged at INFO through the dispatcher's rate limiter, one line per kind of
+request and rule per interval: a client can make a processor ask for what it may not have
+(a transaction whose inputs leave out the game it names) as often as it submits one.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any
 
 from google.protobuf.message import Message as ProtoMessage
 
+from xo_core.log_limits import LogLimiter
 from xo_core.protobuf import state_context_pb2
 from xo_core.protobuf.validator_pb2 import Message
 from xo_devnet.context import AuthorizationError, TxnContext
@@ -28,7 +33,9 @@ from xo_devnet.context import AuthorizationError, TxnContext
 LOG = logging.getLogger(__name__)
 
 
-def answer_context_request(contexts: Mapping[str, TxnContext], message: Message) -> tuple[int, bytes] | None:
+def answer_context_request(
+    contexts: Mapping[str, TxnContext], message: Message, log_limiter: LogLimiter
+) -> tuple[int, bytes] | None:
     """The (message type, content) answering a context request; None if the message is not one."""
     call = _CONTEXT_CALLS.get(message.message_type)
     if call is None:
@@ -41,7 +48,8 @@ def answer_context_request(contexts: Mapping[str, TxnContext], message: Message)
         try:
             response = call.apply(context, request)
         except AuthorizationError as error:
-            LOG.info("refused a %s request: %s", call.name, error)
+            key = ("refused context request", call.name, error.condition)
+            log_limiter.log(LOG, key, logging.INFO, "refused a %s request: %s", call.name, error)
             response = call.refused
     return call.response_type, response.SerializeToString()
 

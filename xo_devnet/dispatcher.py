@@ -209,7 +209,7 @@ class Dispatcher:
         if connection is not None:
             connection.last_seen = time.monotonic()
             connection.ping_sent_at = None
-        reply = answer_context_request(self._contexts, message)
+        reply = answer_context_request(self._contexts, message, self._log_limiter)
         if reply is not None:
             self._send(identity, *reply, message.correlation_id)
             return
