@@ -7,6 +7,11 @@ persistent session only for clients that are not anonymous, and a local developm
 on loopback has no accounts to check. Known limit of amqtt 0.12 (Yakifo/amqtt#401): a
 message in flight to a client that disconnects before acknowledging it is not redelivered;
 messages published while it is offline are. Clients resend what was not answered.
+
+Anyone on the machine can connect and send junk, and amqtt writes a warning or two for each
+such connection: its warnings and errors go through a rate limiter (``xo_core.log_limits``,
+as the REST API's do), one line per logger and level per 10 s and then the count, so a flood
+of connections cannot flood the log. Its lines below WARNING (seen with ``-vv``) pass as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
 from amqtt.broker import Broker
 from amqtt.plugins.base import BaseAuthPlugin
 from amqtt.session import Session
+
+from xo_core.log_limits import LogLimiter
 
 LOGGER = logging.getLogger(__name__)
 LISTENER = "default"
@@ -37,6 +44,34 @@ CONFIG = {
     "listeners": {LISTENER: {"type": "external"}},
     "plugins": {f"{OpenAccess.__module__}.{OpenAccess.__qualname__}": {}},
 }
+
+
+class _LimitedLines(logging.Handler):
+    """Takes every line of amqtt's loggers and writes its warnings and errors through ``limiter``."""
+
+    def __init__(self, limiter: LogLimiter) -> None:
+        super().__init__()
+        self.limiter = limiter
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno < logging.WARNING:
+            logging.getLogger().handle(record)
+            return
+        error = record.exc_info[1] if record.exc_info else None
+        key = ("amqtt", record.name, record.levelno)  # a fixed set: amqtt's loggers and the levels
+        self.limiter.log(LOGGER, key, record.levelno, "%s: %s", record.name, record.getMessage(), exc_info=error)
+
+
+LOG_LIMITER = LogLimiter()
+"""The broker's client-repeatable lines, amqtt's and ours, one line per condition per interval."""
+
+
+def _limit_amqtt_lines() -> None:
+    """Route amqtt's lines through LOG_LIMITER, once per process (every broker of the process shares them)."""
+    amqtt_logger = logging.getLogger("amqtt")
+    if not any(isinstance(handler, _LimitedLines) for handler in amqtt_logger.handlers):
+        amqtt_logger.addHandler(_LimitedLines(LOG_LIMITER))
+        amqtt_logger.propagate = False
 
 
 class EmbeddedBroker:
@@ -70,6 +105,7 @@ class EmbeddedBroker:
 
     async def start(self) -> None:
         """Bind, then start amqtt; OSError if the address cannot be bound (a port in use, say)."""
+        _limit_amqtt_lines()
         self._server = await asyncio.start_server(self._serve, self.host, self.requested_port)
         self._broker = Broker(CONFIG)
         try:
@@ -90,6 +126,7 @@ class EmbeddedBroker:
         if self._connections:
             await asyncio.wait(self._connections, timeout=STOP_TIMEOUT_SECONDS)
         self._broker = None
+        LOG_LIMITER.flush()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One client connection, handed to amqtt; whatever ends it, the socket is closed."""
@@ -102,8 +139,9 @@ class EmbeddedBroker:
                 await self._broker.external_connected(*stream, LISTENER)
         except asyncio.CancelledError:
             pass
-        except Exception:
-            LOGGER.warning("an MQTT connection ended on an error", exc_info=True)
+        except Exception as error:
+            LOG_LIMITER.log(LOGGER, "connection error", logging.WARNING, "an MQTT connection ended on an error",
+                            exc_info=error)  # fmt: skip
         finally:
             writer.close()
             if task is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import queue
 import socket
 import threading
@@ -13,7 +15,7 @@ from typing import TypeVar
 import pytest
 
 from client_core.broker import BrokerAddress, BrokerSession, BrokerUnreachable
-from xo_devnet.mqtt_broker import EmbeddedBroker
+from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker
 
 SECONDS = 5.0
 T = TypeVar("T")
@@ -139,3 +141,47 @@ def test_stopping_ends_the_sessions_and_frees_the_port(sessions: list[BrokerSess
             BrokerSession(where, "embedded-late", lambda topic, payload: None).connect(SECONDS)
     finally:
         running.close()
+
+
+JUNK = [b"\x10\xff\xff\xff\xff\x7f junk", b"GET / HTTP/1.1\r\n\r\n", b""]
+"""What anyone on the machine may send the broker: a CONNECT of impossible length, HTTP, nothing at all."""
+
+
+class RootLines(logging.Handler):
+    """What reaches the root logger's handlers: what xo-devnet writes to its terminal."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(f"{record.name}: {record.getMessage()}")
+
+
+@pytest.fixture
+def root_lines() -> Iterator[RootLines]:
+    handler = RootLines()
+    logging.getLogger().addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logging.getLogger().removeHandler(handler)
+
+
+def test_junk_connections_write_a_line_per_kind_and_a_count_not_a_line_each(
+    broker: BrokerThread, sessions: list[BrokerSession], root_lines: RootLines
+) -> None:
+    for payload in JUNK * 10:
+        with socket.create_connection(("127.0.0.1", broker.embedded.port), timeout=SECONDS) as junk:
+            junk.sendall(payload)
+            junk.shutdown(socket.SHUT_WR)
+            junk.settimeout(SECONDS)
+            with contextlib.suppress(OSError):
+                while junk.recv(1024):
+                    pass
+    connected(sessions, broker, "after-the-junk", queue.Queue())  # the broker still serves
+    written = list(root_lines.lines)
+    assert 1 <= len(written) <= 4, written  # one line for each of amqtt's kinds of complaint, not 60
+    assert all(line.startswith("xo_devnet.mqtt_broker: amqtt.broker: ") for line in written), written
+    broker.run(lambda: asyncio.sleep(0, LOG_LIMITER.flush()))
+    assert any(line.endswith("more like it in the last 10 s)") for line in root_lines.lines[len(written) :])
