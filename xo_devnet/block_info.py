@@ -48,7 +48,6 @@ from xo_core.signing import Signer
 from xo_devnet.chain import NULL_BLOCK_ID
 from xo_devnet.context import TxnContext
 
-FAMILY = (block_info.FAMILY_NAME, block_info.FAMILY_VERSION)
 DECLARED = [block_info.CONFIG_ADDRESS, block_info.BLOCK_NAMESPACE]
 """The inputs and the outputs of the injected transaction, as Sawtooth's injector declares them."""
 
