@@ -24,8 +24,8 @@ from chips_tp.ops import (
     Checkpoint,
     Conclude,
     Finalize,
-    Fund,
     Issue,
+    Join,
     Op,
     Open,
     Respond,
@@ -57,7 +57,8 @@ def transfer(signer: Signer, to: str, amount: int) -> Transaction:
 
 
 def open_channel(signer: Signer, fixed: Fixed) -> Transaction:
-    """The opener's ``open`` of the channel ``fixed``; the opener is ``fixed.participants[0]``, who must sign."""
+    """The opener's ``open`` of the channel ``fixed``, paying their deposit in; the opener is ``fixed.participants[0]``,
+    who must sign."""
     if signer.public_key != fixed.participants[0]:
         raise ValueError("the channel's first participant opens it: sign with that key")
     op = Open(fixed.participants[1], fixed.app, fixed.stake, fixed.deposits, fixed.duration, fixed.nonce)
@@ -68,13 +69,15 @@ def _channel_op(signer: Signer, fixed: Fixed, op: Op) -> Transaction:
     return _signed(signer, op, channel_addresses(channel_id(fixed), fixed.participants))
 
 
-def fund(signer: Signer, fixed: Fixed, expected_held: int) -> Transaction:
-    """The signer's deposit, if the channel holds ``expected_held`` chips when it runs."""
-    return _channel_op(signer, fixed, Fund(channel_id(fixed), expected_held))
+def join(signer: Signer, fixed: Fixed, expected_held: int) -> Transaction:
+    """The opponent's ``join``: their deposit, if the channel holds ``expected_held`` chips when it runs."""
+    if signer.public_key != fixed.participants[1]:
+        raise ValueError("the channel's second participant joins it: sign with that key")
+    return _channel_op(signer, fixed, Join(channel_id(fixed), expected_held))
 
 
 def cancel(signer: Signer, fixed: Fixed) -> Transaction:
-    """Close a channel still funding; the deposits paid go back."""
+    """Close a channel not yet joined; the opener's deposit goes back."""
     return _channel_op(signer, fixed, Cancel(channel_id(fixed)))
 
 
@@ -84,7 +87,10 @@ def conclude(signer: Signer, fixed: Fixed, final: SignedState) -> Transaction:
 
 
 def challenge(signer: Signer, fixed: Fixed, proof: tuple[SignedState, ...]) -> Transaction:
-    """Challenge with ``proof``; the signer's challenge signature of its last state is made here."""
+    """Challenge with ``proof``; the signer's challenge signature of its last state is made here.
+
+    Before anyone has signed a state, ``proof`` is the chain's turn 0 unsigned: see :func:`chain_turn_zero`.
+    """
     signature = sign(signer, challenge_message(proof[-1].state))
     return _channel_op(signer, fixed, Challenge(channel_id(fixed), proof, signature))
 
@@ -102,6 +108,12 @@ def respond(signer: Signer, fixed: Fixed, move: SignedState) -> Transaction:
 def finalize(signer: Signer, fixed: Fixed) -> Transaction:
     """Have an unanswered challenge's state paid out, once its deadline has passed."""
     return _channel_op(signer, fixed, Finalize(channel_id(fixed)))
+
+
+def chain_turn_zero(state: bytes) -> tuple[SignedState]:
+    """The proof of the chain's own turn 0 (its recorded bytes, signed by nobody): what a challenge holds
+    before either player has signed a state."""
+    return (SignedState(state, (None, None)),)
 
 
 def state_bytes(fixed: Fixed, state: State) -> bytes:

@@ -54,7 +54,7 @@ def transfer_addresses(sender: str, recipient: str) -> tuple[list[str], list[str
 def channel_addresses(channel_id: bytes, participants: tuple[str, str]) -> tuple[list[str], list[str]]:
     """Inputs and outputs of every channel op: the channel, both participants' accounts, and (inputs only) BlockInfo.
 
-    One list for every op keeps clients simple; only fund, cancel, conclude and finalize
+    One list for every op keeps clients simple; only open, join, cancel, conclude and finalize
     write accounts, and only challenge, checkpoint, respond, conclude and finalize read the time.
     """
     outputs = [channel_address(channel_id), account_address(participants[0]), account_address(participants[1])]

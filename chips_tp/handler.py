@@ -20,7 +20,7 @@ from chips_tp.family import (
     account_address,
     channel_address,
 )  # fmt: skip
-from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Fund, Issue, Op, Open, Respond, Transfer
+from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Issue, Join, Op, Open, Respond, Transfer
 from chips_tp.payload import parse_payload
 from chips_tp.state import CLOSED, Account, Channel, decode_account, decode_channel, encode_account, encode_channel
 from tp_runtime.clock import current_time
@@ -79,8 +79,9 @@ def _channel_op(op: Op, signer: str, context: StateContext) -> None:
     """A channel op: the channel (and, on a payout, both accounts) written in one request, and its event."""
     if isinstance(op, Open):
         identity = channel_id(Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce))
-        channel = rules.open_channel(_channel(context, identity), op, signer)
-        changed: dict[str, Account | None] = {}
+        existing = _channel(context, identity)
+        channel, account = rules.open_channel(existing, _accounts(context, signer)[signer], op, signer)
+        changed: dict[str, Account | None] = {signer: account}
     else:
         found = _channel(context, op.channel)
         if found is None:
@@ -102,11 +103,11 @@ def _play(op: Op, channel: Channel, signer: str, context: StateContext) -> tuple
     """The channel after ``op`` (not an open) and the accounts it changed; reads the time only if the op may need it."""
     now = current_time(context, op.NAME) if isinstance(op, Challenge | Finalize) or channel.challenge else None
     match op:
-        case Fund():
+        case Join():
             # Only participants' accounts are in a channel op's inputs; anyone else is refused by the rule.
             participant = signer in channel.fixed.participants
             account = _accounts(context, signer)[signer] if participant else None
-            channel, account = rules.fund(channel, account, op, signer)
+            channel, account = rules.join(channel, account, op, signer)
             return channel, {signer: account}
         case Cancel():
             return rules.cancel(channel, op, signer), {}

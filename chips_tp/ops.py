@@ -31,7 +31,7 @@ class Transfer:
 
 @dataclass(frozen=True, slots=True)
 class Open:
-    """The signer opens a channel with ``opponent``; the id binds every field and the signer's key."""
+    """The signer opens a channel with ``opponent``, paying their deposit in; the id binds every field and the key."""
 
     NAME: ClassVar[str] = "open"
     opponent: str
@@ -43,17 +43,17 @@ class Open:
 
 
 @dataclass(frozen=True, slots=True)
-class Fund:
-    """A participant pays their deposit in, provided the channel holds exactly ``expected_held`` before."""
+class Join:
+    """The opponent pays their deposit in, provided the channel holds exactly ``expected_held`` before: play starts."""
 
-    NAME: ClassVar[str] = "fund"
+    NAME: ClassVar[str] = "join"
     channel: bytes
     expected_held: int
 
 
 @dataclass(frozen=True, slots=True)
 class Cancel:
-    """A participant closes a channel not yet funded by both, and every deposit paid in goes back."""
+    """A participant closes a channel its opponent has not joined, and the opener's deposit goes back."""
 
     NAME: ClassVar[str] = "cancel"
     channel: bytes
@@ -104,8 +104,8 @@ class Finalize:
     channel: bytes
 
 
-Op = Issue | Transfer | Open | Fund | Cancel | Conclude | Challenge | Checkpoint | Respond | Finalize
+Op = Issue | Transfer | Open | Join | Cancel | Conclude | Challenge | Checkpoint | Respond | Finalize
 OPS: dict[str, type[Op]] = {
-    op.NAME: op for op in (Issue, Transfer, Open, Fund, Cancel, Conclude, Challenge, Checkpoint, Respond, Finalize)
+    op.NAME: op for op in (Issue, Transfer, Open, Join, Cancel, Conclude, Challenge, Checkpoint, Respond, Finalize)
 }
 ACCOUNT_OPS = (Issue, Transfer)

@@ -19,8 +19,8 @@ from chips_tp.ops import (
     Checkpoint,
     Conclude,
     Finalize,
-    Fund,
     Issue,
+    Join,
     Op,
     Open,
     Respond,
@@ -44,7 +44,7 @@ FIELDS: Final[dict[str, tuple[str, ...]]] = {
     Issue.NAME: ("to", "amount"),
     Transfer.NAME: ("to", "amount"),
     Open.NAME: ("app", "nonce", "stake", "deposits", "duration", "opponent"),
-    Fund.NAME: ("channel", "expected_held"),
+    Join.NAME: ("channel", "expected_held"),
     Cancel.NAME: ("channel",),
     Conclude.NAME: ("state", "channel"),
     Challenge.NAME: ("proof", "channel", "signature"),
@@ -102,8 +102,8 @@ def _op(op_name: str, fields: Mapping[str, object]) -> Op:
             )
     channel = canonical.byte_string(fields["channel"], "'channel'", ID_BYTES)
     match op_name:
-        case Fund.NAME:
-            return Fund(channel, amount(fields["expected_held"], "'expected_held'"))
+        case Join.NAME:
+            return Join(channel, amount(fields["expected_held"], "'expected_held'"))
         case Conclude.NAME:
             return Conclude(channel, _signed(fields["state"], "'state'"))
         case Respond.NAME:
@@ -167,7 +167,7 @@ def encode_payload(op: Op) -> bytes:
                 app=op.app, nonce=op.nonce, stake=op.stake, deposits=list(op.deposits), duration=op.duration,
                 opponent=op.opponent,
             )  # fmt: skip
-        case Fund():
+        case Join():
             value.update(channel=op.channel, expected_held=op.expected_held)
         case Conclude() | Respond():
             value.update(channel=op.channel, state=encode_signed(op.state))

@@ -12,7 +12,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel import MAX_AMOUNT, Fixed, channel_id, fixed_problem, mover, short
 from chips_tp.channel_state import State, encode_state
 from chips_tp.hashes import challenge_message, signed_by
-from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Fund, Issue, Open, Respond, Transfer
+from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Issue, Join, Open, Respond, Transfer
 from chips_tp.state import CLOSED, FUNDING, RUNNING, Account, ChallengeRecord, Channel
 from chips_tp.support import Refused, read_state, signers, supported, transition_problem
 from xo_core.text import counted
@@ -60,8 +60,13 @@ def transfer(
     return debited(sender, signer, op.amount, "the transfer"), credited(recipient, op.to, op.amount)
 
 
-def open_channel(existing: Channel | None, op: Open, signer: str) -> Channel:
-    """A new channel between the signer (participant 0) and ``op.opponent``, waiting for both deposits."""
+def open_channel(
+    existing: Channel | None, account: Account | None, op: Open, signer: str
+) -> tuple[Channel, Account | None]:
+    """A new channel between the signer (participant 0) and ``op.opponent``, holding the signer's deposit.
+
+    The opener pays in at once, so a whole match is three transactions: open, join, conclude.
+    """
     fixed = Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce)
     problem = fixed_problem(fixed)
     if problem:
@@ -69,37 +74,37 @@ def open_channel(existing: Channel | None, op: Open, signer: str) -> Channel:
     identity = channel_id(fixed)
     if existing is not None:
         raise Refused(f"channel {identity.hex()} already exists ({existing.status}); open with another nonce")
-    return Channel(identity, fixed, FUNDING, (False, False), 0, 0, None, None, None)
+    account = debited(account, signer, op.deposits[0], f"the deposit into channel {short(identity.hex())}")
+    return Channel(identity, fixed, FUNDING, (True, False), op.deposits[0], 0, None, None, None), account
 
 
-def fund(channel: Channel, account: Account | None, op: Fund, signer: str) -> tuple[Channel, Account | None]:
-    """The signer's deposit into the channel, if it holds ``op.expected_held``; the second deposit starts play."""
-    seat = _participant(channel, signer, "fund")
+def join(channel: Channel, account: Account | None, op: Join, signer: str) -> tuple[Channel, Account | None]:
+    """The opponent's deposit, if the channel holds ``op.expected_held``: the channel runs from turn 0."""
+    seat = _participant(channel, signer, "join")
+    if seat != 1:
+        raise Refused(f"you opened channel {_label(channel)} and paid your deposit then; only your opponent joins it")
     if channel.status != FUNDING:
-        raise Refused(f"channel {_label(channel)} is {channel.status}: deposits are paid only while it is funding")
-    if channel.funded[seat]:
-        raise Refused(f"you have funded channel {_label(channel)} already")
+        raise Refused(f"channel {_label(channel)} is {channel.status}: it is joined only while it is funding")
     if channel.held != op.expected_held:
         raise Refused(
             f"channel {_label(channel)} holds {channel.held} chips, not the {op.expected_held} you expected: "
-            "another deposit came first; look again and fund with what it holds"
+            "it changed since you looked; look again and join with what it holds"
         )
-    deposit = channel.fixed.deposits[seat]
+    deposit = channel.fixed.deposits[1]
     account = debited(account, signer, deposit, f"the deposit into channel {_label(channel)}")
-    funded = (True, channel.funded[1]) if seat == 0 else (channel.funded[0], True)
-    channel = channel._replace(funded=funded, held=channel.held + deposit)
-    if all(funded):
-        app = APPS[channel.fixed.app]
-        first = State(channel.id, 0, False, app.initial, channel.fixed.deposits)
-        channel = channel._replace(status=RUNNING, turn=0, state=encode_state(first, app.encode))
+    app = APPS[channel.fixed.app]
+    first = State(channel.id, 0, False, app.initial, channel.fixed.deposits)
+    channel = channel._replace(
+        status=RUNNING, funded=(True, True), held=channel.held + deposit, turn=0, state=encode_state(first, app.encode)
+    )
     return channel, account
 
 
 def cancel(channel: Channel, op: Cancel, signer: str) -> Channel:
-    """Before both have funded, either participant closes the channel and every deposit paid goes back."""
+    """Before the opponent joins, either participant closes the channel and the opener's deposit goes back."""
     _participant(channel, signer, "cancel")
     if channel.status != FUNDING:
-        raise Refused(f"channel {_label(channel)} is {channel.status}: only a channel still funding can be cancelled")
+        raise Refused(f"channel {_label(channel)} is {channel.status}: only a channel not yet joined can be cancelled")
     payout = tuple(deposit if paid else 0 for deposit, paid in zip(channel.fixed.deposits, channel.funded, strict=True))
     return _close(channel, (payout[0], payout[1]))
 
@@ -118,7 +123,11 @@ def conclude(channel: Channel, op: Conclude, signer: str, now: int | None) -> Ch
 
 
 def challenge(channel: Channel, op: Challenge, signer: str, now: int | None) -> Channel:
-    """A participant registers a supported state; the other must move on from it by the deadline, or it is paid out."""
+    """A participant registers a supported state; the other must move on from it by the deadline, or it is paid out.
+
+    The chain's own turn 0, as it recorded it, needs no signatures: so an opener who never
+    moves can be challenged, and the resting deposits paid back.
+    """
     _participant(channel, signer, "challenge")
     _running(channel, now)
     if channel.challenge is not None:
@@ -128,7 +137,7 @@ def challenge(channel: Channel, op: Challenge, signer: str, now: int | None) -> 
         )
     if now is None:
         raise Refused("a challenge needs a clock, and this network keeps no BlockInfo")
-    state = supported(channel, op.proof)
+    state = supported(channel, op.proof, chain_turn_zero=True)
     _not_stale(channel, state)
     if not signed_by(signer, op.signature, challenge_message(op.proof[-1].state)):
         raise Refused(

@@ -3,7 +3,9 @@
 A state is *supported* (ForceMove's word) when the players have committed to it: one
 signed by both; or two consecutive states, each signed by its mover, the second a
 valid move from the first; or one signed by its mover that is a valid move from the
-state the chain already holds (which both have, in effect, agreed to). Pure: the
+state the chain already holds (which both have, in effect, agreed to). A challenge may
+also name the chain's own turn 0, byte for byte as recorded, with no signatures: the
+chain wrote it when both deposits were in. Pure: the
 signature checks are computation, not I/O.
 """
 
@@ -60,8 +62,14 @@ def transition_problem(channel: Channel, old: State, new: State) -> str | None:
     return APPS[channel.fixed.app].transition_problem(old, new, channel.fixed)
 
 
-def supported(channel: Channel, proof: tuple[SignedState, ...]) -> State:
-    """The last state of ``proof`` if the proof supports it; :class:`Refused` saying why not."""
+def supported(channel: Channel, proof: tuple[SignedState, ...], chain_turn_zero: bool = False) -> State:
+    """The last state of ``proof`` if the proof supports it; :class:`Refused` saying why not.
+
+    With ``chain_turn_zero`` (a challenge), a lone unsigned state is supported when it is
+    the chain's recorded turn 0 itself; a newer turn recorded since makes it stale.
+    """
+    if chain_turn_zero and len(proof) == 1 and proof[0].signatures == (None, None):
+        return _chain_turn_zero(channel, proof[0].state)
     states = [read_state(channel, signed.state, f"state {i + 1} of the proof") for i, signed in enumerate(proof)]
     for state in states:
         if state.final:
@@ -92,3 +100,17 @@ def supported(channel: Channel, proof: tuple[SignedState, ...]) -> State:
     if problem:
         raise Refused(f"the state of turn {last.turn} is not a valid move from turn {first.turn}: {problem}")
     return last
+
+
+def _chain_turn_zero(channel: Channel, data: bytes) -> State:
+    """The chain's turn 0 when ``data`` is exactly what it recorded; otherwise :class:`Refused`."""
+    state = read_state(channel, data, "the unsigned state")
+    if state.turn != 0:
+        raise Refused(
+            f"the state of turn {state.turn} is signed by nobody: only the chain's turn 0 is supported unsigned"
+        )
+    if channel.turn != 0:
+        raise Refused(f"the state of turn 0 is stale: the chain has recorded turn {channel.turn}")
+    if data != channel.state:
+        raise Refused("the unsigned state of turn 0 is not the one the chain recorded when both deposits were in")
+    return state

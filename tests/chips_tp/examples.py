@@ -2,7 +2,7 @@
 
 Keys: Alice holds private key 1, Bob 2, the issuer 3 (anyone can check them). Alice
 opens an XO channel with Bob (stake 10, deposits 100 each, an hour to answer a
-challenge, nonce 1), both fund it, Alice plays X in the centre and, Bob being silent,
+challenge, nonce 1), paying her deposit in; Bob joins, paying his; Alice plays X in the centre and, Bob being silent,
 challenges with that state; Bob's O in the top-left corner answers. The signatures are
 deterministic (RFC 6979), so every byte below is reproducible.
 """
@@ -11,7 +11,7 @@ from chips_tp import rps_app, rules, xo_app
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State, encode_state
 from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_message
-from chips_tp.ops import Challenge, Fund, Issue, Open, Respond, SignedState, Transfer
+from chips_tp.ops import Challenge, Issue, Join, Open, Respond, SignedState, Transfer
 from chips_tp.payload import encode_payload
 from chips_tp.state import Account, encode_account, encode_channel
 from rps_tp import canonical
@@ -25,6 +25,7 @@ FIXED = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 100), 3600, 1)
 CHANNEL_ID = channel_id(FIXED)
 NOW = 1_700_000_000
 OPEN = Open(BOB.public_key, "xo", 10, (100, 100), 3600, 1)
+JOIN = Join(CHANNEL_ID, 100)
 #: An rps channel between the same two, nonce 2; Alice's salt for round 1 is 00 01 ... 1f.
 RPS_FIXED = Fixed((ALICE.public_key, BOB.public_key), "rps", 10, (100, 100), 3600, 2)
 RPS_ID = channel_id(RPS_FIXED)
@@ -36,6 +37,11 @@ def rps_proposal() -> bytes:
     pledge = commitment(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT)
     data = rps_app.RpsData("RoundProposed", 1, pledge, None, None, None)
     return encode_state(State(RPS_ID, 1, False, data, (100, 100)), rps_app.encode)
+
+
+def turn_0_challenge(funded_state: bytes) -> Challenge:
+    """Bob's challenge of the chain's own turn 0, unsigned as the chain wrote it, should Alice never move."""
+    return Challenge(CHANNEL_ID, (SignedState(funded_state, (None, None)),), sign(BOB, challenge_message(funded_state)))
 
 
 def turn_1() -> bytes:
@@ -50,11 +56,12 @@ def turn_2() -> bytes:
 
 def examples() -> dict[str, bytes]:
     """Every example the specification shows, by title."""
-    channel = rules.open_channel(None, OPEN, ALICE.public_key)
-    channel, _ = rules.fund(channel, Account(ALICE.public_key, 1000), Fund(CHANNEL_ID, 0), ALICE.public_key)
-    channel, _ = rules.fund(channel, Account(BOB.public_key, 1000), Fund(CHANNEL_ID, 100), BOB.public_key)
+    channel, _ = rules.open_channel(None, Account(ALICE.public_key, 1000), OPEN, ALICE.public_key)
+    channel, _ = rules.join(channel, Account(BOB.public_key, 1000), JOIN, BOB.public_key)
     assert channel.state is not None
     funded_state = channel.state
+    at_turn_0 = turn_0_challenge(funded_state)
+    rules.challenge(channel, at_turn_0, BOB.public_key, NOW)
     alice_turn_1 = sign(ALICE, state_message(turn_1()))
     challenger = sign(ALICE, challenge_message(turn_1()))
     challenge = Challenge(CHANNEL_ID, (SignedState(turn_1(), (alice_turn_1, None)),), challenger)
@@ -69,7 +76,7 @@ def examples() -> dict[str, bytes]:
             ["chips/1.0 channel", list(FIXED.participants), "xo", 10, [100, 100], 3600, 1]
         ),
         "channel id": CHANNEL_ID,
-        "fund": encode_payload(Fund(CHANNEL_ID, 0)),
+        "join": encode_payload(JOIN),
         "state of turn 0": funded_state,
         "state of turn 1": turn_1(),
         "state message of turn 1": state_message(turn_1()),
@@ -78,6 +85,7 @@ def examples() -> dict[str, bytes]:
         "challenge message of turn 1": challenge_message(turn_1()),
         "hash to sign for the challenge": digest_to_sign(challenge_message(turn_1())),
         "challenge": encode_payload(challenge),
+        "challenge of turn 0": encode_payload(at_turn_0),
         "channel after the challenge": encode_channel(challenged),
         "state of turn 2": turn_2(),
         "respond": encode_payload(Respond(CHANNEL_ID, SignedState(turn_2(), (None, bob_turn_2)))),

@@ -16,13 +16,14 @@ from chips_tp.channel_state import State
 from chips_tp.family import FAMILY_NAME, FAMILY_VERSION, account_address, channel_address, channel_addresses
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.hashes import challenge_message, sign
-from chips_tp.ops import Challenge, SignedState
+from chips_tp.ops import Challenge, Join, Op, SignedState
 from chips_tp.payload import encode_payload
 from chips_tp.state import CLOSED, FUNDING, RUNNING, encode_channel
 from rps_tp.commitment import commitment
 from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER, NOW, RPS_TERMS, XO_TERMS, Chain, request
 from tests.fake_context import FakeContext
 from xo_core.batches import make_transaction
+from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 
 ID = channel_id(XO_TERMS)
@@ -50,9 +51,17 @@ def chain() -> Chain:
 @pytest.fixture
 def running(chain: Chain) -> Chain:
     chain.submit(tx.open_channel(ALICE, XO_TERMS))
-    chain.submit(tx.fund(ALICE, XO_TERMS, 0))
-    chain.submit(tx.fund(BOB, XO_TERMS, 100))
+    chain.submit(tx.join(BOB, XO_TERMS, 100))
     return chain
+
+
+def signed_op(signer: Signer, op: Op) -> Transaction:
+    """``op`` on the XO channel signed by ``signer``, built past the client library's own checks."""
+    inputs, outputs = channel_addresses(ID, XO_TERMS.participants)
+    return make_transaction(
+        signer, encode_payload(op), family_name=FAMILY_NAME, family_version=FAMILY_VERSION, inputs=inputs,
+        outputs=outputs,
+    )  # fmt: skip
 
 
 def move(state: State, signer: Signer) -> SignedState:
@@ -78,7 +87,7 @@ def test_a_transfer_of_everything_empties_the_account_record(chain: Chain):
     assert account_address(ALICE.public_key) not in chain.state
 
 
-def test_open_fund_conclude_pays_the_final_balances(running: Chain):
+def test_open_join_conclude_pays_the_final_balances(running: Chain):
     assert running.channel(XO_TERMS).status == RUNNING
     assert (running.balance(ALICE), running.balance(BOB)) == (900, 900)
     event = running.submit(tx.conclude(BOB, XO_TERMS, tx.signed_state(XO_TERMS, FINAL, ALICE, BOB)))
@@ -122,20 +131,50 @@ def test_a_challenge_is_cleared_by_a_checkpoint(running: Chain):
     assert (channel.challenge, channel.turn) == (None, 3)
 
 
-def test_cancel_before_the_opponent_funds_returns_the_deposit(chain: Chain):
+def test_open_pays_the_openers_deposit_in_and_join_the_opponents(chain: Chain):
     chain.submit(tx.open_channel(ALICE, XO_TERMS))
-    chain.submit(tx.fund(ALICE, XO_TERMS, 0))
-    assert chain.channel(XO_TERMS).status == FUNDING
-    chain.submit(tx.cancel(ALICE, XO_TERMS))
-    assert (chain.balance(ALICE), chain.channel(XO_TERMS).payout) == (1000, (100, 0))
-    assert "closed and paid out already" in chain.refused(tx.fund(BOB, XO_TERMS, 100))
+    channel = chain.channel(XO_TERMS)
+    assert (channel.status, channel.funded, channel.held, chain.balance(ALICE)) == (FUNDING, (True, False), 100, 900)
+    chain.submit(tx.join(BOB, XO_TERMS, 100))
+    channel = chain.channel(XO_TERMS)
+    assert (channel.status, channel.funded, channel.held, channel.turn) == (RUNNING, (True, True), 200, 0)
+    assert (chain.balance(ALICE), chain.balance(BOB)) == (900, 900)
+
+
+def test_an_open_without_the_deposit_in_the_account_is_refused(chain: Chain):
+    poor = Fixed((CAROL.public_key, BOB.public_key), "xo", 10, (100, 100), 60, 1)
+    reason = chain.refused(tx.open_channel(CAROL, poor))
+    assert reason == (
+        f"the deposit into channel {channel_id(poor).hex()[:8]}... needs 100 chips but the account "
+        f"{CAROL.public_key[:8]}... holds 0"
+    )
+
+
+def test_only_the_opponent_joins_once_with_the_deposit_in_their_account(chain: Chain):
+    rich = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 1001), 60, 3)
+    chain.submit(tx.open_channel(ALICE, rich))
+    assert "needs 1001 chips but the account" in chain.refused(tx.join(BOB, rich, 100))
+    chain.submit(tx.open_channel(ALICE, XO_TERMS))
+    opener_joins = signed_op(ALICE, Join(ID, 100))
+    assert "you opened channel" in chain.refused(opener_joins)
+    stranger = signed_op(CAROL, Join(ID, 100))
+    assert "only the channel's participants may join it" in chain.refused(stranger)
+    chain.submit(tx.join(BOB, XO_TERMS, 100))
+    assert "is running: it is joined only while it is funding" in chain.refused(tx.join(BOB, XO_TERMS, 200))
+
+
+def test_cancel_before_the_opponent_joins_returns_the_openers_deposit(chain: Chain):
+    chain.submit(tx.open_channel(ALICE, XO_TERMS))
+    assert (chain.channel(XO_TERMS).status, chain.balance(ALICE)) == (FUNDING, 900)
+    chain.submit(tx.cancel(BOB, XO_TERMS))
+    assert (chain.balance(ALICE), chain.balance(BOB), chain.channel(XO_TERMS).payout) == (1000, 1000, (100, 0))
+    assert "closed and paid out already" in chain.refused(tx.join(BOB, XO_TERMS, 100))
     assert "already exists (closed)" in chain.refused(tx.open_channel(ALICE, XO_TERMS))
 
 
 def test_an_rps_round_with_a_decline_through_the_handler(chain: Chain):
     chain.submit(tx.open_channel(ALICE, RPS_TERMS))
-    chain.submit(tx.fund(BOB, RPS_TERMS, 0))
-    chain.submit(tx.fund(ALICE, RPS_TERMS, 100))
+    chain.submit(tx.join(BOB, RPS_TERMS, 100))
     rps_id = channel_id(RPS_TERMS)
     salt = bytes(range(32))
 
@@ -214,12 +253,10 @@ def test_a_conclude_signed_by_one_side_is_refused(running: Chain):
     assert reason == "a final state concludes a channel only when both participants have signed it"
 
 
-def test_a_deposit_race_is_refused(chain: Chain):
+def test_a_join_expecting_another_holding_is_refused(chain: Chain):
     chain.submit(tx.open_channel(ALICE, XO_TERMS))
-    first, second = tx.fund(ALICE, XO_TERMS, 0), tx.fund(BOB, XO_TERMS, 0)
-    chain.submit(first)
-    reason = chain.refused(second)
-    assert "holds 100 chips, not the 0 you expected: another deposit came first" in reason
+    reason = chain.refused(tx.join(BOB, XO_TERMS, 0))
+    assert "holds 100 chips, not the 0 you expected: it changed since you looked" in reason
 
 
 def test_finalize_before_the_deadline_is_refused(running: Chain):
@@ -288,10 +325,68 @@ def test_the_player_to_move_answers_even_when_they_called_the_challenge(running:
 
 def test_a_payout_that_differs_from_what_the_channel_holds_is_an_internal_error_and_pays_nothing(chain: Chain):
     chain.submit(tx.open_channel(ALICE, XO_TERMS))
-    chain.submit(tx.fund(ALICE, XO_TERMS, 0))
     address = channel_address(ID)
     chain.state[address] = encode_channel(chain.channel(XO_TERMS)._replace(held=150))  # a corrupt record
     before = dict(chain.state)
     with pytest.raises(InternalError, match="would pay out 100 chips but holds 150; nothing was paid"):
         ChipsTransactionHandler().apply(request(tx.cancel(ALICE, XO_TERMS)), FakeContext(chain.state, [address[:6]]))
     assert chain.state == before
+
+
+def turn_zero(chain: Chain) -> tuple[SignedState]:
+    """The chain's own turn 0 of the XO channel, unsigned, as a challenge presents it."""
+    state = chain.channel(XO_TERMS).state
+    assert state is not None
+    return tx.chain_turn_zero(state)
+
+
+def test_an_opener_who_never_moves_is_challenged_at_turn_0_and_both_deposits_come_back(running: Chain):
+    running.submit(tx.challenge(BOB, XO_TERMS, turn_zero(running)))
+    channel = running.channel(XO_TERMS)
+    assert (channel.turn, channel.challenge) == (0, (NOW + 60, BOB.public_key))
+    running.at(NOW + 60)
+    running.submit(tx.finalize(BOB, XO_TERMS))
+    assert running.channel(XO_TERMS).payout == (100, 100)
+    assert (running.balance(ALICE), running.balance(BOB)) == (1000, 1000)
+
+
+def test_the_openers_first_move_clears_a_challenge_at_turn_0(running: Chain):
+    at_turn_0 = tx.challenge(BOB, XO_TERMS, turn_zero(running))
+    running.submit(at_turn_0)
+    running.submit(tx.respond(ALICE, XO_TERMS, move(TURN_1, ALICE)))
+    channel = running.channel(XO_TERMS)
+    assert (channel.turn, channel.challenge) == (1, None)
+    assert running.refused(at_turn_0) == "the state of turn 0 is stale: the chain has recorded turn 1"
+
+
+def test_turn_0_unsigned_is_refused_once_a_newer_turn_is_recorded(running: Chain):
+    unsigned = turn_zero(running)
+    running.submit(tx.checkpoint(ALICE, XO_TERMS, (move(TURN_1, ALICE),)))
+    reason = running.refused(tx.challenge(BOB, XO_TERMS, unsigned))
+    assert reason == "the state of turn 0 is stale: the chain has recorded turn 1"
+
+
+def test_only_the_chains_own_turn_0_is_supported_unsigned(running: Chain):
+    unsigned_turn_1 = (SignedState(tx.state_bytes(XO_TERMS, TURN_1), (None, None)),)
+    reason = running.refused(tx.challenge(BOB, XO_TERMS, unsigned_turn_1))
+    assert reason == "the state of turn 1 is signed by nobody: only the chain's turn 0 is supported unsigned"
+    other = State(ID, 0, False, xo_app.XoData("XPlaying", 0, 0), (150, 50))
+    reason = running.refused(tx.challenge(BOB, XO_TERMS, (SignedState(tx.state_bytes(XO_TERMS, other), (None, None)),)))
+    assert reason == "the unsigned state of turn 0 is not the one the chain recorded when both deposits were in"
+
+
+def test_a_turn_0_challenge_needs_the_challengers_signature_for_a_challenge(running: Chain):
+    proof = turn_zero(running)
+    as_a_state = tx.signed_state(XO_TERMS, xo(0, "XPlaying", 0, 0, (100, 100)), BOB).signatures[1]
+    assert as_a_state is not None
+    reason = running.refused(signed_op(BOB, Challenge(ID, proof, as_a_state)))
+    assert "the challenger's signature does not verify" in reason
+    by_carol = signed_op(CAROL, Challenge(ID, proof, sign(CAROL, challenge_message(proof[0].state))))
+    assert "only the channel's participants may challenge it" in running.refused(by_carol)
+
+
+def test_a_channel_still_funding_has_no_turn_0_to_challenge(chain: Chain):
+    chain.submit(tx.open_channel(ALICE, XO_TERMS))
+    first = State(ID, 0, False, xo_app.XoData("XPlaying", 0, 0), (100, 100))
+    proof = (SignedState(tx.state_bytes(XO_TERMS, first), (None, None)),)
+    assert "is funding: both deposits must be paid first" in chain.refused(tx.challenge(BOB, XO_TERMS, proof))

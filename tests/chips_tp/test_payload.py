@@ -9,8 +9,8 @@ from chips_tp.ops import (
     Checkpoint,
     Conclude,
     Finalize,
-    Fund,
     Issue,
+    Join,
     Open,
     Respond,
     SignedState,
@@ -22,7 +22,7 @@ KEY = "02" + "ab" * 32
 ID = bytes(range(32))
 SIGNED = SignedState(b"\xa0", (bytes(64), None))
 OPS = [
-    Issue(KEY, 5), Transfer(KEY, 1), Open(KEY, "rps", 1, (1, 2), 1, 0), Fund(ID, 0), Cancel(ID),
+    Issue(KEY, 5), Transfer(KEY, 1), Open(KEY, "rps", 1, (1, 2), 1, 0), Join(ID, 0), Cancel(ID),
     Conclude(ID, SIGNED), Challenge(ID, (SIGNED, SIGNED), bytes(64)), Checkpoint(ID, (SIGNED,)), Respond(ID, SIGNED),
     Finalize(ID),
 ]  # fmt: skip
@@ -46,7 +46,7 @@ def test_every_op_round_trips(op):
             "'amount' must be a whole number of chips from 1 to 18446744073709551615",
         ),
         ({"op": "issue", "to": KEY.upper(), "amount": 1}, "'to' must be a compressed secp256k1 public key"),
-        ({"op": "fund", "channel": ID[:31], "expected_held": 0}, "'channel' must be 32 bytes, not 31 bytes"),
+        ({"op": "join", "channel": ID[:31], "expected_held": 0}, "'channel' must be 32 bytes, not 31 bytes"),
         ({"op": "checkpoint", "channel": ID, "proof": []}, "'proof' must hold 1 or 2 signed states, not none"),
         (
             {"op": "checkpoint", "channel": ID, "proof": [{"state": b"", "signatures": [None, None]}] * 3},

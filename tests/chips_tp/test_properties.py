@@ -36,7 +36,7 @@ SALT = bytes(range(32))
 ISSUED = 2000
 #: What a step may do, the moves and disputes more often than the rest.
 ACTIONS = (
-    "transfer", "open", "fund", "fund", "cancel", "move", "move", "move", "challenge", "challenge", "respond",
+    "transfer", "open", "join", "join", "cancel", "move", "move", "move", "challenge", "challenge", "respond",
     "respond", "wait", "finalize", "conclude",
 )  # fmt: skip
 
@@ -120,10 +120,9 @@ def test_chips_are_conserved_and_recorded_turns_only_go_up(data):
     now = NOW
     for player in PLAYERS:
         assert chain.attempt(tx.issue(ISSUER, player.public_key, ISSUED // 2)) is None
-    for fixed in TERMS[:2]:  # two channels in play from the start; the third is opened and funded at random
+    for fixed in TERMS[:2]:  # two channels in play from the start; the third is opened and joined at random
         assert chain.attempt(tx.open_channel(ALICE, fixed)) is None
-        assert chain.attempt(tx.fund(BOB, fixed, 0)) is None
-        assert chain.attempt(tx.fund(ALICE, fixed, fixed.deposits[1])) is None
+        assert chain.attempt(tx.join(BOB, fixed, fixed.deposits[0])) is None
     signed: dict[bytes, list[SignedState]] = {channel_id(fixed): [] for fixed in TERMS}
     turns = {channel_id(fixed): 0 for fixed in TERMS}
     for _ in range(data.draw(st.integers(min_value=10, max_value=30), label="steps")):
@@ -138,11 +137,11 @@ def test_chips_are_conserved_and_recorded_turns_only_go_up(data):
             )
         elif action == "open":
             transaction = tx.open_channel(ALICE, fixed)
-        elif action == "fund":
+        elif action == "join":
             expected = (
                 channel.held if channel is not None and data.draw(st.booleans()) else data.draw(st.integers(0, 60))
             )
-            transaction = tx.fund(player, fixed, expected)
+            transaction = tx.join(BOB, fixed, expected)
         elif action == "cancel":
             transaction = tx.cancel(player, fixed)
         elif action == "wait":
@@ -168,10 +167,14 @@ def test_chips_are_conserved_and_recorded_turns_only_go_up(data):
                 else:
                     transaction = tx.respond(player, fixed, move)
             elif action == "challenge":
-                proof = data.draw(st.sampled_from(known), label="proof") if known and data.draw(st.booleans()) else None
-                if proof is None:
-                    proof = tx.signed_state(fixed, head, ALICE, BOB)
-                transaction = tx.challenge(player, fixed, (proof,))
+                kind = data.draw(st.sampled_from(("known", "both", "chain")), label="proof")
+                if kind == "chain":  # the chain's state unsigned: supported at turn 0 alone
+                    transaction = tx.challenge(player, fixed, tx.chain_turn_zero(channel.state))
+                else:
+                    proof = data.draw(st.sampled_from(known)) if known and kind == "known" else None
+                    if proof is None:
+                        proof = tx.signed_state(fixed, head, ALICE, BOB)
+                    transaction = tx.challenge(player, fixed, (proof,))
             else:
                 final = head._replace(turn=head.turn + data.draw(st.integers(0, 2)), final=True)
                 transaction = tx.conclude(player, fixed, tx.signed_state(fixed, final, ALICE, BOB))

@@ -48,7 +48,7 @@ def test_every_example_in_the_specification_is_checked_here():
     assert len(blocks("cbor-diag")) == len(EXAMPLES) - len(RAW)
 
 
-@pytest.mark.parametrize("title", ["issue", "transfer", "open", "fund", "challenge", "respond"])
+@pytest.mark.parametrize("title", ["issue", "transfer", "open", "join", "challenge", "challenge of turn 0", "respond"])
 def test_the_payload_examples_parse_back_to_themselves(title):
     assert encode_payload(parse_payload(EXAMPLES[title])) == EXAMPLES[title]
 
