@@ -74,7 +74,7 @@ from chips_tp.channel import Fixed
 from chips_tp.channel_state import State as ChipsState
 from chips_tp.ops import Challenge as ChipsChallenge
 from chips_tp.ops import Conclude as ChipsConclude
-from chips_tp.ops import Fund as ChipsFund
+from chips_tp.ops import Join as ChipsJoin
 from chips_tp.ops import Open as ChipsOpen
 from chips_tp.payload import parse_payload as chips_parse
 from chips_tp.state import Account, Channel, encode_account, encode_channel
@@ -309,10 +309,9 @@ def chips_channel(serial: int) -> tuple[Fixed, Signer, Signer, Channel]:
     """A channel of this game's players, funded by both (its turn 0 on chain), as the rules leave it."""
     alice, bob = chips_players(serial)
     fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (100, 100), 3600, serial)
-    channel = chips_rules.open_channel(None, ChipsOpen(bob.public_key, "xo", 10, (100, 100), 3600, serial),
-                                       alice.public_key)
-    channel, _ = chips_rules.fund(channel, Account(alice.public_key, 100), ChipsFund(channel.id, 0), alice.public_key)
-    channel, _ = chips_rules.fund(channel, Account(bob.public_key, 100), ChipsFund(channel.id, 100), bob.public_key)
+    opening = ChipsOpen(bob.public_key, "xo", 10, (100, 100), 3600, serial)
+    channel, _ = chips_rules.open_channel(None, Account(alice.public_key, 100), opening, alice.public_key)
+    channel, _ = chips_rules.join(channel, Account(bob.public_key, 100), ChipsJoin(channel.id, 100), bob.public_key)
     return fixed, alice, bob, channel
 
 

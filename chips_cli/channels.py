@@ -28,7 +28,7 @@ from client_core.keys import KeyNames, key_label
 
 
 def open_channel(args: argparse.Namespace) -> int:
-    """``chips open CHANNEL --with NAME --game G --stake N --deposit N``: open and pay in, in one batch."""
+    """``chips open CHANNEL --with NAME --game G --stake N --deposit N``: one transaction opens and pays in."""
     if problem := name_problem(args.channel):
         raise InvalidInput(problem)
     signer = context.signer(args)
@@ -41,7 +41,7 @@ def open_channel(args: argparse.Namespace) -> int:
     with context.store(args, signer.public_key) as stored:
         stored.remember_channel(channel_id(fixed), terms)
     with context.chain(args, signer) as chain:
-        batch = chain.submit_all([tx.open_channel(signer, fixed), tx.fund(signer, fixed, 0)], "the open")
+        batch = chain.submit_all([tx.open_channel(signer, fixed)], "the open")
     names = session.key_names(args)
     identity = channel_id(fixed).hex()
     if args.format == "json":
@@ -66,7 +66,7 @@ def join(args: argparse.Namespace) -> int:
                 else f"channel {args.channel!r} is {found.status}: too late to join"
             )
         stored.remember_channel(found.id, terms)
-        batch = chain.submit_all([tx.fund(signer, found.fixed, found.held)], "the deposit")
+        batch = chain.submit_all([tx.join(signer, found.fixed, found.held)], "the join")
     if args.format == "json":
         print(json.dumps({"channel": found.id.hex(), "batch": batch, "deposit": found.fixed.deposits[me]}))
     else:
@@ -186,8 +186,11 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
             return 0
         proof = engine.proof()
         if not proof:
-            raise InvalidInput(f"no move has been signed in {args.channel!r} yet: a challenge needs one (the opener "
-                               "moves first; the opener's 'chips play' or 'chips bot' makes it)")  # fmt: skip
+            raise InvalidInput(f"you hold no state of {args.channel!r} to challenge with but a final one: "
+                               "'chips conclude' it")  # fmt: skip
+        if engine.latest.state.turn == 0 and engine.my_move:
+            raise InvalidInput(f"the first move in {args.channel!r} is yours: play it ('chips play' or 'chips bot'); "
+                               "a challenge now would only hold you to make it")  # fmt: skip
         chain.submit(tx.challenge(signer, found.fixed, proof), "the challenge")
         after = chain.channel(context.address(found))
         deadline = after.challenge.deadline if after is not None and after.challenge else "?"
@@ -203,10 +206,8 @@ def held_engine(stored: Store, found: Channel, me: str) -> Engine:
     held = [Held(decode_state(s.state, decode), s) for _turn, s in stored.states(found.id, KEPT)]
     if not held:
         if found.state is None:
-            raise InvalidInput("the channel has no state yet: both deposits must be in")
-        from chips_tp.ops import SignedState  # noqa: PLC0415
-
-        held = [Held(decode_state(found.state, decode), SignedState(found.state, (None, None)))]
+            raise InvalidInput("the channel has no state yet: the opponent must join first")
+        held = [Held(decode_state(found.state, decode), tx.chain_turn_zero(found.state)[0])]
     return Engine(found.fixed, found.fixed.participants.index(me), held)
 
 

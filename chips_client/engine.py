@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 from chips_client.moves import settled
+from chips_client.transactions import chain_turn_zero
 from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id, mover
 from chips_tp.channel_state import State, decode_state
@@ -142,11 +143,14 @@ class Channel:
     def proof(self) -> tuple[SignedState, ...]:
         """What supports the newest state the chain can be held to (not a final one: that is concluded): it alone if
         signed by both, or if it is the move after the chain's state (rule 3); otherwise it with the state before it,
-        each signed by its mover. Empty when there is none (only the chain's own turn 0)."""
+        each signed by its mover. Before any move, the chain's own turn 0 as it recorded it, unsigned (rule 4: so an
+        opener who never moves can be challenged). Empty only when nothing is held but a final state."""
         held = self.history[:-1] if self.latest.state.final else self.history
-        if not held or held[-1].state.turn == 0:
+        if not held:
             return ()
         last = held[-1]
+        if last.state.turn == 0:
+            return chain_turn_zero(last.signed.state)
         if None not in last.signed.signatures or len(held) < 2:
             return (last.signed,)
         before = held[-2]

@@ -363,13 +363,14 @@ class Match:
             self.say(f"answered the challenge with turn {state.turn}")
 
     def challenge(self) -> None:
-        """Challenge the opponent with the newest state held (``chips challenge``, or ``--patience``)."""
+        """Challenge the opponent with the newest state held (``chips challenge``, or ``--patience``); before any
+        move, the chain's own turn 0, which the opener must answer with the first move."""
         self._challenge()
 
     def _challenge(self) -> None:
         proof = self._channel.proof()
         if not proof:
-            raise NotPlayable("no move has been signed yet: a challenge needs one")
+            raise NotPlayable("no state is held that the chain can be held to: the match is concluded")
         try:
             self.chain.submit(tx.challenge(self.signer, self.fixed, proof), "the challenge")
         except Rejected as refused:  # e.g. the opponent challenged first: defending comes first, then patience again

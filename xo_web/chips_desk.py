@@ -220,7 +220,7 @@ class ChipsDesk(Sender):
         with self.store(signer.public_key) as store:
             store.remember_channel(channel_id(fixed), ChannelTerms(request.name, fixed, request.rounds))
         what = f"the open of channel {quoted(request.name, None)}"
-        self._submit(signer, [tx.open_channel(signer, fixed), tx.fund(signer, fixed, 0)], what)
+        self._submit(signer, [tx.open_channel(signer, fixed)], what)
         return {"channel": channel_id(fixed).hex(), "message": f"Opened channel {quoted(request.name, None)}; "
                 f"your deposit of {request.deposit} chips is in."}  # fmt: skip
 
@@ -235,7 +235,7 @@ class ChipsDesk(Sender):
         with self.store(signer.public_key) as store:
             if store.channel(ident) is None:
                 store.remember_channel(ident, ChannelTerms(ident.hex()[:8], record.fixed, rounds_of(record.fixed)))
-        self._submit(signer, [tx.fund(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
+        self._submit(signer, [tx.join(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
         return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
                 "the match can start."}  # fmt: skip
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from chips_tp import rules
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.family import channel_address
-from chips_tp.ops import Challenge, Checkpoint, Conclude, Finalize, Fund, Open, Respond
+from chips_tp.ops import Challenge, Checkpoint, Conclude, Finalize, Join, Open, Respond
 from chips_tp.payload import parse_payload
 from chips_tp.state import Channel
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
@@ -83,10 +83,11 @@ class FakeChain:
         self.submitted: list[str] = []
         self.refusals: list[str] = []
         opening = Open(fixed.participants[1], fixed.app, fixed.stake, fixed.deposits, fixed.duration, fixed.nonce)
-        channel = rules.open_channel(None, opening, fixed.participants[0])
-        for key in fixed.participants:
-            deposit = Fund(channel_id(fixed), channel.held)
-            channel, _ = rules.fund(channel, rules.credited(None, key, 10_000), deposit, key)
+        opener, joiner = fixed.participants
+        channel, _ = rules.open_channel(None, rules.credited(None, opener, 10_000), opening, opener)
+        channel, _ = rules.join(
+            channel, rules.credited(None, joiner, 10_000), Join(channel_id(fixed), channel.held), joiner
+        )
         self.record: Channel = channel
 
     @property

@@ -69,9 +69,9 @@ def test_a_final_state_is_accepted_only_after_a_settled_position_with_nothing_ch
         channel.check(tx.signed_state(FIXED, early, ALICE))
 
 
-def test_the_proof_is_the_latest_with_the_state_before_it_and_never_a_final_state():
+def test_the_proof_is_the_chains_turn_0_then_the_latest_with_the_state_before_it_and_never_a_final_state():
     channel, move = bobs_view()
-    assert channel.proof() == ()
+    assert channel.proof() == tx.chain_turn_zero(channel.latest.signed.state)  # the chain's own turn 0, unsigned
     first = tx.sign_move(FIXED, move, ALICE)
     channel.accept(move, first)
     assert channel.proof() == (first,)

@@ -136,14 +136,14 @@ def wait_for(condition, seconds: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def run_alone(side: Match, limit: float = LIMIT) -> tuple[threading.Thread, dict[str, object]]:
+def run_alone(side: Match, limit: float = LIMIT, name: str = "alice") -> tuple[threading.Thread, dict[str, object]]:
     outcome: dict[str, object] = {}
 
     def run() -> None:
         try:
-            outcome["alice"] = side.run(limit)
+            outcome[name] = side.run(limit)
         except BaseException as error:
-            outcome["alice"] = error
+            outcome[name] = error
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -263,3 +263,28 @@ def test_the_watchtower_checkpoints_a_newer_state_against_a_stale_challenge(tmp_
     tower.defend_offline(chain.record)
     assert chain.submitted == ["challenge", "checkpoint"]
     assert chain.record.challenge is None and chain.record.turn == alice.channel.latest.state.turn
+
+
+def test_a_joiner_whose_opener_never_moves_challenges_at_turn_0_and_both_deposits_come_back(tmp_path):
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    bob = match(BOB, channel, tmp_path, broker, chain, patience=0.3)
+    thread, outcome = run_alone(bob, name="bob")
+    wait_for(lambda: chain.record.challenge is not None)
+    assert chain.record.turn == 0 and chain.record.challenge.challenger == BOB.public_key
+    chain.now = chain.record.challenge.deadline + 2
+    thread.join(LIMIT)
+    assert outcome == {"bob": "finalized"}
+    assert chain.submitted == ["challenge", "finalize"]
+    assert chain.record.payout == (100, 100)
+
+
+def test_the_opener_answers_a_challenge_at_turn_0_with_the_first_move(tmp_path):
+    channel = terms("xo")
+    chain = FakeChain(channel.fixed)
+    assert chain.record.state is not None
+    chain.submit(tx.challenge(BOB, channel.fixed, tx.chain_turn_zero(chain.record.state)), "a challenge at turn 0")
+    tower = match(ALICE, channel, tmp_path, FakeBroker(), chain, chooser=Bot(1))
+    tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "respond"]
+    assert chain.record.challenge is None and chain.record.turn == 1

@@ -8,7 +8,7 @@ from chips_tp.channel import channel_id
 from chips_tp.channel_state import State
 from chips_tp.family import ISSUERS_ADDRESS, account_address, channel_address
 from chips_tp.hashes import challenge_message, signed_by, state_message
-from chips_tp.ops import Challenge, Fund, Issue
+from chips_tp.ops import Challenge, Issue, Join
 from chips_tp.payload import parse_payload
 from tests.chips_tp.examples import ALICE, BOB, FIXED, ISSUER, turn_1
 from tests.chips_tp.harness import request
@@ -29,11 +29,11 @@ def test_an_issue_reads_the_setting_and_writes_the_recipients_account():
 
 
 def test_a_channel_op_lists_the_channel_both_accounts_and_block_info():
-    header = request(tx.fund(BOB, FIXED, 100)).header
+    header = request(tx.join(BOB, FIXED, 100)).header
     accounts = [account_address(ALICE.public_key), account_address(BOB.public_key)]
     assert list(header.outputs) == [channel_address(channel_id(FIXED)), *accounts]
     assert list(header.inputs) == [*header.outputs, block_info.CONFIG_ADDRESS, block_info.BLOCK_NAMESPACE]
-    assert parse_payload(request(tx.fund(BOB, FIXED, 100)).payload) == Fund(channel_id(FIXED), 100)
+    assert parse_payload(request(tx.join(BOB, FIXED, 100)).payload) == Join(channel_id(FIXED), 100)
 
 
 def test_only_the_first_participant_opens():

@@ -79,10 +79,9 @@ class Players:
         return channel
 
     def running(self, fixed: Fixed) -> None:
-        """Open ``fixed`` (Alice) and fund it (Alice, then Bob): play may begin."""
+        """Alice opens ``fixed``, paying her deposit in, and Bob joins, paying his: play may begin."""
         self.ok(self.alice, tx.open_channel(self.alice, fixed))
-        self.ok(self.alice, tx.fund(self.alice, fixed, 0))
-        self.ok(self.bob, tx.fund(self.bob, fixed, fixed.deposits[0]))
+        self.ok(self.bob, tx.join(self.bob, fixed, fixed.deposits[0]))
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +108,7 @@ def test_genesis_names_the_issuer_and_credits_the_players(players):
     players.ok(players.alice, tx.transfer(players.alice, players.bob.public_key, 5))
 
 
-def test_open_fund_conclude(players):
+def test_open_join_conclude(players):
     fixed = terms(players, nonce=1)
     before = players.balance(players.alice), players.balance(players.bob)
     players.running(fixed)

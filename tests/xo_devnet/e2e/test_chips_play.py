@@ -1,8 +1,8 @@
 """Matches for chips on ``xo-devnet``: two ``chips bot`` processes play through a real broker, the chain referees.
 
 Alice and Bob hold the 1,000 chips xo-devnet's genesis gave them. Every match is
-checked on chain: three batches touch the channel (open with the opener's deposit,
-the joiner's deposit, conclude), the payout is the final state's balances, and the
+checked on chain: three transactions touch the channel (open with the opener's
+deposit, join with the joiner's, conclude), the payout is the final state's balances, and the
 chips in all accounts and channels still add up to what was issued.
 """
 
@@ -77,16 +77,18 @@ class Net:
         total = sum(decode_account(a, d, canonical.decode(d, "an account")["key"]).balance for a, d in accounts.items())
         return total + sum(decode_channel(a, d).held for a, d in self.state(NAMESPACE + CHANNEL_TYPE).items())
 
-    def batches_touching(self, address: str) -> int:
-        count, url = 0, f"{self.url}/blocks?limit=100"
+    def transactions_touching(self, address: str) -> list[str]:
+        """The ops of every committed transaction that writes ``address``, oldest first (batches do not count)."""
+        ops, url = [], f"{self.url}/blocks?limit=100"
         while url:
             page = fetch(url)
             for block in page["data"]:
                 for batch in block["batches"]:
-                    if any(address in t["header"]["outputs"] for t in batch["transactions"]):
-                        count += 1
+                    for transaction in batch["transactions"]:
+                        if address in transaction["header"]["outputs"]:
+                            ops.append(canonical.decode(base64.b64decode(transaction["payload"]), "a payload")["op"])
             url = page.get("paging", {}).get("next")
-        return count
+        return ops[::-1]
 
     def key(self, who: str) -> str:
         return (self.key_dir / f"{who}.pub").read_text().strip()
@@ -137,7 +139,7 @@ def open_and_join(net: Net, name: str, game: str, *extra: str) -> Fixed:
 
 
 @pytest.mark.parametrize("game", ["xo", "rps"])
-def test_a_best_of_three_costs_three_batches_and_pays_the_final_state(net, game):
+def test_a_best_of_three_costs_three_transactions_and_pays_the_final_state(net, game):
     issued = net.total_chips()
     assert issued == OPENING_CHIPS * 2
     before = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
@@ -151,7 +153,7 @@ def test_a_best_of_three_costs_three_batches_and_pays_the_final_state(net, game)
     assert record.status == "closed" and record.payout == final.balances
     after = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
     assert after == {"alice": before["alice"] - 50 + final.balances[0], "bob": before["bob"] - 50 + final.balances[1]}
-    assert net.batches_touching(channel_address(ident)) == 3
+    assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
     assert net.total_chips() == issued
     assert len(json.loads(net.ok("alice", "show", f"best-of-3-{game}", "--json"))["played"]) == 3
 
@@ -202,7 +204,7 @@ def test_a_player_killed_mid_match_resumes_from_its_store(net):
     finished(alice), finished(again)
     ident = channel_id(fixed)
     assert net.final_state("bob", ident, "xo") == net.final_state("alice", ident, "xo")
-    assert net.batches_touching(channel_address(ident)) == 3
+    assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
 
 
 def test_each_key_has_a_store_of_its_own_that_only_its_owner_reads(net):
@@ -240,10 +242,22 @@ def test_only_an_issuer_issues_and_a_refusal_is_exit_1_with_the_validators_reaso
     net.ok("alice", "transfer", "chips-issuer", "5")  # the total stays what genesis issued, for the other tests
 
 
-def test_a_challenge_needs_a_move_signed_first(net):
-    open_and_join(net, "unplayed", "xo")
-    refused = net.chips("bob", "challenge", "unplayed")
-    assert refused.returncode == 1 and "no move has been signed" in refused.stderr
+def test_an_opener_who_never_moves_is_challenged_at_turn_0_and_finalize_returns_both_deposits(net):
+    before = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
+    fixed = open_and_join(net, "unplayed", "xo", "--challenge", "1")
+    refused = net.chips("alice", "challenge", "unplayed")
+    assert refused.returncode == 1 and "the first move in 'unplayed' is yours" in refused.stderr
+    assert "challenged at turn 0" in net.ok("bob", "challenge", "unplayed")
+    address = channel_address(channel_id(fixed))
+    deadline = time.monotonic() + 30
+    while (done := net.chips("bob", "finalize", "unplayed")).returncode != 0:
+        assert "left to answer it" in done.stderr and time.monotonic() < deadline, done.stderr
+        time.sleep(0.5)
+    assert "finalized channel 'unplayed': paid 50 and 50" in done.stdout
+    assert decode_channel(address, net.state(address)[address]).payout == (50, 50)
+    after = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
+    assert after == before
+    assert net.transactions_touching(address) == ["open", "join", "challenge", "finalize"]
 
 
 def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):

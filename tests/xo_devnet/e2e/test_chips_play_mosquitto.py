@@ -28,7 +28,7 @@ def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Net]:
         yield Net(devnet, f"mqtt://127.0.0.1:{mosquitto.port}")
 
 
-def test_a_best_of_three_through_mosquitto_costs_three_batches_and_pays_the_final_state(net: Net) -> None:
+def test_a_best_of_three_through_mosquitto_costs_three_transactions_and_pays_the_final_state(net: Net) -> None:
     issued = net.total_chips()
     fixed = open_and_join(net, "through-mosquitto", "xo")
     alice, bob = net.bot("alice", "through-mosquitto"), net.bot("bob", "through-mosquitto", "--level", "random")
@@ -38,5 +38,5 @@ def test_a_best_of_three_through_mosquitto_costs_three_batches_and_pays_the_fina
     assert final.final and final == net.final_state("bob", ident, "xo")
     record = decode_channel("", net.state(channel_address(ident))[channel_address(ident)])
     assert record.status == "closed" and record.payout == final.balances
-    assert net.batches_touching(channel_address(ident)) == 3
+    assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
     assert net.total_chips() == issued
