@@ -17,6 +17,8 @@ import pytest
 
 from chips_client import transactions as chips
 from chips_tp.channel import Fixed
+from chips_tp.family import account_address
+from chips_tp.state import Account, encode_account
 from rps_client.transactions import commit_moment, make_rps_transaction, reveal_moment
 from rps_tp.commitment import commitment, new_salt
 from rps_tp.game import SETUP_PHASE, Moment, Settings
@@ -160,13 +162,14 @@ def test_chips_tp_counts_a_scripted_channel_opened_and_cancelled(start_tp):
     fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (50, 50), 60, 7)
 
     async def scenario() -> None:
-        async with running_ledger(block_time_limit=30.0) as ledger:
+        opening = {account_address(alice.public_key): encode_account(Account(alice.public_key, 50))}
+        async with running_ledger(block_time_limit=30.0, genesis_state=opening) as ledger:
             tp = start_tp("-C", ledger.component_endpoint, "--metrics", "127.0.0.1:0", command="chips-tp")
             url = await registered(ledger, "chips", tp)
             statuses = await play(ledger, [
-                (alice, lambda signer: chips.open_channel(signer, fixed)),
+                (alice, lambda signer: chips.open_channel(signer, fixed)),  # pays alice's 50 in
                 (alice, lambda signer: chips.open_channel(signer, fixed)),  # it exists: invalid
-                (alice, lambda signer: chips.fund(signer, fixed, 0)),  # alice holds no chips: invalid
+                (bob, lambda signer: chips.join(signer, fixed, 50)),  # bob holds no chips: invalid
                 (bob, lambda signer: chips.cancel(signer, fixed)),
             ])  # fmt: skip
             assert statuses == ["COMMITTED", "INVALID", "INVALID", "COMMITTED"]
