@@ -5,8 +5,8 @@ signed by both; or two consecutive states, each signed by its mover, the second 
 valid move from the first; or one signed by its mover that is a valid move from the
 state the chain already holds (which both have, in effect, agreed to). A challenge may
 also name the chain's own turn 0, byte for byte as recorded, with no signatures: the
-chain wrote it when both deposits were in. Pure: the
-signature checks are computation, not I/O.
+chain wrote it when both deposits were in. Pure: the signature checks are computation,
+not I/O.
 """
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
