@@ -215,8 +215,11 @@ class BlockExecutor:
         if pending.cut_off_since is None:
             pending.cut_off_since = now
         if now - pending.cut_off_since < self._cut_off_limit:
-            LOG.info("batch %s reads what opens each block and is unfinished at a cut: it runs again in the next"
-                     " block", pending.batch_id[:16])
+            self._log_limiter.log(  # as many a block as clients send slow BlockInfo readers: one line and a count
+                LOG, "cut off", logging.INFO,
+                "batch %s reads what opens each block and is unfinished at a cut: it runs again in the next block",
+                pending.batch_id[:16],
+            )  # fmt: skip
             return None
         header = pending.headers[entry.position]
         doing = (

@@ -10,6 +10,7 @@ into a block that opened with another one.
 import asyncio
 import itertools
 import json
+import logging
 
 import pytest
 
@@ -280,5 +281,28 @@ def test_blockinfo_state_that_no_longer_reads_stops_no_block(monkeypatch):
             config = BlockInfoConfig.FromString(head_value(ledger, block_info.CONFIG_ADDRESS))
             assert config.latest_block == head
             assert ledger.failure is None
+
+    run(scenario)
+
+
+def test_many_readers_cut_off_at_once_are_one_log_line_and_a_count(caplog):
+    """Clients choose how many slow BlockInfo readers a block holds: their cut-offs are held to one line per 10 s."""
+    caplog.set_level(logging.INFO, logger="xo_devnet.executor")
+
+    async def scenario():
+        async with (
+            running_ledger(clock=ticking(), block_time_limit=0.1) as ledger,
+            connected(ledger),
+            connected(ledger, clock_reader(), family="clock"),
+        ):
+            readers = [timed_batch(address(f"slow{n}"), sleep=0.5) for n in range(5)]
+            await ledger.submit(readers)
+            statuses = await ledger.wait_for_batches([batch.header_signature for batch in readers], 20)
+            assert [status.status for status in statuses] == ["COMMITTED"] * 5
+            lines = [record.getMessage() for record in caplog.records if "unfinished at a cut" in record.getMessage()]
+            assert len(lines) == 1, lines
+        counted = [record.getMessage() for record in caplog.records if "more like it" in record.getMessage()]
+        assert len(counted) == 1, counted  # written as the ledger stops
+        assert counted[0].endswith("it runs again in the next block (4 more like it in the last 10 s)")
 
     run(scenario)
