@@ -182,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get(FAMILIES_ENV) or "",
         metavar="FAMILY:VERSION,...",
         help="also accept batches of these transaction families, for processors you connect yourself"
-        f" (default: ${FAMILIES_ENV}, else none; xo 1.0, rps 1.0 and chips 1.0 are always accepted, other families"
-        " are refused)",
+        f" (default: ${FAMILIES_ENV}, else none; xo 1.0, rps 2.0 (and 1.0, which rps-tp refuses naming 2.0)"
+        " and chips 1.0 are always accepted, other families are refused)",
     )
     parser.add_argument(
         "--processor-wait",
