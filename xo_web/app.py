@@ -309,8 +309,12 @@ async def error_bodies(request: web.Request, handler: Callable[[web.Request], An
         return errors.error_response(error.status, code, title, message)
     except asyncio.CancelledError:
         raise
-    except Exception:
-        LOG.exception("internal error serving %s %s", request.method, request.path)
+    except Exception as error:  # a bug: its traceback once per route per interval, since a client can repeat it
+        route = request.match_info.route.resource.canonical if request.match_info.route.resource else "?"
+        request.app[LOG_LIMITER].log(
+            LOG, ("internal error", request.method, route), logging.ERROR, "internal error serving %s %s",
+            request.method, request.path, exc_info=error,
+        )  # fmt: skip
         return errors.error_response(500, errors.INTERNAL, "Internal Error", "the server failed; see its output")
 
 

@@ -14,6 +14,7 @@ import socket
 import time
 
 from tests.xo_web.local_server import LocalServer
+from xo_web import app
 from xo_web.app import LOG_LIMITER
 
 MALFORMED = b"GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n"
@@ -48,3 +49,22 @@ def test_without_a_rest_api_the_server_tells_the_person_running_it_and_keeps_try
         f"xo: cannot reach the REST API at {offline_server.settings.rest_url}: Connection refused; trying again in 5 s"
     ]
     assert offline_server.request("GET", "/").status == 200, "the page is served all the same"
+
+
+def test_a_bug_a_client_can_repeat_is_one_traceback_per_route_and_a_count(key_dir, closed_port, monkeypatch, caplog):
+    async def broken(self, _request):
+        raise RuntimeError("a bug in the session route")
+
+    monkeypatch.setattr(app.Server, "session", broken)
+    caplog.set_level(logging.ERROR, logger="xo_web")
+    with LocalServer(f"http://127.0.0.1:{closed_port}", key_dir) as server:
+        for _ in range(20):
+            answer = server.request("GET", "/api/session", headers=server.page_headers())
+            assert (answer.status, answer.json()["error"]["code"]) == (500, 70)
+        errors = [record for record in caplog.records if record.name == "xo_web"]
+        assert [(record.getMessage(), record.exc_info is not None) for record in errors] == [
+            ("internal error serving GET /api/session", True)
+        ]
+        server.app[LOG_LIMITER].flush()
+    counted = [record.getMessage() for record in caplog.records if "more like it" in record.getMessage()]
+    assert counted == ["internal error serving GET /api/session (19 more like it in the last 10 s)"]
