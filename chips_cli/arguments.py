@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from chips_client.channels import MAX_ROUNDS
 from chips_tp.channel import DEFAULT_DURATION, MAX_DURATION, MIN_DURATION
@@ -41,7 +42,7 @@ exit codes:
   130  interrupted (Ctrl-C); 143 terminated (SIGTERM)"""
 
 
-def whole(low: int, high: int | None = None):  # noqa: ANN201 - an argparse type
+def whole(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number from ``low`` (to ``high``)."""
 
     def parse(text: str) -> int:
@@ -54,6 +55,7 @@ def whole(low: int, high: int | None = None):  # noqa: ANN201 - an argparse type
 
 
 def seconds(text: str) -> float:
+    """An argparse type for a duration: a positive number of seconds, or a usage error that says what was wrong."""
     try:
         value = float(text)
     except ValueError:
@@ -64,6 +66,7 @@ def seconds(text: str) -> float:
 
 
 def patience_flags() -> argparse.ArgumentParser:
+    """The ``--patience`` flag shared by the commands that play, so they all challenge a stalled opponent alike."""
     flags = argparse.ArgumentParser(add_help=False)
     flags.add_argument(
         "--patience", type=seconds, metavar="SECONDS",

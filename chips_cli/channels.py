@@ -212,10 +212,12 @@ def held_engine(stored: Store, found: Channel, me: str) -> Engine:
 
 
 def open_to(channel: Channel, me: str) -> bool:
+    """Whether ``me`` may still join ``channel``: it is funding and their deposit is not in yet."""
     return channel.status == FUNDING and not channel.funded[channel.fixed.participants.index(me)]
 
 
 def status_of(channel: Channel) -> str:
+    """The channel's status in words, with the payout once closed and the deadline while challenged."""
     if channel.status == CLOSED:
         paid = channel.payout or (0, 0)
         return f"closed (paid {paid[0]}/{paid[1]})"
@@ -225,6 +227,7 @@ def status_of(channel: Channel) -> str:
 
 
 def terms_json(fixed: Fixed, names: KeyNames) -> dict[str, object]:
+    """A channel's fixed terms for ``--json``, with each participant's key and local name."""
     return {
         "game": fixed.app, "stake": fixed.stake, "deposits": list(fixed.deposits), "challenge_seconds": fixed.duration,
         "rounds": rounds_of(fixed), "participants": [{"key": k, "name": names.name(k)} for k in fixed.participants],
@@ -232,6 +235,7 @@ def terms_json(fixed: Fixed, names: KeyNames) -> dict[str, object]:
 
 
 def channel_json(channel: Channel, names: KeyNames, terms: ChannelTerms | None, me: str) -> dict[str, object]:
+    """One channel as ``chips list --json`` prints it: its record on the chain, its local name and its terms."""
     return {
         "channel": channel.id.hex(), "name": None if terms is None else terms.name, "status": channel.status,
         "turn": channel.turn, "held": channel.held, "funded": list(channel.funded), "open_to_you": open_to(channel, me),
@@ -240,6 +244,7 @@ def channel_json(channel: Channel, names: KeyNames, terms: ChannelTerms | None, 
     }  # fmt: skip
 
 
-def state_json(state) -> dict[str, object]:  # noqa: ANN001
+def state_json(state: State) -> dict[str, object]:
+    """A channel state for ``--json``: bytes in the game's app part shown as hex so the object stays JSON."""
     app = {k: (v.hex() if isinstance(v, bytes) else v) for k, v in state.app._asdict().items()}
     return {"turn": state.turn, "final": state.final, "balances": list(state.balances), "app": app}

@@ -24,16 +24,19 @@ MIN_ID_PREFIX = 8
 
 
 def signer(args: argparse.Namespace) -> Signer:
+    """The player's ``chips`` key, from the key directory and user name the arguments give."""
     return load_signer(session.key_dir(args), session.username(args), "chips")
 
 
 def wait_seconds(args: argparse.Namespace) -> float:
+    """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
     wait = getattr(args, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
 
 
 @contextlib.contextmanager
 def chain(args: argparse.Namespace, key: Signer | None) -> Iterator[RestChain]:
+    """The chain, read through the REST API the arguments name and signed for with ``key`` (None: read only)."""
     with session.rest_client(args) as client:
         yield RestChain(client, key, wait_seconds(args))
 
@@ -70,10 +73,12 @@ def locate(found: list[Channel], given: str, me: str, stored: Store | None = Non
 
 
 def label(channel: Channel) -> str:
+    """A channel's short label: the first characters of its id, enough to name it on a command line."""
     return channel_id(channel.fixed).hex()[:MIN_ID_PREFIX]
 
 
 def address(found: Channel) -> str:
+    """The state address of ``found``'s channel (imported here so only the commands that need it load it)."""
     from chips_tp.family import channel_address  # noqa: PLC0415
 
     return channel_address(found.id)

@@ -15,15 +15,18 @@ import time
 from collections.abc import Callable
 
 from chips_cli import context
+from chips_client.chain import RestChain
 from chips_client.match import Match, NotPlayable
 from chips_client.messages import topic
+from chips_client.store import Store
 from chips_tp.channel import channel_id
-from chips_tp.state import CLOSED
+from chips_tp.state import CLOSED, Channel
 from client_core.broker import BrokerSession
 from client_core.errors import InvalidInput
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
 from xo_client.ai import Level, choose_move
+from xo_core.signing import Signer
 from xo_core.text import printable
 
 
@@ -35,9 +38,11 @@ class BotChooser:
         self.rng = rng or random.SystemRandom()
 
     def xo_space(self, board: str, mark: str) -> int:
+        """The bot's tic-tac-toe move (1-9) for ``mark`` on ``board``, at its level."""
         return choose_move(board, mark, self.rng, self.level)  # type: ignore[arg-type]
 
     def rps_throw(self) -> str:
+        """The bot's throw, at random so it cannot be predicted."""
         return self.rng.choice(THROWS)
 
 
@@ -57,6 +62,7 @@ class PersonChooser:
         return line.strip().lower()
 
     def xo_space(self, board: str, mark: str) -> int:
+        """The person's space (1-9) for ``mark`` on ``board``; asked again at a terminal when it is not free."""
         shown = " ".join(board[i : i + 3] for i in (0, 3, 6))
         while True:
             text = self._line(f"board {shown}; your {mark} (1-9): ")
@@ -67,6 +73,7 @@ class PersonChooser:
             print(f"{text!r} is not a free space: choose one of 1-9 showing '-'")
 
     def rps_throw(self) -> str:
+        """The person's throw; asked again at a terminal when it is not rock, paper or scissors."""
         while True:
             text = self._line("your throw (rock, paper, scissors): ")
             if text in THROWS:
@@ -117,6 +124,7 @@ def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
 
 
 def say(line: str) -> None:
+    """Print one line made safe for a terminal (it may hold names other players chose) and flush it at once."""
     print(printable(line, escape_backslashes=False), flush=True)
 
 
@@ -141,7 +149,7 @@ def watch(args: argparse.Namespace) -> int:
             time.sleep(args.poll)
 
 
-def _defend(signer, chain, stored, found) -> None:  # noqa: ANN001
+def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel) -> None:
     terms = stored.channel(found.id)
     if terms is None:
         return

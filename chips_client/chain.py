@@ -23,6 +23,7 @@ class RestChain:
         self.client, self.signer, self.wait_seconds = client, signer, wait_seconds
 
     def channel(self, address: str) -> Channel | None:
+        """The channel at ``address``, or None when there is none."""
         data = self.client.get_state(address)
         return decode_channel(address, data) if data else None
 
@@ -31,9 +32,11 @@ class RestChain:
         return channels_in(self.client.list_state(NAMESPACE + CHANNEL_TYPE))
 
     def balance(self, key: str) -> int:
+        """The chips in ``key``'s account (0 when it has none)."""
         return account_balance(self.client.get_state(account_address(key)), key)
 
     def submit(self, transaction: Transaction, what: str) -> None:
+        """Submit one transaction and wait until it committed; ``what`` names it in an error."""
         self.submit_all([transaction], what)
 
     def submit_all(self, transactions: list[Transaction], what: str) -> str:

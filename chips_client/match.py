@@ -57,24 +57,37 @@ PUBLISH_TIMEOUT: Final = 10.0
 class Session(Protocol):
     """The transport: :class:`client_core.broker.BrokerSession` or a test's fake."""
 
-    def connect(self, timeout: float) -> None: ...
-    def subscribe(self, topic: str, timeout: float) -> None: ...
-    def publish(self, topic: str, payload: bytes, timeout: float) -> None: ...
-    def close(self) -> None: ...
+    def connect(self, timeout: float) -> None:
+        """Connect to the broker within ``timeout`` seconds, or raise."""
+
+    def subscribe(self, topic: str, timeout: float) -> None:
+        """Receive what is published on ``topic`` from now on (and what waited while away)."""
+
+    def publish(self, topic: str, payload: bytes, timeout: float) -> None:
+        """Send ``payload`` on ``topic``, acknowledged within ``timeout`` seconds, or raise."""
+
+    def close(self) -> None:
+        """Disconnect; the broker keeps the session for the next connect."""
 
 
 class Chain(Protocol):
     """What the match needs of the chain: a channel's record, and a transaction committed (or an error raised)."""
 
-    def channel(self, address: str) -> Record | None: ...
-    def submit(self, transaction: Transaction, what: str) -> None: ...
+    def channel(self, address: str) -> Record | None:
+        """The channel's record at ``address``, or None when it is not on the chain."""
+
+    def submit(self, transaction: Transaction, what: str) -> None:
+        """Submit ``transaction`` and return once it committed; ``what`` names it in an error."""
 
 
 class Chooser(Protocol):
     """Who picks this player's moves: a person at ``chips play`` or a bot."""
 
-    def xo_space(self, board: str, mark: str) -> int: ...
-    def rps_throw(self) -> str: ...
+    def xo_space(self, board: str, mark: str) -> int:
+        """The space (1-9) this player takes for ``mark`` on ``board``."""
+
+    def rps_throw(self) -> str:
+        """This player's throw: rock, paper or scissors."""
 
 
 class NotPlayable(Exception):
@@ -117,6 +130,7 @@ class Match:
 
     # -- start ------------------------------------------------------------------------------------------------
     def start(self) -> Record:
+        """Load the channel from the chain before playing; :class:`NotPlayable` saying why it cannot be played now."""
         record = self.chain.channel(self.address)
         if record is None:
             raise NotPlayable(f"channel {self.terms.name!r} is not on the chain")

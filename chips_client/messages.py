@@ -26,6 +26,7 @@ def topic(channel_id: bytes, recipient: str) -> str:
 
 
 def encode_message(signed: SignedState) -> bytes:
+    """A signed state as the bytes sent to the opponent, in the canonical encoding they verify."""
     return canonical.encode({"state": signed.state, "signatures": list(signed.signatures)})
 
 

@@ -89,6 +89,7 @@ class Store:
                 os.chmod(f"{path}{suffix}", 0o600)
 
     def close(self) -> None:
+        """Close the database; the store is unusable afterwards."""
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -163,6 +164,7 @@ class Store:
             self._db.execute("INSERT OR REPLACE INTO secrets VALUES (?, ?, ?, ?)", (channel_id.hex(), round_, *secret))
 
     def secret(self, channel_id: bytes, round_: int) -> Secret | None:
+        """The throw and salt this player committed to in ``round_`` of the channel, or None if none was kept."""
         row = self._db.execute(
             "SELECT throw, salt FROM secrets WHERE channel = ? AND round = ?", (channel_id.hex(), round_)
         ).fetchone()

@@ -119,6 +119,7 @@ class BrokerAddress:
 
     @property
     def tls(self) -> bool:
+        """Whether the connection is encrypted (``mqtts://``)."""
         return self.scheme == "mqtts"
 
 

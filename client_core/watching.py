@@ -224,9 +224,11 @@ class Screen(Protocol[ChangeT]):
     ``hint``: what to add when the named game does not exist (:func:`suggestion`).
     """
 
-    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None: ...
+    def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
+        """Show the games as watching begins (or, for a named game not there yet, a line that waits for it)."""
 
-    def changes(self, block: BlockRef, changes: list[ChangeT]) -> None: ...
+    def changes(self, block: BlockRef, changes: list[ChangeT]) -> None:
+        """Show the changes one block made."""
 
 
 class JsonLines(Generic[GameT, ChangeT]):
@@ -236,6 +238,7 @@ class JsonLines(Generic[GameT, ChangeT]):
         self.family = family
 
     def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
+        """Print the games as watching begins, one object each, like any later change."""
         self.changes(block, games)
 
     def changes(self, block: BlockRef, changes: list[ChangeT]) -> None:
@@ -252,6 +255,7 @@ class TextLines(Generic[GameT, ChangeT]):
         self.you = you
 
     def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
+        """Print the named game's card (or that it is awaited), or one line per game when watching all."""
         if name is not None:
             game = games[0].game
             if game is not None:
@@ -286,6 +290,7 @@ class Card(TextLines[GameT, ChangeT]):
         self.write = write if write is not None else sys.stdout.write
 
     def snapshot(self, block: BlockRef, games: list[ChangeT], name: str | None, hint: str) -> None:
+        """Draw the named game's card as watching begins, with a waiting line when it does not exist yet."""
         assert name is not None
         self.recent = [] if games[0].game else [self.family.waiting_line(block, name, hint)]
         self.draw(games[0])

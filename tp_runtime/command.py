@@ -64,6 +64,7 @@ class ProcessorCommand:
 
     @property
     def metrics_env(self) -> str:
+        """The environment variable that sets where the command serves its metrics."""
         return f"{self.env_prefix}_METRICS"
 
 

@@ -34,14 +34,17 @@ class FamilyHandler(TransactionHandler):
 
     @property
     def family_name(self) -> str:
+        """The family this handler registers for, from the class's ``FAMILY_NAME``."""
         return self.FAMILY_NAME
 
     @property
     def family_versions(self) -> list[str]:
+        """The one version this handler accepts, from ``FAMILY_VERSION``."""
         return [self.FAMILY_VERSION]
 
     @property
     def namespaces(self) -> list[str]:
+        """The one address prefix this handler reads and writes, from ``NAMESPACE``."""
         return [self.NAMESPACE]
 
 
@@ -59,10 +62,12 @@ class TransactionHeader(Protocol):
     """What a handler reads of a ``TransactionHeader``: who signed the transaction, for which family version."""
 
     @property
-    def signer_public_key(self) -> str: ...
+    def signer_public_key(self) -> str:
+        """The public key that signed the transaction: whom it acts for."""
 
     @property
-    def family_version(self) -> str: ...
+    def family_version(self) -> str:
+        """The family version the transaction was signed for."""
 
 
 class ProcessRequest(Protocol):

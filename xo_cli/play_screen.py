@@ -95,6 +95,7 @@ class LineScreen:
             self.say(feed.change_line(block, feed.snapshot(game.name, game), self.names))
 
     def changes(self, block: BlockRef, changes: list[Change]) -> None:
+        """Print one line per change in the block."""
         for change in changes:
             self.say(feed.change_line(block, change, self.names))
 
@@ -135,6 +136,7 @@ class TerminalScreen:
         self.draw()
 
     def changes(self, block: BlockRef, changes: list[Change]) -> None:
+        """Add the block's changes to the recent lines and redraw the board with the newest game."""
         self.recent = (self.recent + [feed.change_line(block, change, self.names) for change in changes])[
             -RECENT_LINES:
         ]

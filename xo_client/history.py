@@ -82,4 +82,5 @@ def aries_thread(game: PastGame) -> list[dict[str, object]]:
 
 
 def as_game(game: rules.Game) -> Game:
+    """A rules game as a client's game, with the state address it lives at."""
     return Game(*game, game_address(game.name))

@@ -45,10 +45,12 @@ class RunningDevnet:
 
     @property
     def serving(self) -> bool:
+        """Whether the devnet has said where its REST API is, i.e. it is up and serving."""
         return self.rest_url is not None
 
 
 def serving_path(data_dir: Path) -> Path:
+    """The file in ``data_dir`` where a running devnet writes where it serves."""
     return data_dir / SERVING_NAME
 
 

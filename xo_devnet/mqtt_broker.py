@@ -37,6 +37,7 @@ class OpenAccess(BaseAuthPlugin):
     """Admit every client as a named one, so persistent sessions keep what arrives while they are away."""
 
     async def authenticate(self, *, session: Session) -> bool:
+        """Admit every client: the devnet's broker has no accounts; a client is known by its client id."""
         return True
 
 
@@ -93,6 +94,7 @@ class EmbeddedBroker:
 
     @property
     def url(self) -> str:
+        """The ``mqtt://`` URL clients connect to (an IPv6 host in brackets)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"mqtt://{host}:{self.port}"
 

@@ -118,6 +118,7 @@ class PendingBatches:
 
     @property
     def capacity(self) -> int:
+        """The most batches that may be pending at once; past it a submission is refused as busy."""
         return self._capacity
 
     @property

@@ -213,6 +213,7 @@ class Server:
         return json_response({"stopped": True})
 
     async def chips(self, request: web.Request) -> web.Response:
+        """``GET /api/chips``: the player's chips view, each channel with the match the server plays on it."""
         player = parse_player(dict(request.query))
         view = await asyncio.to_thread(self.desk.view, player)
         playing = {event["channel"]: event for event in self.matches.view() if event["player"] == view["public_key"]}
@@ -221,22 +222,27 @@ class Server:
         return json_response(view)
 
     async def chips_open(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/open``: open a channel with the terms in the body."""
         opening = parse_open(await read_json(request))
         return await self._play(lambda _: (200, self.desk.open(opening)), None)
 
     async def chips_join(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/join``: deposit into a channel the player was invited to."""
         player, ident = parse_channel(await read_json(request))
         return await self._play(lambda _: (200, self.desk.join(player, ident)), None)
 
     async def chips_challenge(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/challenge``: challenge an opponent who stopped moving."""
         player, ident = parse_channel(await read_json(request))
         return await self._play(lambda _: (200, self.desk.challenge(player, ident)), None)
 
     async def chips_finalize(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/finalize``: pay out a channel whose challenge ran out."""
         player, ident = parse_channel(await read_json(request))
         return await self._play(lambda _: (200, self.desk.finalize(player, ident)), None)
 
     async def chips_play(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/play``: start the match on a channel, the server playing for the player."""
         player, ident = parse_channel(await read_json(request))
         self.matches.bind(asyncio.get_running_loop())
 
@@ -250,6 +256,7 @@ class Server:
         return await self._play(start, None)
 
     async def chips_move(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/move``: a move from the page for a match the server plays; 202 as it is queued."""
         body = await read_json(request)
         player, ident = parse_channel(body)
         assert isinstance(body, dict)

@@ -45,6 +45,8 @@ CHANNEL_ID_HEX: Final = 64
 
 
 class OpenRequest(NamedTuple):
+    """A page's request to open a channel, checked: who opens it, with whom, which game and what stakes."""
+
     player: str
     name: str
     opponent: str
@@ -185,9 +187,11 @@ class ChipsDesk(Sender):
         self.store_path = store_path
 
     def store(self, public_key: str) -> Store:
+        """The store of ``public_key``'s channel states and secrets."""
         return Store(self.store_path(self.key_dir, public_key))
 
     def chain(self, client: Any, signer: Any = None) -> RestChain:
+        """The chain over ``client``, signing with ``signer`` (None: read only)."""
         return RestChain(client, signer, self.wait_seconds)
 
     def view(self, player: str) -> Json:
@@ -267,6 +271,7 @@ class ChipsDesk(Sender):
         return {"channel": ident.hex(), "message": "Finalized: the channel paid out the challenged state."}
 
     def record(self, ident: bytes, me: str) -> Record:
+        """The channel ``ident`` as ``me`` sees it on the chain; a 502 in words when the REST API cannot answer."""
         try:
             with self.client() as client:
                 return self._record(self.chain(client), ident, me)

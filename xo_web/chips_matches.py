@@ -82,11 +82,13 @@ class PageChooser:
             self.asking(None)
 
     def xo_space(self, board: str, mark: str) -> int:
+        """The space the page sends for ``mark`` on ``board``, waited for."""
         space = self._wait({"kind": "xo", "board": board, "mark": mark})
         assert isinstance(space, int)
         return space
 
     def rps_throw(self) -> str:
+        """The throw the page sends, waited for."""
         throw = self._wait({"kind": "rps"})
         assert isinstance(throw, str)
         return throw
@@ -116,11 +118,13 @@ class StoppingChain:
         self.chain, self.stop = chain, stop
 
     def channel(self, address: str) -> Record | None:
+        """The channel at ``address``; :class:`Stopped` once the server stops, which ends the match."""
         if self.stop.is_set():
             raise Stopped
         return self.chain.channel(address)
 
     def submit(self, transaction: Any, what: str) -> None:
+        """Submit ``transaction`` through the chain and wait for its commit."""
         self.chain.submit(transaction, what)
 
 
@@ -150,6 +154,7 @@ class Matches:
         self._lock = threading.Lock()
 
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The event loop the pages are told on, from the match threads."""
         self._loop = loop
 
     def view(self) -> list[Json]:
@@ -176,6 +181,7 @@ class Matches:
         return self._event(run, "playing")
 
     def move(self, public_key: str, ident: bytes, move: object) -> None:
+        """Hand the page's ``move`` to the match the server plays for ``public_key``; a 409 when none waits for it."""
         run = self.running.get((public_key, ident))
         if run is None or run.chooser is None:
             raise refused("the server is not playing this match for you: start it with Play")

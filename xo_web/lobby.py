@@ -55,6 +55,7 @@ class Lobby(Generic[GameT, ChangeT]):
         return self._book.games()
 
     def game(self, name: str) -> GameT | None:
+        """The game ``name`` as the book holds it now, or None when there is none."""
         return self._book.game(name, self._address(name))
 
     def _taken_problems(self) -> list[str]:

@@ -64,6 +64,7 @@ def snapshot_view(block: BlockRef | None, games: list[Game], names: KeyNames) ->
 
 
 def block_changes_view(block: BlockRef, changes: list[Change], names: KeyNames) -> Json:
+    """One block's changes as the page's event stream sends them."""
     return {"block": block_view(block), "changes": [change_view(change, names) for change in changes]}
 
 

@@ -74,9 +74,11 @@ class Budget:
 
     @property
     def used(self) -> float:
+        """The CPU seconds spent on filters since the budget started."""
         return self._clock() - self._started
 
     def check(self) -> None:
+        """Raise :class:`FilterTimeout` once the budget is spent, so one subscriber's filters cannot stall the rest."""
         if self.used > self.seconds:
             raise FilterTimeout(f"its filters took over {self.seconds * 1000:.3g} ms of CPU on one block's events")
 
