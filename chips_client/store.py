@@ -130,10 +130,6 @@ class Store:
         """Every channel recorded, by id."""
         return {bytes.fromhex(row[0]): _terms(row) for row in self._db.execute("SELECT * FROM channels")}
 
-    def channels_named(self, name: str) -> dict[bytes, ChannelTerms]:
-        """The channels recorded under ``name`` (usually one), by id."""
-        return {k: v for k, v in self.channels().items() if v.name == name}
-
     def save_state(self, channel_id: bytes, turn: int, signed: SignedState) -> None:
         """Write (or add signatures to) the state of ``turn``; on disk when this returns."""
         sig0, sig1 = signed.signatures

@@ -108,4 +108,3 @@ Op = Issue | Transfer | Open | Join | Cancel | Conclude | Challenge | Checkpoint
 OPS: dict[str, type[Op]] = {
     op.NAME: op for op in (Issue, Transfer, Open, Join, Cancel, Conclude, Challenge, Checkpoint, Respond, Finalize)
 }
-ACCOUNT_OPS = (Issue, Transfer)

@@ -9,7 +9,6 @@ from collections.abc import Iterable, Mapping
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-BASE_UNITS = ("seconds", "bytes", "ratio")
 NOT_BASE_UNITS = re.compile(r"_(milliseconds|microseconds|ms|us|minutes|hours|kilobytes|megabytes|percent)(_|$)")
 
 
