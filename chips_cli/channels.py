@@ -12,11 +12,10 @@ import json
 from chips_cli import context
 from chips_client import moves
 from chips_client import transactions as tx
+from chips_client.challenges import challenge_proof, held_engine
 from chips_client.channels import name_problem, nonce_of, rounds_of
-from chips_client.engine import KEPT, Held
-from chips_client.engine import Channel as Engine
 from chips_client.match import describe
-from chips_client.store import ChannelTerms, Store
+from chips_client.store import ChannelTerms
 from chips_tp import rps_app, xo_app
 from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id, fixed_problem, mover
@@ -184,13 +183,7 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
             print(f"concluded channel {args.channel!r}: paid {engine.latest.state.balances[0]} and "
                   f"{engine.latest.state.balances[1]}")  # fmt: skip
             return 0
-        proof = engine.proof()
-        if not proof:
-            raise InvalidInput(f"you hold no state of {args.channel!r} to challenge with but a final one: "
-                               "'chips conclude' it")  # fmt: skip
-        if engine.latest.state.turn == 0 and engine.my_move:
-            raise InvalidInput(f"the first move in {args.channel!r} is yours: play it ('chips play' or 'chips bot'); "
-                               "a challenge now would only hold you to make it")  # fmt: skip
+        proof = challenge_proof(engine, args.channel)
         chain.submit(tx.challenge(signer, found.fixed, proof), "the challenge")
         after = chain.channel(context.address(found))
         deadline = after.challenge.deadline if after is not None and after.challenge else "?"
@@ -198,17 +191,6 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
         print(f"challenged at turn {turn}: the opponent must answer before {deadline} (Unix time); "
               f"then: chips finalize {args.channel}")  # fmt: skip
     return 0
-
-
-def held_engine(stored: Store, found: Channel, me: str) -> Engine:
-    """The channel as the store holds it (the chain's state when the store has none)."""
-    decode = APPS[found.fixed.app].decode
-    held = [Held(decode_state(s.state, decode), s) for _turn, s in stored.states(found.id, KEPT)]
-    if not held:
-        if found.state is None:
-            raise InvalidInput("the channel has no state yet: the opponent must join first")
-        held = [Held(decode_state(found.state, decode), tx.chain_turn_zero(found.state)[0])]
-    return Engine(found.fixed, found.fixed.participants.index(me), held)
 
 
 def open_to(channel: Channel, me: str) -> bool:

@@ -18,9 +18,8 @@ from typing import Any, Final, NamedTuple
 
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
+from chips_client.challenges import challenge_proof, held_engine
 from chips_client.channels import MAX_NAME_LENGTH, MAX_ROUNDS, name_problem, nonce_of, rounds_of
-from chips_client.engine import Channel as Engine
-from chips_client.engine import Held
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
@@ -252,13 +251,13 @@ class ChipsDesk(Sender):
             raise refused(f"channel {ident.hex()[:8]} is {record.status}: only a running match can be challenged")
         if record.challenge is not None:
             raise refused(f"channel {ident.hex()[:8]} is challenged already, until {record.challenge.deadline}")
-        decode = APPS[record.fixed.app].decode
         with self.store(signer.public_key) as store:
-            held = [Held(decode_state(s.state, decode), s) for _turn, s in store.states(ident)]
-        if not held or held[-1].state.turn == 0:
-            raise refused("no move has been signed in this channel yet: a challenge needs one; nothing was submitted")
-        engine = Engine(record.fixed, record.fixed.participants.index(signer.public_key), held)
-        self._submit(signer, [tx.challenge(signer, record.fixed, engine.proof())], "the challenge")
+            try:
+                engine = held_engine(store, record, signer.public_key)
+                proof = challenge_proof(engine, ident.hex()[:8])
+            except InvalidInput as error:
+                raise refused(f"{error.message}; nothing was submitted") from None
+        self._submit(signer, [tx.challenge(signer, record.fixed, proof)], "the challenge")
         return {"channel": ident.hex(), "message": f"You challenged your opponent at turn {engine.latest.state.turn}."}
 
     def finalize(self, player: str, ident: bytes) -> Json:

@@ -5,6 +5,8 @@ do, opens and joins channels as ``chips open`` and ``chips join`` do, and plays 
 staked match for the page with ``chips play``'s match loop: the page's moves go in by
 ``POST /api/chips/move``, and every state signed or accepted comes out on the event
 stream at once (``chips`` events), before any block.
+A joiner challenges an opener who never moves with the chain's own turn 0, as
+``chips challenge`` does, and the opener's challenge at turn 0 is refused with its reason.
 """
 
 from __future__ import annotations
@@ -171,3 +173,35 @@ def test_a_staked_xo_match_played_through_the_server_pays_the_winner_on_chain(ch
     assert alice["balance"] == before["alice"] + 10 and bob["balance"] == before["bob"] - 10
     closed = next(c for c in alice["channels"] if c["id"] == ident)
     assert (closed["status"], closed["payout"]) == ("closed", [60, 40])
+
+
+def test_the_joiner_holds_an_opener_who_never_moves_to_turn_zero_and_both_deposits_come_back(chips_server):
+    before = {name: chips_of(chips_server, name)["balance"] for name in ("alice", "bob")}
+    ident = opened(chips_server, "never", stake=10, deposit=25, challenge=1)
+    assert chips_server.post_chips("join", player="bob", channel=ident).status == 200
+
+    # the first move is alice's: a challenge would only hold her to make it (``chips challenge`` refuses her too)
+    hers = chips_server.post_chips("challenge", player="alice", channel=ident)
+    assert hers.status == 409
+    assert hers.json()["error"]["message"] == (
+        f"the first move in '{ident[:8]}' is yours: play it; a challenge now would only hold you to make it; "
+        "nothing was submitted"
+    )
+    # bob holds her to the chain's own turn 0, which nobody has signed
+    his = chips_server.post_chips("challenge", player="bob", channel=ident)
+    assert his.status == 200, his.body
+    assert his.json()["message"] == "You challenged your opponent at turn 0."
+    challenged = channel_named(chips_of(chips_server, "bob"), ident[:8])
+    assert challenged["challenge"]["by_me"] is True and challenged["chain_turn"] == 0
+    again = chips_server.post_chips("challenge", player="bob", channel=ident)
+    assert again.status == 409 and "challenged already" in again.json()["error"]["message"]
+
+    # alice never answers: once the chain's clock passes the deadline, bob's finalize pays both deposits back
+    limit = time.monotonic() + 30
+    while (finalized := chips_server.post_chips("finalize", player="bob", channel=ident)).status != 200:
+        assert finalized.status == 409, finalized.body
+        assert time.monotonic() < limit, finalized.body
+        time.sleep(0.5)
+    closed = channel_named(chips_of(chips_server, "bob"), ident[:8])
+    assert (closed["status"], closed["payout"]) == ("closed", [25, 25])
+    assert {name: chips_of(chips_server, name)["balance"] for name in ("alice", "bob")} == before

@@ -231,7 +231,8 @@ def test_a_silent_opponent_challenged_from_the_page_loses_the_stake_when_the_dea
     before = balances_on_chain(devnet)
     ident = open_channel(alice, "quiet", stake=10, deposit=30, rounds=1, challenge=2)
     join(bob, ident)
-    expect(alice.locator("#chips-challenge")).to_be_hidden()  # nothing signed yet: nothing to hold bob to
+    expect(alice.locator("#chips-challenge")).to_be_hidden()  # the first move is hers: a challenge would hold her
+    expect(bob.locator("#chips-challenge")).to_be_visible()  # the joiner may hold a silent opener to turn 0
     alice.get_by_role("button", name="Play").click()
     expect(alice.locator(".board")).to_have_attribute("data-wanted", "true")
     alice.locator('button.cell[data-space="5"]').click()

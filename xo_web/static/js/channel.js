@@ -97,9 +97,12 @@ export function mount(app, id, signal) {
   challengeButton.addEventListener("click", () => toChain("challenge", challengeButton));
   finalizeButton.addEventListener("click", () => toChain("finalize", finalizeButton));
 
+  // Before any move only the joiner may challenge (the chain's own turn 0): the first move is the opener's.
   function showChainActions() {
     const running = channel?.status === "running";
-    challengeButton.hidden = !running || Boolean(channel.challenge) || !(channel.state?.turn > 0);
+    const state = channel?.state;
+    const holdable = state && (state.turn > 0 || !state.next_is_mine);
+    challengeButton.hidden = !running || Boolean(channel.challenge) || !holdable;
     finalizeButton.hidden = !running || !channel.challenge?.by_me;
   }
 
