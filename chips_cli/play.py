@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from chips_cli import context
 from chips_client.chain import RestChain
-from chips_client.match import Match, NotPlayable
+from chips_client.match import Match, NotPlayable, Receiver
 from chips_client.messages import topic
 from chips_client.store import Store
 from chips_tp.channel import channel_id
@@ -92,7 +92,7 @@ def bot(args: argparse.Namespace) -> int:
     return _run(args, BotChooser(args.level))
 
 
-def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Callable[[str, bytes], None]], BrokerSession]:
+def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Receiver], BrokerSession]:
     """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel, so
     what the peer sent while this player was away is waiting when it comes back."""
     return lambda on_message: BrokerSession(args.broker, client_id, on_message)

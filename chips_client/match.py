@@ -14,11 +14,11 @@ Transport, chain and the choice of moves are given to it, so tests drive it with
 
 from __future__ import annotations
 
-import contextlib
 import queue
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Final, Protocol
 
 from chips_client import moves
@@ -52,6 +52,10 @@ JUNK_NOTICE_SECONDS: Final = 10.0
 #: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
 FINALIZE_MARGIN_SECONDS: Final = 1.0
 PUBLISH_TIMEOUT: Final = 10.0
+
+
+Receiver = Callable[[str, bytes], "Future[None] | None"]
+"""What the transport calls with each message: it acknowledges the broker once the returned future is done."""
 
 
 class Session(Protocol):
@@ -99,7 +103,7 @@ class Match:
 
     def __init__(
         self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
-        connect: Callable[[Callable[[str, bytes], None]], Session], chooser: Chooser, say: Callable[[str], None],
+        connect: Callable[[Receiver], Session], chooser: Chooser, say: Callable[[str], None],
         patience: float | None = None, clock: Callable[[], float] = time.time,
     ) -> None:  # fmt: skip
         self.signer, self.terms, self.store, self.chain = signer, terms, store, chain
@@ -109,7 +113,7 @@ class Match:
         self.me = self.fixed.participants.index(signer.public_key)
         self.peer = self.fixed.participants[1 - self.me]
         self.chooser, self.say, self.patience, self.clock = chooser, say, patience, clock
-        self.inbox: queue.Queue[bytes] = queue.Queue(maxsize=1000)
+        self.inbox: queue.Queue[tuple[bytes, Future[None]]] = queue.Queue(maxsize=1000)
         self._connect = connect
         self.session: Session | None = None
         self.channel: Channel | None = None
@@ -123,10 +127,19 @@ class Match:
         self._games = 0
         self._finalize_after = 0.0
 
-    def _on_message(self, _topic: str, payload: bytes) -> None:
-        """On the transport's thread: hand the bytes over; a flood beyond the queue's bound is dropped."""
-        with contextlib.suppress(queue.Full):
-            self.inbox.put_nowait(payload)
+    def _on_message(self, _topic: str, payload: bytes) -> Future[None] | None:
+        """On the transport's thread: hand the bytes over, to be acknowledged to the broker only once handled.
+
+        A state is accepted by writing it to the store, so the broker hears it was received only after that
+        write: a player killed in between gets the message again. A flood beyond the queue's bound is
+        acknowledged and dropped (the opponent resends their latest state until it is answered).
+        """
+        handled: Future[None] = Future()
+        try:
+            self.inbox.put_nowait((payload, handled))
+        except queue.Full:
+            return None
+        return handled
 
     # -- start ------------------------------------------------------------------------------------------------
     def start(self) -> Record:
@@ -194,13 +207,17 @@ class Match:
 
     def _drain(self, wait: float) -> None:
         try:
-            payload = self.inbox.get(timeout=wait)
+            message = self.inbox.get(timeout=wait)
         except queue.Empty:
             return
-        self.receive(payload)
         while True:
+            payload, handled = message
             try:
-                self.receive(self.inbox.get_nowait())
+                self.receive(payload)
+            finally:
+                handled.set_result(None)
+            try:
+                message = self.inbox.get_nowait()
             except queue.Empty:
                 return
 

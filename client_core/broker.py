@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from paho.mqtt import client as mqtt
@@ -128,12 +129,17 @@ class BrokerSession:
     and QoS 1 both ways, so what was sent while a player was offline reaches them when they come back.
 
     ``on_message(topic, payload)`` runs on paho's network thread: a receiver hands the message to its own
-    queue and returns quickly. The broker is acknowledged once it returns; an exception it raises is
-    logged and the message still acknowledged, so one bad message cannot stop the session. After a lost
+    queue and returns quickly. It may return a :class:`~concurrent.futures.Future`: the broker is then
+    acknowledged (PUBACK) only once that future is done, so a receiver that must keep a message durably
+    first (a signed state) acknowledges it after the write, and a message lost to a crash before it is
+    redelivered. Otherwise the broker is acknowledged once it returns; an exception it raises is logged
+    and the message still acknowledged, so one bad message cannot stop the session. After a lost
     connection paho reconnects on its own; the broker keeps the subscriptions and what arrived meanwhile.
     """
 
-    def __init__(self, address: BrokerAddress, client_id: str, on_message: Callable[[str, bytes], None]) -> None:
+    def __init__(
+        self, address: BrokerAddress, client_id: str, on_message: Callable[[str, bytes], Future[None] | None]
+    ) -> None:
         if not client_id or len(client_id.encode()) > 65535:
             raise ValueError("a broker client id must be 1 to 65535 bytes long")
         self.address = address
@@ -153,6 +159,7 @@ class BrokerSession:
             client_id=client_id,
             clean_session=False,
             protocol=mqtt.MQTTv311,
+            manual_ack=True,
         )
         if address.username is not None:
             self._client.username_pw_set(address.username, address.password)
@@ -274,10 +281,16 @@ class BrokerSession:
         _log.debug("disconnected from %s: %s", self.address.url, reason)
 
     def _handle_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        handled: Future[None] | None = None
         try:
-            self._on_message(message.topic, bytes(message.payload))
+            handled = self._on_message(message.topic, bytes(message.payload))
         except Exception:
             _log.exception("the message handler failed on a message of %s", quoted(message.topic, 80))
+        mid, qos = message.mid, message.qos
+        if handled is None:
+            client.ack(mid, qos)
+        else:
+            handled.add_done_callback(lambda _done: client.ack(mid, qos))
 
     def _handle_publish(
         self, client: mqtt.Client, userdata: object, mid: int, reason: ReasonCode, properties: object

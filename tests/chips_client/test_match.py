@@ -184,6 +184,32 @@ def test_an_invalid_state_is_refused_kept_as_evidence_and_the_last_valid_one_cha
     assert outcome == {"alice": "finalized"} and chain.record.payout == (110, 90)
 
 
+def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_store(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain)
+    stored_when_acknowledged: list[bool] = []
+
+    def acknowledging(on_message):
+        """Bob's transport: it acknowledges each message when the future his match returned is done."""
+
+        def deliver(topic: str, payload: bytes) -> None:
+            handled = on_message(topic, payload)
+            data = decode_message(payload).state
+            handled.add_done_callback(
+                lambda _done: stored_when_acknowledged.append(data in bob.store.all_states(bob.id))
+            )
+
+        return broker.session(deliver)
+
+    bob = Match(
+        signer=BOB, terms=channel, store=Store(tmp_path / "bob.sqlite"), chain=chain, connect=acknowledging,
+        chooser=Bot(2), say=lambda _line: None, clock=chain.clock,
+    )  # fmt: skip
+    assert play_both(alice, bob) == {"alice": "concluded", "bob": "concluded"}
+    assert stored_when_acknowledged and all(stored_when_acknowledged)
+
+
 def test_junk_from_anyone_on_the_broker_is_refused_counted_and_not_kept_and_the_match_goes_on(tmp_path):
     channel = terms("rps", rounds=2)
     broker, chain = FakeBroker(), FakeChain(channel.fixed)

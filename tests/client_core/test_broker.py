@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,39 @@ def test_a_subscriber_offline_gets_what_was_sent_meanwhile_when_it_reconnects(
     inbox = Inbox()
     connected(sessions, address(broker.port), "test-offline-bob", inbox)  # same id, no new subscription
     assert [payload for _, payload in inbox.take(3)] == [b"state 0", b"state 1", b"state 2"]
+
+
+class Holding(Inbox):
+    """A receiver that keeps each message before it is done with it: the broker hears of it only when released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handled: list[Future[None]] = []
+
+    def __call__(self, topic: str, payload: bytes) -> Future[None]:
+        super().__call__(topic, payload)
+        handled: Future[None] = Future()
+        self.handled.append(handled)
+        return handled
+
+
+def test_a_message_is_acknowledged_only_once_its_receiver_is_done_with_it(
+    broker: Mosquitto, sessions: list[BrokerSession]
+) -> None:
+    holding = Holding()
+    bob = connected(sessions, address(broker.port), "test-held-bob", holding)
+    bob.subscribe("xo/chips/c4/bob", SECONDS)
+    alice = connected(sessions, address(broker.port), "test-held-alice", Inbox())
+    alice.publish("xo/chips/c4/bob", b"kept", SECONDS)
+    alice.publish("xo/chips/c4/bob", b"lost in a crash", SECONDS)
+    assert [payload for _, payload in holding.take(2)] == [b"kept", b"lost in a crash"]
+    holding.handled[0].set_result(None)  # written to the store; the second never was
+    time.sleep(0.2)  # the PUBACK on its way before the crash
+    bob.close()
+    again = Inbox()
+    connected(sessions, address(broker.port), "test-held-bob", again)  # same id: the broker redelivers
+    assert [payload for _, payload in again.take(1)] == [b"lost in a crash"]
+    assert again.empty_after(0.5)
 
 
 def test_a_failing_handler_does_not_stop_the_session(broker: Mosquitto, sessions: list[BrokerSession]) -> None:
