@@ -50,6 +50,7 @@ from rps_tp.game import (
     Game,
     Moment,
     Settings,
+    moment_problem,
     seat_of,
 )
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, Op, Ready, Resign, Reveal, Setup
@@ -109,7 +110,11 @@ def _moment(body: dict[str, object]) -> Moment | None:
         raise bad_request(f'"round" must be the round of the game shown, a whole number from 0 to {MAX_ROUNDS}')
     if phase not in PHASES:
         raise bad_request(f'"phase" must be the phase of the game shown: one of {", ".join(PHASES)}')
-    return Moment(round_number, phase)
+    moment = Moment(round_number, phase)
+    problem = moment_problem(moment)  # a moment no game is ever at, as the processor says it
+    if problem:
+        raise bad_request(problem)
+    return moment
 
 
 class RpsMover(Sender):

@@ -129,6 +129,8 @@ def test_an_op_is_signed_for_the_moment_the_page_showed_so_a_stale_click_is_refu
             {"round": 1, "phase": "play"},
             '"phase" must be the phase of the game shown: one of join, setup, commit, reveal, over',
         ),
+        ({"round": 0, "phase": "commit"}, "'round' must be from 1 to 100 in the commit phase, not 0"),
+        ({"round": 2, "phase": "setup"}, "'round' must be 0 in the setup phase, not 2"),
     ],
 )
 def test_a_moment_that_is_not_one_is_a_bad_request(server, moment, message):
