@@ -31,7 +31,7 @@ from xo_aries.problem_fields import reported_problem
 from xo_aries.records import GameRecord
 from xo_aries.referee import LedgerUnavailable, Referee
 from xo_client.aries import BAD_MESSAGE, MOVE, OUTCOME, PROTOCOL
-from xo_core.text import printable
+from xo_core.text import printable, quoted
 
 LOGGER = logging.getLogger(__name__)
 #: The plugin's settings, under ACA-Py's ``plugin_config`` (``-o xo_aries.auto_play=perfect``).
@@ -240,7 +240,11 @@ class GameManager:
                 player = machine.own_move(record.player, cell)
                 record.ledger = await self.referee.own_move(thread_id, player) or record.ledger
             except (Refusal, LedgerUnavailable) as failed:
-                LOGGER.warning("auto-play could not move in %s: %s", thread_id, failed)
+                LOGGER.warning(
+                    "auto-play could not move in %s: %s",
+                    quoted(thread_id),
+                    printable(str(failed), escape_backslashes=False),
+                )
                 return
             await self._send_move(record, player)
 
@@ -276,7 +280,12 @@ class GameManager:
 
         The report is in the spelling of the game (or of the refused message, for no game of ours).
         """
-        LOGGER.info("tictactoe: refusing %s in %s: %s", message._type, message._thread_id, refusal.explanation)
+        LOGGER.info(
+            "tictactoe: refusing %s in %s: %s",
+            quoted(message._type),
+            quoted(message._thread_id),
+            printable(refusal.explanation, escape_backslashes=False),
+        )
         protocol = record.protocol if record is not None else protocol_of(message)
         report = problem_report(protocol, refusal.code, refusal.explanation)
         report._thread = ThreadDecorator(thid=message._thread_id)
