@@ -25,6 +25,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
 from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, fixed_problem, mover
 from chips_tp.channel_state import State, decode_state
+from chips_tp.family import channel_address
 from chips_tp.rps_app import REVEAL
 from chips_tp.state import CLOSED, FUNDING, RUNNING
 from chips_tp.state import Channel as Record
@@ -111,7 +112,7 @@ def state_view(state: State, me: int) -> Json:
     """A channel state for the page: turn, balances (the player's first), the position, and whose move is next."""
     data = state.app
     view: Json = {
-        "turn": state.turn, "final": state.final, "balances": list(state.balances),
+        "turn": state.turn, "final": state.final, "balances": [state.balances[me], state.balances[1 - me]],
         "position": data.position, "next_is_mine": not state.final and mover(state.turn + 1) == me,  # type: ignore[attr-defined]
     }  # fmt: skip
     if hasattr(data, "crosses"):
@@ -166,9 +167,7 @@ def channel_view(record: Record, me: str, names: KeyNames, terms: ChannelTerms |
             "deadline": challenge.deadline, "by_me": challenge.challenger == me,
         },
         "payout": None if record.payout is None else [record.payout[index], record.payout[1 - index]],
-        "state": None if state is None else state_view(state, index) | {
-            "balances": [state.balances[index], state.balances[1 - index]],
-        },
+        "state": None if state is None else state_view(state, index),
     }  # fmt: skip
 
 
@@ -230,8 +229,7 @@ class ChipsDesk(Sender):
     def join(self, player: str, ident: bytes) -> Json:
         """``chips join``: the joiner's deposit into a channel opened with them."""
         signer = self.player_signer(player)
-        with self.client() as client:
-            record = self._record(self.chain(client), ident, signer.public_key)
+        record = self.record(ident, signer.public_key)
         index = record.fixed.participants.index(signer.public_key)
         if record.status != FUNDING or record.funded[index]:
             raise refused(f"channel {ident.hex()[:8]} is not waiting for your deposit; nothing was submitted")
@@ -278,8 +276,6 @@ class ChipsDesk(Sender):
             raise unavailable(error) from None
 
     def _record(self, chain: RestChain, ident: bytes, me: str) -> Record:
-        from chips_tp.family import channel_address  # noqa: PLC0415
-
         record = chain.channel(channel_address(ident))
         if record is None or me not in record.fixed.participants:
             raise refused(f"you take part in no channel {ident.hex()[:8]}")

@@ -220,8 +220,7 @@ class Matches:
         me = run.terms.fixed.participants.index(run.signer.public_key)
         state = None
         if channel is not None:
-            latest = channel.latest.state
-            state = state_view(latest, me) | {"balances": [latest.balances[me], latest.balances[1 - me]]}
+            state = state_view(channel.latest.state, me)
         wanted = None if run.chooser is None else run.chooser.wanted
         return {
             "player": run.signer.public_key, "channel": run.ident.hex(), "game": run.terms.fixed.app,
