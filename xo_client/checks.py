@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames
-from xo_client.games import Game, name_problem
+from xo_client.games import Game, impossible_name
 from xo_core.text import game_label, printable, quoted, shell_word, short_key
 from xo_tp import rules
 
@@ -19,9 +19,8 @@ def check_name(name: str, *, validate: bool) -> None:
 
     Forbidden names are sent with ``--no-validate``, so that the validator can be seen rejecting them.
     """
-    if "," in name:
-        raise InvalidInput(f"a game name cannot contain ',' (it separates the payload's fields): {quoted(name)}")
-    if validate and (problem := name_problem(name)):
+    problem = impossible_name(name) if validate or "," in name else None
+    if problem:
         raise InvalidInput(problem)
 
 

@@ -2,8 +2,9 @@
 
 import pytest
 
+from client_core.errors import InvalidInput
 from client_core.keys import KeyNames
-from xo_client.checks import refuse_create, refuse_delete, refuse_take
+from xo_client.checks import check_name, refuse_create, refuse_delete, refuse_take
 from xo_client.games import Game
 
 ADDRESS = "5b7349" + "0" * 64
@@ -13,6 +14,15 @@ BOB = "03" + "b" * 64
 
 def game(board="---------", state="P1-NEXT", p1="", p2="", name="g1"):
     return Game(name, board, state, p1, p2, ADDRESS)
+
+
+def test_a_name_no_payload_can_carry_is_refused_even_unvalidated_and_a_forbidden_one_only_validated():
+    with pytest.raises(InvalidInput, match="cannot contain ','"):
+        check_name("a,b", validate=False)
+    check_name("a|b", validate=False)  # sent as is, for the validator to refuse
+    with pytest.raises(InvalidInput, match=r"must not contain '\|'"):
+        check_name("a|b", validate=True)
+    check_name("g1", validate=True)
 
 
 def test_create_is_refused_for_an_existing_game_and_delete_for_a_missing_one():
