@@ -26,6 +26,7 @@ from amqtt.plugins.base import BaseAuthPlugin
 from amqtt.session import Session
 
 from xo_core.log_limits import LogLimiter
+from xo_core.text import printable
 
 LOGGER = logging.getLogger(__name__)
 LISTENER = "default"
@@ -60,7 +61,8 @@ class _LimitedLines(logging.Handler):
             return
         error = record.exc_info[1] if record.exc_info else None
         key = ("amqtt", record.name, record.levelno)  # a fixed set: amqtt's loggers and the levels
-        self.limiter.log(LOGGER, key, record.levelno, "%s: %s", record.name, record.getMessage(), exc_info=error)
+        line = printable(record.getMessage(), escape_backslashes=False)  # amqtt's lines quote clients' ids
+        self.limiter.log(LOGGER, key, record.levelno, "%s: %s", record.name, line, exc_info=error)
 
 
 LOG_LIMITER = LogLimiter()

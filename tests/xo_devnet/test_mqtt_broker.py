@@ -15,7 +15,8 @@ from typing import TypeVar
 import pytest
 
 from client_core.broker import BrokerAddress, BrokerSession, BrokerUnreachable
-from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker
+from xo_core.log_limits import LogLimiter
+from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker, _LimitedLines
 
 SECONDS = 5.0
 T = TypeVar("T")
@@ -185,3 +186,14 @@ def test_junk_connections_write_a_line_per_kind_and_a_count_not_a_line_each(
     assert all(line.startswith("xo_devnet.mqtt_broker: amqtt.broker: ") for line in written), written
     broker.run(lambda: asyncio.sleep(0, LOG_LIMITER.flush()))
     assert any(line.endswith("more like it in the last 10 s)") for line in root_lines.lines[len(written) :])
+
+
+def test_a_client_id_amqtt_quotes_in_a_warning_is_written_escaped(root_lines: RootLines) -> None:
+    hostile = "bob\nxo_devnet: forged line \x1b[2J"
+    record = logging.LogRecord(
+        "amqtt.broker", logging.WARNING, __file__, 1, "Client %s is reconnecting", (hostile,), None
+    )
+    _LimitedLines(LogLimiter()).emit(record)
+    assert root_lines.lines == [
+        "xo_devnet.mqtt_broker: amqtt.broker: Client bob\\x0axo_devnet: forged line \\x1b[2J is reconnecting"
+    ]
