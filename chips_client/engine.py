@@ -55,11 +55,6 @@ class Channel:
         """The newest signed state this player holds: the one to build on."""
         return self.history[-1]
 
-    @property
-    def previous(self) -> Held | None:
-        """The state before the latest, which a challenge may need as proof; None at the start."""
-        return self.history[-2] if len(self.history) > 1 else None
-
     def decode(self, data: bytes) -> State:
         """A state's bytes decoded with this channel's game, so its app part is typed."""
         return decode_state(data, APPS[self.fixed.app].decode)
