@@ -22,7 +22,7 @@ from client_core.errors import InvalidInput, Rejected, TimedOut
 from xo_cli.aries_admin import AdminClient
 from xo_cli.render import board_lines
 from xo_client.notation import BadSpace, grid_name, parse_space
-from xo_core.text import printable
+from xo_core.text import printable, shell_word
 
 POLL: Final = 0.25
 QUIT_WORDS: Final = frozenset(("q", "quit", "exit"))
@@ -95,7 +95,7 @@ def play(args: argparse.Namespace) -> int:
     client = AdminClient(args.admin, args.admin_api_key)
     game = opening(client, args)
     thread = game["thread_id"]
-    print(f"Game {thread}")
+    print(f"Game {printable(thread)}")
     while True:
         show(game)
         if game.get("state") == "done":
@@ -103,7 +103,7 @@ def play(args: argparse.Namespace) -> int:
         if game.get("turn") == game.get("me"):
             line = read_line()
             if line is None or line.lower() in QUIT_WORDS:
-                print(f"Left the game; go on later with --thread {thread}.")
+                print(f"Left the game; go on later with --thread {shell_word(thread)}.")
                 return 0
             try:
                 if line.lower() == ABANDON:
@@ -125,4 +125,4 @@ def wait_for_turn(client: AdminClient, thread: str, game: dict[str, Any], wait: 
         game = client.get(f"/tictactoe/games/{thread}")
         if (game.get("moves"), game.get("state"), len(game.get("problems", []))) != seen:
             return game
-    raise TimedOut(f"the other player has not moved within {wait:g} s; go on later with --thread {thread}")
+    raise TimedOut(f"the other player has not moved within {wait:g} s; go on later with --thread {shell_word(thread)}")
