@@ -212,10 +212,8 @@ class Match:
             return
         while True:
             payload, handled = message
-            try:
-                self.receive(payload)
-            finally:
-                handled.set_result(None)
+            self.receive(payload)  # if it raises (the store failed), the broker is never told: it redelivers
+            handled.set_result(None)
             try:
                 message = self.inbox.get_nowait()
             except queue.Empty:

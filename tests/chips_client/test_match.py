@@ -210,6 +210,21 @@ def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_s
     assert stored_when_acknowledged and all(stored_when_acknowledged)
 
 
+def test_a_message_the_match_could_not_keep_is_never_acknowledged_so_the_broker_delivers_it_again(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    bob = match(BOB, channel, tmp_path, broker, chain)
+    handled = bob._on_message(topic(bob.id, BOB.public_key), b"a state")
+
+    def disk_full(_payload: bytes) -> None:
+        raise OSError("disk full")
+
+    bob.receive = disk_full
+    with pytest.raises(OSError, match="disk full"):
+        bob._drain(0.1)
+    assert handled is not None and not handled.done()
+
+
 def test_junk_from_anyone_on_the_broker_is_refused_counted_and_not_kept_and_the_match_goes_on(tmp_path):
     channel = terms("rps", rounds=2)
     broker, chain = FakeBroker(), FakeChain(channel.fixed)
