@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import urllib.parse
 from typing import Any, Final
 
 from client_core.errors import InvalidInput, Rejected, TimedOut
@@ -35,6 +36,11 @@ def cell_of(text: str) -> str:
         return grid_name(parse_space(text.strip()))
     except BadSpace as bad:
         raise InvalidInput(str(bad)) from None
+
+
+def in_path(thread: str) -> str:
+    """A thread id as one segment of an admin route: another agent may choose one with ``/``, ``?`` or spaces."""
+    return urllib.parse.quote(thread, safe="")
 
 
 def result_line(game: dict[str, Any]) -> str:
@@ -71,7 +77,7 @@ def read_line() -> str | None:
 def opening(client: AdminClient, args: argparse.Namespace) -> dict[str, Any]:
     """The game to play: ``--thread``'s, or a new one (X's first cell is asked for first)."""
     if args.thread:
-        return client.get(f"/tictactoe/games/{args.thread}")
+        return client.get(f"/tictactoe/games/{in_path(args.thread)}")
     body: dict[str, Any] = {"connection_id": args.connection, "me": args.me}
     if args.me == "X":
         print("\n".join(board_lines("-" * 9)))
@@ -107,9 +113,9 @@ def play(args: argparse.Namespace) -> int:
                 return 0
             try:
                 if line.lower() == ABANDON:
-                    game = client.post(f"/tictactoe/{thread}/abandon")
+                    game = client.post(f"/tictactoe/{in_path(thread)}/abandon")
                 else:
-                    game = client.post(f"/tictactoe/{thread}/move", {"cell": cell_of(line)})
+                    game = client.post(f"/tictactoe/{in_path(thread)}/move", {"cell": cell_of(line)})
             except (InvalidInput, Rejected) as refused:
                 print(refused.message, flush=True)
             continue
@@ -122,7 +128,7 @@ def wait_for_turn(client: AdminClient, thread: str, game: dict[str, Any], wait: 
     seen = (game.get("moves"), game.get("state"), len(game.get("problems", [])))
     while time.monotonic() < deadline:
         time.sleep(POLL)
-        game = client.get(f"/tictactoe/games/{thread}")
+        game = client.get(f"/tictactoe/games/{in_path(thread)}")
         if (game.get("moves"), game.get("state"), len(game.get("problems", []))) != seen:
             return game
     raise TimedOut(f"the other player has not moved within {wait:g} s; go on later with --thread {shell_word(thread)}")

@@ -17,8 +17,10 @@ class OneGame:
 
     def __init__(self, url: str, api_key: str | None, game: dict) -> None:
         self.game = game
+        self.paths: list[str] = []
 
     def get(self, path: str) -> dict:
+        self.paths.append(path)
         return self.game
 
 
@@ -43,3 +45,12 @@ def test_leaving_names_the_thread_as_one_shell_word(monkeypatch, capsys):
     out = play(monkeypatch, capsys, game, "q\n")
     assert "\x1b" not in out
     assert out.splitlines()[-1] == "Left the game; go on later with --thread 'game 1\\x1b[2J'."
+
+
+def test_a_thread_id_with_a_slash_a_space_and_a_question_mark_is_one_path_segment(monkeypatch, capsys):
+    game = {"thread_id": "a/b c?d", "board": "XXXOO----", "state": "done", "winner": "X", "me": "X"}
+    admin = OneGame("http://127.0.0.1:1", None, game)
+    monkeypatch.setattr(aries_play, "AdminClient", lambda url, key: admin)
+    args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, thread="a/b c?d", wait=1.0)
+    assert aries_play.play(args) == 0
+    assert admin.paths == ["/tictactoe/games/a%2Fb%20c%3Fd"]
