@@ -11,6 +11,7 @@ group's own subcommand is folded into ``command`` (``"aries check"``) by
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Final
 
@@ -25,11 +26,16 @@ example (a thread in which X won; check it, then record it as game g7):
   xo show g7"""
 
 AGENT_EXAMPLE = """\
-example (two agents on this machine; the second plays perfectly by itself):
-  xo aries agent --label alice --inbound 127.0.0.1:8020 --admin 127.0.0.1:8021 --admin-api-key s3cret
+example (two agents on this machine; the second plays perfectly by itself; the key comes from the
+environment, so that other users cannot read it in the process list):
+  export XO_ARIES_ADMIN_API_KEY=s3cret
+  xo aries agent --label alice --inbound 127.0.0.1:8020 --admin 127.0.0.1:8021
   xo aries agent --label bot --inbound 127.0.0.1:8030 --admin 127.0.0.1:8031 --auto-play perfect
-  xo aries connect INVITATION_URL_OF_BOT --admin http://127.0.0.1:8021 --admin-api-key s3cret
-  xo aries play --admin http://127.0.0.1:8021 --admin-api-key s3cret --connection CONNECTION_ID"""
+  xo aries connect INVITATION_URL_OF_BOT --admin http://127.0.0.1:8021
+  xo aries play --admin http://127.0.0.1:8021 --connection CONNECTION_ID"""
+
+ADMIN_API_KEY_ENV: Final = "XO_ARIES_ADMIN_API_KEY"
+"""The admin API key's variable: a key given as a flag shows in the process list, one in the environment does not."""
 
 
 def add_aries_commands(
@@ -105,7 +111,13 @@ def _add_agent_commands(actions: argparse._SubParsersAction) -> None:
     agent.add_argument("--label", required=True, help="the agent's name, shown to other agents; names its data dir")
     agent.add_argument("--inbound", required=True, type=address, metavar="HOST:PORT", help="DIDComm HTTP endpoint")
     agent.add_argument("--admin", required=True, type=address, metavar="HOST:PORT", help="admin API, on loopback")
-    agent.add_argument("--admin-api-key", metavar="KEY", help="require this X-API-Key on the admin API")
+    agent.add_argument(
+        "--admin-api-key",
+        metavar="KEY",
+        default=os.environ.get(ADMIN_API_KEY_ENV) or None,
+        help=f"require this X-API-Key on the admin API (default: ${ADMIN_API_KEY_ENV}, which keeps it out of the"
+        " process list)",
+    )
     agent.add_argument("--auto-play", choices=LEVELS, help="answer every move with the computer player at this level")
     agent.add_argument("--endpoint", metavar="URL", help="the endpoint other agents reach (default: http://INBOUND)")
     agent.add_argument(
@@ -149,7 +161,12 @@ def _add_agent_commands(actions: argparse._SubParsersAction) -> None:
 
 def _add_admin(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--admin", required=True, metavar="URL", help="the agent's admin API, http://127.0.0.1:PORT")
-    parser.add_argument("--admin-api-key", metavar="KEY", help="the admin API's X-API-Key, if it has one")
+    parser.add_argument(
+        "--admin-api-key",
+        metavar="KEY",
+        default=os.environ.get(ADMIN_API_KEY_ENV) or None,
+        help=f"the admin API's X-API-Key, if it has one (default: ${ADMIN_API_KEY_ENV})",
+    )
 
 
 def full_command(args: argparse.Namespace) -> argparse.Namespace:

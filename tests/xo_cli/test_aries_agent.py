@@ -141,3 +141,14 @@ def test_an_admin_api_without_a_key_is_warned_about_loudly_before_acapy_starts(r
     [(command, env)] = started
     assert env["ACAPY_WALLET_KEY"] == (tmp_path / "wallet.key").read_text().strip()
     assert env["ACAPY_WALLET_KEY"] not in command
+
+
+def test_the_admin_api_key_comes_from_the_environment_so_the_process_list_never_shows_it(monkeypatch):
+    monkeypatch.setenv("XO_ARIES_ADMIN_API_KEY", "from-the-environment")
+    assert agent_args().admin_api_key == "from-the-environment"
+    assert agent_args("--admin-api-key", "given").admin_api_key == "given"
+    for command in (["connect", "http://127.0.0.1:1/?oob=e30"], ["play", "--connection", "c1"]):
+        args = parse(["aries", *command, "--admin", "http://127.0.0.1:8021"])
+        assert args.admin_api_key == "from-the-environment"
+    monkeypatch.delenv("XO_ARIES_ADMIN_API_KEY")
+    assert agent_args().admin_api_key is None
