@@ -56,8 +56,6 @@ setup(
             "PyYAML>=6,<7",
             "jsonschema>=4.18,<5",
             "playwright>=1.44,<2",
-            # the xo_aries tests run two ACA-Py agents where ACA-Py installs (it needs Python 3.12+)
-            "acapy-agent>=1.3,<1.5; python_version >= '3.12'",
         ],
         "aries": ["acapy-agent>=1.3,<1.5; python_version >= '3.12'"],
     },

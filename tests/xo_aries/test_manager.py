@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: it needs Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
 
 from acapy_agent.messaging.decorators.thread_decorator import ThreadDecorator
 
