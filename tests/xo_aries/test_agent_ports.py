@@ -24,7 +24,7 @@ def test_ports_come_from_this_workers_block_are_free_and_are_never_handed_out_tw
 
 
 def test_an_agent_that_finds_its_port_taken_starts_again_on_fresh_ports(tmp_path, monkeypatch):
-    pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+    pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

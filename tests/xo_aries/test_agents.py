@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
 from client_core.errors import Rejected
 from tests.xo_aries.agents import Agent, connect, running, start_agent

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
 from client_core.errors import Rejected
 from client_core.keys import load_signer

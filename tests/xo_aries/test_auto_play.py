@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
 from tests.xo_aries.agents import connect, running, start_agent
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
 from acapy_agent.messaging.decorators.thread_decorator import ThreadDecorator
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("acapy_agent", reason="ACA-Py (acapy-agent) is not installed: pip install -e '.[aries]', on Python 3.12 or newer")
+pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
 from acapy_agent.messaging.models.base import BaseModelError
 from acapy_agent.protocols.problem_report.v1_0.message import ProblemReport as AcapyProblemReport
