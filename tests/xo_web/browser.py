@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from collections.abc import Iterator
+
+    from playwright.sync_api import Browser, Page
 
 CHROMIUM_ENV: Final = "XO_CHROMIUM"
 CHROMIUM_ARGS: Final = [
@@ -60,6 +62,21 @@ def unavailable(reason: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(f"{reason} (CI=true: the browser tests must run in CI; .ci/run installs chromium)")
     pytest.skip(reason)
+
+
+def launched_chromium(timeout_seconds: float) -> Iterator[Browser]:
+    """Debian's Chromium under Playwright for a module's browser fixture, every ``expect`` waiting at most
+    ``timeout_seconds``; skipped (or failed in CI) as :func:`unavailable` says when either is missing."""
+    try:
+        from playwright.sync_api import expect, sync_playwright  # noqa: PLC0415 (the test extra may be missing)
+    except ImportError:
+        unavailable("playwright is not installed: pip install -e '.[test]'")
+    executable = chromium_executable()
+    expect.set_options(timeout=timeout_seconds * 1000)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield launched
+        launched.close()
 
 
 def chromium_executable() -> str:

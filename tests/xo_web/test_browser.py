@@ -20,20 +20,18 @@ import pytest
 
 from tests.xo_cli.devnet_play import Running, Table
 from tests.xo_web.browser import (
-    CHROMIUM_ARGS,
     MEASURE_SCRIPT,
     SECONDS,
-    chromium_executable,
     drawn_icons,
+    launched_chromium,
     tofu,
-    unavailable,
 )
 from xo_core.text import printable
 
 try:
-    from playwright.sync_api import Page, expect, sync_playwright
-except ImportError:  # the test extra is not installed: say so (CI fails instead)
-    sync_playwright = None
+    from playwright.sync_api import Page, expect
+except ImportError:  # the test extra is not installed: the browser fixture says so (CI fails instead)
+    Page = expect = None
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +47,7 @@ def address(devnet):
 
 @pytest.fixture(scope="module")
 def browser():
-    if sync_playwright is None:
-        unavailable("playwright is not installed: pip install -e '.[test]'")
-    executable = chromium_executable()
-    expect.set_options(timeout=SECONDS * 1000)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield launched
-        launched.close()
+    yield from launched_chromium(SECONDS)
 
 
 @pytest.fixture(scope="module")

@@ -24,12 +24,12 @@ import pytest
 from chips_client.chain import RestChain
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import Running
-from tests.xo_web.browser import CHROMIUM_ARGS, MEASURE_SCRIPT, SECONDS, chromium_executable, tofu, unavailable
+from tests.xo_web.browser import MEASURE_SCRIPT, SECONDS, launched_chromium, tofu
 
 try:
-    from playwright.sync_api import Page, expect, sync_playwright
-except ImportError:  # the test extra is not installed: say so (CI fails instead)
-    sync_playwright = None
+    from playwright.sync_api import Page, expect
+except ImportError:  # the test extra is not installed: the browser fixture says so (CI fails instead)
+    Page = expect = None
 
 MOVE_SECONDS = 20.0
 
@@ -60,14 +60,7 @@ def address(devnet, broker_url):
 
 @pytest.fixture(scope="module")
 def browser():
-    if sync_playwright is None:
-        unavailable("playwright is not installed: pip install -e '.[test]'")
-    executable = chromium_executable()
-    expect.set_options(timeout=MOVE_SECONDS * 1000)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
-        yield launched
-        launched.close()
+    yield from launched_chromium(MOVE_SECONDS)
 
 
 @pytest.fixture(scope="module")
