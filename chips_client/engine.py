@@ -18,7 +18,7 @@ from chips_tp.channel import Fixed, channel_id, mover
 from chips_tp.channel_state import State, decode_state
 from chips_tp.hashes import signed_by, state_message
 from chips_tp.ops import SignedState
-from rps_tp.canonical import Malformed
+from xo_core.canonical import Malformed
 
 #: States held in memory: the latest, and the two before it (a proof needs two; a final state is never one).
 KEPT: Final = 3

@@ -35,7 +35,7 @@ from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
 from client_core.errors import Rejected
-from rps_tp.canonical import Malformed
+from xo_core.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 

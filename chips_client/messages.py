@@ -12,8 +12,8 @@ from typing import Final
 
 from chips_tp.channel import SIGNATURE_BYTES
 from chips_tp.ops import SignedState
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 
 TOPIC_ROOT: Final = "xo/chips"
 #: A state is a few hundred bytes; anything much bigger is junk, refused before decoding.

@@ -8,7 +8,7 @@ channel can never be presented in another, even between the same two players.
 import hashlib
 from typing import Final, NamedTuple
 
-from rps_tp import canonical
+from xo_core import canonical
 
 #: Amounts are unsigned 64-bit integers: a result above this is an overflow, refused.
 MAX_AMOUNT: Final = 2**64 - 1

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from chips_tp.channel import ID_BYTES, MAX_AMOUNT, MAX_TURN
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 
 #: The keys of a state map, in canonical order.
 KEYS: Final = ("app", "turn", "final", "channel", "balances")

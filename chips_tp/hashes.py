@@ -11,7 +11,7 @@ Pure: the processor and every client sign and check with these same functions.
 import hashlib
 from typing import Final
 
-from rps_tp import canonical
+from xo_core import canonical
 from xo_core.signing import Signer, verify
 
 STATE_PURPOSE: Final = "chips/1.0 state"

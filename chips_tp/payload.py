@@ -27,8 +27,8 @@ from chips_tp.ops import (
     SignedState,
     Transfer,
 )  # fmt: skip
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
 from xo_core.public_keys import is_compressed_public_key
 

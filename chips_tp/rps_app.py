@@ -15,10 +15,10 @@ from typing import Final, NamedTuple
 
 from chips_tp.channel import MAX_TURN, Fixed, mover, paid_problem
 from chips_tp.channel_state import State
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
 from rps_tp.commitment import commitment
 from rps_tp.game import COMMITMENT_BYTES, SALT_BYTES, THROWS, round_winner
+from xo_core import canonical
+from xo_core.canonical import Malformed
 
 START: Final = "Start"
 ROUND_PROPOSED: Final = "RoundProposed"

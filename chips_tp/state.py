@@ -11,8 +11,8 @@ from sawtooth_sdk.processor.exceptions import InternalError
 
 from chips_tp.channel import APPS, ID_BYTES, MAX_DURATION, MAX_NONCE, MAX_TURN, MIN_DURATION, Fixed
 from chips_tp.channel_state import amount
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 from xo_core.public_keys import is_compressed_public_key
 
 _T = TypeVar("_T")

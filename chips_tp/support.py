@@ -17,7 +17,7 @@ from chips_tp.channel_state import State, decode_state
 from chips_tp.hashes import signed_by, state_message
 from chips_tp.ops import SignedState
 from chips_tp.state import Channel
-from rps_tp.canonical import Malformed
+from xo_core.canonical import Malformed
 
 
 class Refused(InvalidTransaction):

@@ -18,8 +18,8 @@ from typing import Final, NamedTuple
 
 from chips_tp.channel import Fixed, mover, paid_problem
 from chips_tp.channel_state import State
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 from xo_tp.bitboard import FULL_BOARD, has_won
 
 X_PLAYING: Final = "XPlaying"

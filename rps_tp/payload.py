@@ -12,8 +12,6 @@ from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
 from rps_tp.family import FAMILY_VERSION
 from rps_tp.game import (
     COMMITMENT_BYTES,
@@ -30,6 +28,8 @@ from rps_tp.game import (
     name_problem,
 )
 from rps_tp.ops import OPS, Claim, Commit, Create, Delete, Join, OnGame, Op, Ready, Resign, Reveal, Setup
+from xo_core import canonical
+from xo_core.canonical import Malformed
 from xo_core.text import game_label
 
 #: Largest payload accepted, checked before decoding; the largest valid one is under 300 bytes.

@@ -14,8 +14,6 @@ from typing import Final, TypeVar
 
 from sawtooth_sdk.processor.exceptions import InternalError
 
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
 from rps_tp.game import (
     COMMITMENT_BYTES,
     CONCLUSION_TYPES,
@@ -33,6 +31,8 @@ from rps_tp.game import (
     Settings,
     consistency_problem,
 )
+from xo_core import canonical
+from xo_core.canonical import Malformed
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
 from xo_core.public_keys import is_compressed_public_key
 from xo_core.text import quoted

@@ -14,8 +14,8 @@ from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_messa
 from chips_tp.ops import Challenge, Issue, Join, Open, Respond, SignedState, Transfer
 from chips_tp.payload import encode_payload
 from chips_tp.state import Account, encode_account, encode_channel
-from rps_tp import canonical
 from rps_tp.commitment import commitment, preimage
+from xo_core import canonical
 from xo_core.signing import Signer
 
 ALICE = Signer.from_hex("00" * 31 + "01")

@@ -31,7 +31,7 @@ from chips_tp.xo_app import (
     transition_problem,
     valid_transition,
 )  # fmt: skip
-from rps_tp.canonical import Malformed
+from xo_core.canonical import Malformed
 
 CHANNEL = bytes(32)
 STAKE = 1

@@ -36,7 +36,7 @@ APPLICATIONS = ("xo_web", "xo_devnet", "xo_aries")
 
 LAYER_NAMES = ("shared", "family", "client library", "command or application")
 
-PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.canonical", "rps_tp.commitment", "rps_tp.game", "xo_client.ai"})
+PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.commitment", "rps_tp.game", "xo_client.ai"})
 """Modules of one family that another family's code may use: pure rules, no I/O (chips's channel apps; xo's
 computer player, which ``chips bot`` plays XO with)."""
 

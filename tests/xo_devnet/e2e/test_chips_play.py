@@ -32,8 +32,8 @@ from chips_tp.channel_state import State, decode_state
 from chips_tp.family import ACCOUNT_TYPE, CHANNEL_TYPE, NAMESPACE, channel_address
 from chips_tp.state import decode_account, decode_channel
 from client_core.broker import BrokerAddress, BrokerSession
-from rps_tp import canonical
 from tests.xo_devnet.e2e.conftest import fetch
+from xo_core import canonical
 from xo_core.keyfiles import load_signer
 from xo_devnet.genesis import OPENING_CHIPS
 from xo_devnet.spawn import DevnetProcess

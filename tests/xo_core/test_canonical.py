@@ -3,8 +3,8 @@
 import cbor2
 import pytest
 
-from rps_tp import canonical
-from rps_tp.canonical import Malformed
+from xo_core import canonical
+from xo_core.canonical import Malformed
 
 
 @pytest.mark.parametrize(
