@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,6 +78,7 @@ class Store:
         with contextlib.suppress(FileExistsError):
             os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         self.path = path
+        self._lock = threading.RLock()
         self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -100,14 +102,21 @@ class Store:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
-        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two processes never deadlock upgrading."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two processes never deadlock upgrading, and
+        held by one thread at a time, so matches that share this store (a house) never interleave theirs."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _rows(self, sql: str, parameters: tuple[object, ...]) -> list[tuple]:
+        """Every row ``sql`` selects, read whole under the lock, so no thread's transaction is open in between."""
+        with self._lock:
+            return self._db.execute(sql, parameters).fetchall()
 
     def remember_channel(self, channel_id: bytes, terms: ChannelTerms) -> None:
         """Record a channel's terms (once; a channel's terms never change)."""
@@ -123,12 +132,12 @@ class Store:
 
     def channel(self, channel_id: bytes) -> ChannelTerms | None:
         """The terms recorded for ``channel_id``, or None."""
-        row = self._db.execute("SELECT * FROM channels WHERE id = ?", (channel_id.hex(),)).fetchone()
-        return None if row is None else _terms(row)
+        rows = self._rows("SELECT * FROM channels WHERE id = ?", (channel_id.hex(),))
+        return _terms(rows[0]) if rows else None
 
     def channels(self) -> dict[bytes, ChannelTerms]:
         """Every channel recorded, by id."""
-        return {bytes.fromhex(row[0]): _terms(row) for row in self._db.execute("SELECT * FROM channels")}
+        return {bytes.fromhex(row[0]): _terms(row) for row in self._rows("SELECT * FROM channels", ())}
 
     def save_state(self, channel_id: bytes, turn: int, signed: SignedState) -> None:
         """Write (or add signatures to) the state of ``turn``; on disk when this returns."""
@@ -143,15 +152,15 @@ class Store:
 
     def states(self, channel_id: bytes, last: int = 2) -> list[tuple[int, SignedState]]:
         """The ``last`` newest states of the channel, oldest first, with their turns."""
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT turn, data, signature0, signature1 FROM states WHERE channel = ? ORDER BY turn DESC LIMIT ?",
             (channel_id.hex(), last),
-        ).fetchall()
+        )
         return [(row[0], SignedState(row[1], (row[2], row[3]))) for row in reversed(rows)]
 
     def all_states(self, channel_id: bytes) -> list[bytes]:
         """Every state's bytes of the channel, oldest first: the match's history."""
-        rows = self._db.execute("SELECT data FROM states WHERE channel = ? ORDER BY turn", (channel_id.hex(),))
+        rows = self._rows("SELECT data FROM states WHERE channel = ? ORDER BY turn", (channel_id.hex(),))
         return [row[0] for row in rows]
 
     def save_secret(self, channel_id: bytes, round_: int, secret: Secret) -> None:
@@ -161,10 +170,8 @@ class Store:
 
     def secret(self, channel_id: bytes, round_: int) -> Secret | None:
         """The throw and salt this player committed to in ``round_`` of the channel, or None if none was kept."""
-        row = self._db.execute(
-            "SELECT throw, salt FROM secrets WHERE channel = ? AND round = ?", (channel_id.hex(), round_)
-        ).fetchone()
-        return None if row is None else Secret(row[0], row[1])
+        rows = self._rows("SELECT throw, salt FROM secrets WHERE channel = ? AND round = ?", (channel_id.hex(), round_))
+        return Secret(rows[0][0], rows[0][1]) if rows else None
 
     def keep_evidence(self, channel_id: bytes, data: bytes, reason: str) -> None:
         """Keep a refused message and why, dropping the oldest beyond :data:`EVIDENCE_KEPT` for the channel."""
@@ -181,7 +188,7 @@ class Store:
 
     def evidence(self, channel_id: bytes) -> list[tuple[bytes, str]]:
         """The refused messages kept for the channel, oldest first, with the reasons."""
-        rows = self._db.execute("SELECT data, reason FROM evidence WHERE channel = ? ORDER BY seq", (channel_id.hex(),))
+        rows = self._rows("SELECT data, reason FROM evidence WHERE channel = ? ORDER BY seq", (channel_id.hex(),))
         return [(row[0], row[1]) for row in rows]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from chips_client.store import EVIDENCE_KEPT, ChannelTerms, Secret, Store, default_path
@@ -56,3 +57,28 @@ def test_what_is_saved_is_on_disk_for_a_new_connection(tmp_path: Path):
         store.save_state(CHANNEL, 1, SignedState(b"one", (b"a" * 64, None)))
         with sqlite3.connect(tmp_path / "s.sqlite") as other:
             assert other.execute("SELECT data FROM states").fetchall() == [(b"one",)]
+
+
+def test_threads_sharing_one_store_never_interleave_their_transactions(tmp_path):
+    """A house plays many channels from one process and one store: each thread's writes and reads stay whole."""
+    with Store(tmp_path / "s.sqlite") as store:
+        failures: list[BaseException] = []
+
+        def play(number: int) -> None:
+            channel = bytes([number]) * 32
+            try:
+                store.remember_channel(channel, TERMS)
+                for turn in range(40):
+                    store.save_state(channel, turn, SignedState(bytes([number, turn]), (b"a" * 64, None)))
+                    assert store.states(channel, 1) == [(turn, SignedState(bytes([number, turn]), (b"a" * 64, None)))]
+            except BaseException as error:  # reported below, on the test's thread
+                failures.append(error)
+
+        threads = [threading.Thread(target=play, args=(n,)) for n in range(1, 9)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert failures == []
+        assert len(store.channels()) == 8
+        assert all(len(store.all_states(bytes([n]) * 32)) == 40 for n in range(1, 9))
