@@ -36,6 +36,9 @@ from xo_cli.aries_admin import AdminClient
 #: The module ACA-Py runs as (``python -m acapy_agent``), and the plugin this project adds to it.
 ACAPY_MODULE: Final = "acapy_agent"
 PLUGIN: Final = "xo_aries"
+#: How to get ACA-Py from a clone (xo is not on PyPI), as docs/aries.md prints it: a venv of Python 3.12+.
+ARIES_VENV: Final = "python3.12 -m venv .venv-aries"
+ARIES_INSTALL: Final = "pip install -e '.[aries]'"
 HANDSHAKE: Final = "https://didcomm.org/didexchange/1.1"
 LABEL_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", re.ASCII)
 #: How long the admin API may take to answer after ACA-Py starts (it provisions the wallet first).
@@ -93,7 +96,8 @@ def require_acapy(command: str) -> None:
         version = ".".join(map(str, sys.version_info[:2]))
         raise AcaPyMissing(
             f"{command} needs ACA-Py, which is not installed for this Python ({version}): it needs Python 3.12 or "
-            f"newer; install xo with pip install 'xo-sawtooth[aries]' there"
+            f"newer; in your clone of xo, make a venv with one ({ARIES_VENV}) and run {ARIES_INSTALL} in it "
+            f"(docs/aries.md tells how to get Python 3.12)"
         )
 
 

@@ -84,6 +84,9 @@ def test_without_acapy_the_agent_command_says_so_in_one_line_and_exits_3(run, mo
     code, out, err = run("aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:1", "--admin", "127.0.0.1:2")
     assert (code, out) == (3, "")
     assert err.count("\n") == 1 and "needs ACA-Py" in err and "3.12" in err
+    # what works from a clone (xo is not on PyPI): a venv of Python 3.12+ and the editable install with the extra
+    assert "python3.12 -m venv .venv-aries" in err and "pip install -e '.[aries]'" in err
+    assert "xo-sawtooth[" not in err and "docs/aries.md" in err
 
 
 def test_a_port_already_listened_on_is_refused_before_acapy_starts(run, monkeypatch):
