@@ -21,8 +21,7 @@ from typing import Any, Final
 
 from client_core.errors import InvalidInput, Rejected, TimedOut
 from xo_cli.aries_admin import AdminClient
-from xo_cli.render import board_lines
-from xo_client.notation import BadSpace, grid_name, parse_space
+from xo_client.notation import BadSpace, board_lines, grid_name, parse_space
 from xo_core.text import printable, shell_word
 
 POLL: Final = 0.25

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.tables import table
-from xo_client.games import EMPTY, Game
-from xo_client.notation import COLUMNS, ROWS
+from xo_client.games import Game
+from xo_client.notation import board_lines
 from xo_core.text import clip, printable
 from xo_tp import rules
 
@@ -95,14 +95,3 @@ def player_text(key: str, mark: str, you: str | None, names: KeyNames = NO_NAMES
         return f"(open seat, plays {mark})"
     suffix = " (you)" if you is not None and key == you else ""
     return f"{key_label(key, names)} plays {mark}{suffix}"
-
-
-def board_lines(board: str) -> list[str]:
-    """The board drawn with column letters and row numbers; empty spaces show their number."""
-    cells = [mark if mark != EMPTY else str(index + 1) for index, mark in enumerate(board)]
-    lines = ["      " + "   ".join(COLUMNS)]
-    for row, label in enumerate(ROWS):
-        lines.append(f"  {label}   " + " | ".join(cells[row * 3 : row * 3 + 3]))
-        if row < len(ROWS) - 1:
-            lines.append("     ---+---+---")
-    return lines

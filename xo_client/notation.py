@@ -6,7 +6,13 @@ column letter A..C, then row number 1..3, so ``A1`` is 1, ``B2`` the centre 5
 and ``C3`` is 9. Only these exact forms are accepted (letters in either case):
 anything looser, such as ``05``, ``+5`` or non-ASCII digits, is more likely a
 typo than a move.
+
+The board is drawn for people in the same notation (:func:`board_lines`) by every
+command that shows one (``xo play``, ``xo show``, ``chips play``). Pure, no I/O, so
+another family's client may draw with it.
 """
+
+from xo_tp.rules import EMPTY
 
 COLUMNS = "ABC"
 ROWS = "123"
@@ -31,3 +37,14 @@ def grid_name(space: int) -> str:
     """Return the grid notation of ``space`` (1..9), e.g. 5 -> ``B2``."""
     row, column = divmod(space - 1, 3)
     return COLUMNS[column] + ROWS[row]
+
+
+def board_lines(board: str) -> list[str]:
+    """The board drawn with column letters and row numbers; empty spaces show their number."""
+    cells = [mark if mark != EMPTY else str(index + 1) for index, mark in enumerate(board)]
+    lines = ["      " + "   ".join(COLUMNS)]
+    for row, label in enumerate(ROWS):
+        lines.append(f"  {label}   " + " | ".join(cells[row * 3 : row * 3 + 3]))
+        if row < len(ROWS) - 1:
+            lines.append("     ---+---+---")
+    return lines

@@ -36,9 +36,9 @@ APPLICATIONS = ("xo_web", "xo_devnet", "xo_aries")
 
 LAYER_NAMES = ("shared", "family", "client library", "command or application")
 
-PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.commitment", "rps_tp.game", "xo_client.ai"})
+PURE_RULES = frozenset({"xo_tp.bitboard", "rps_tp.commitment", "rps_tp.game", "xo_client.ai", "xo_client.notation"})
 """Modules of one family that another family's code may use: pure rules, no I/O (chips's channel apps; xo's
-computer player, which ``chips bot`` plays XO with)."""
+computer player, which ``chips bot`` plays XO with; xo's board as people see it, which chips draws)."""
 
 PINNED = {
     ("xo_cli.main", "xo_web.command"): "`xo web` is a subcommand of xo, loaded on demand; xo_web imports no command",
