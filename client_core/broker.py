@@ -4,7 +4,10 @@ Players exchange signed messages through a publish/subscribe broker they do not 
 (it can drop or delay a message, never forge one: receivers check every signature).
 A :class:`BrokerSession` keeps a persistent session (clean session off, a stable client
 id) and uses QoS 1 both ways, so what was published to a player while they were offline
-is delivered when they reconnect. Payloads are opaque bytes: this layer knows nothing of
+is delivered when they reconnect. A broker that lost the session (restarted without
+persistence) or a client that took it over cannot silence a player: the session remembers its
+subscriptions, makes them again on every reconnection, and tells its owner (``on_reconnect``)
+so it can publish its latest state again. Payloads are opaque bytes: this layer knows nothing of
 games or channels. Every wait is bounded by the caller's timeout; every failure is one of
 the :class:`BrokerError` lines a command prints as is.
 """
@@ -133,19 +136,34 @@ class BrokerSession:
     acknowledged (PUBACK) only once that future is done, so a receiver that must keep a message durably
     first (a signed state) acknowledges it after the write, and a message lost to a crash before it is
     redelivered. Otherwise the broker is acknowledged once it returns; an exception it raises is logged
-    and the message still acknowledged, so one bad message cannot stop the session. After a lost
-    connection paho reconnects on its own; the broker keeps the subscriptions and what arrived meanwhile.
+    and the message still acknowledged, so one bad message cannot stop the session.
+
+    After a lost connection paho reconnects on its own, and the session subscribes again to every topic
+    it subscribed to, whatever the CONNACK's ``session_present`` says: a broker restarted without
+    persistence, or a client that took the session over with a clean session, left no subscription,
+    and subscribing again to a topic already subscribed is harmless. Once those subscriptions are
+    confirmed, ``on_reconnect()`` runs (on paho's thread, not after the first connection), so its owner
+    can publish again what may have been lost meanwhile.
     """
 
     def __init__(
-        self, address: BrokerAddress, client_id: str, on_message: Callable[[str, bytes], Future[None] | None]
+        self,
+        address: BrokerAddress,
+        client_id: str,
+        on_message: Callable[[str, bytes], Future[None] | None],
+        *,
+        on_reconnect: Callable[[], None] | None = None,
     ) -> None:
         if not client_id or len(client_id.encode()) > 65535:
             raise ValueError("a broker client id must be 1 to 65535 bytes long")
         self.address = address
         self.client_id = client_id
         self._on_message = on_message
+        self._on_reconnect = on_reconnect
         self._lock = threading.Lock()
+        self._topics: list[str] = []
+        self._connections = 0
+        self._resubscriptions: set[int] = set()
         self._connack = threading.Event()
         self._connect_failure: str | None = None
         self._connected = False
@@ -198,7 +216,10 @@ class BrokerSession:
             raise BrokerUnreachable(f"the broker at {self.address.url} refused the connection: {self._connect_failure}")
 
     def subscribe(self, topic: str, timeout: float) -> None:
-        """Subscribe at QoS 1; the subscription outlives disconnections (the session is persistent)."""
+        """Subscribe at QoS 1; the subscription outlives disconnections, and is made again on every reconnection."""
+        with self._lock:
+            if topic not in self._topics:
+                self._topics.append(topic)
         result, mid = self._client.subscribe(topic, qos=1)
         if result != MQTTErrorCode.MQTT_ERR_SUCCESS or mid is None:
             raise BrokerUnreachable(f"cannot subscribe on {self.address.url}: {mqtt.error_string(result)}")
@@ -214,6 +235,8 @@ class BrokerSession:
             codes = self._subacks.pop(mid)
         refused = [code for code in codes if code.is_failure]
         if refused:
+            with self._lock:
+                self._topics.remove(topic)
             raise BrokerRefused(
                 f"the broker at {self.address.url} refused the subscription to {quoted(topic, 80)}: {refused[0]}"
             )
@@ -264,10 +287,33 @@ class BrokerSession:
     ) -> None:
         if reason.is_failure:
             self._connect_failure = str(reason)
-        else:
-            self._connected = True
-            _log.debug("connected to %s (session present: %s)", self.address.url, flags.session_present)
+            self._connack.set()
+            return
+        self._connected = True
+        _log.debug("connected to %s (session present: %s)", self.address.url, flags.session_present)
+        with self._lock:
+            self._connections += 1
+            self._resubscriptions.clear()  # an answer to one of them died with the previous connection
+            reconnected = self._connections > 1
+            topics = list(self._topics)
         self._connack.set()
+        if topics:
+            result, mid = client.subscribe([(topic, 1) for topic in topics])
+            if result == MQTTErrorCode.MQTT_ERR_SUCCESS and mid is not None:
+                with self._lock:
+                    self._resubscriptions.add(mid)
+                return  # on_reconnect once the broker confirmed them
+            _log.warning("cannot subscribe again on %s: %s", self.address.url, mqtt.error_string(result))
+        if reconnected:
+            self._reconnected()
+
+    def _reconnected(self) -> None:
+        if self._on_reconnect is None:
+            return
+        try:
+            self._on_reconnect()
+        except Exception:
+            _log.exception("the reconnection handler failed")
 
     def _handle_disconnect(
         self,
@@ -306,8 +352,19 @@ class BrokerSession:
         self, client: mqtt.Client, userdata: object, mid: int, codes: list[ReasonCode], properties: object
     ) -> None:
         with self._suback:
-            self._subacks[mid] = codes
-            self._suback.notify_all()
+            again = mid in self._resubscriptions
+            if again:
+                self._resubscriptions.discard(mid)
+                reconnected = self._connections > 1
+            else:
+                self._subacks[mid] = codes
+                self._suback.notify_all()
+        if again:
+            for code in codes:
+                if code.is_failure:
+                    _log.warning("the broker at %s refused a subscription made again: %s", self.address.url, code)
+            if reconnected:
+                self._reconnected()
 
 
 def _reason(error: BaseException) -> str:

@@ -26,11 +26,24 @@ START_SECONDS = 10.0
 
 @dataclass
 class Mosquitto:
-    """A running broker: its plain port, its TLS port (the suite's localhost certificate) and its process."""
+    """A running broker: its plain port, its TLS port (the suite's localhost certificate), its process and config."""
 
     port: int
     tls_port: int
     process: subprocess.Popen[bytes]
+    config: Path
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: no clean goodbye to the clients, and (without persistence) every session is lost."""
+        self.process.kill()
+        self.process.wait(timeout=5)
+
+    def restart(self) -> None:
+        """Start the same broker again on the same ports, after :meth:`kill`; it knows nothing of the old sessions."""
+        self.process = _spawn(self.config)
+        if not _wait_listening(self.process, *(p for p in (self.port, self.tls_port) if p)):
+            stop(self.process)
+            pytest.fail(f"mosquitto did not start again: {(self.config.parent / 'mosquitto.log').read_text()}")
 
 
 def unavailable(reason: str) -> None:
@@ -120,20 +133,25 @@ def _started(directory: Path, config: str, port: int, tls_port: int = 0) -> Iter
     path = directory / "mosquitto.conf"
     # as root it would drop to the user 'mosquitto', locked out of the 0700 temp dir
     path.write_text(f"user {pwd.getpwuid(os.getuid()).pw_name}\n{config}")
-    log = directory / "mosquitto.log"
-    with log.open("ab") as output:  # a file, not a pipe: a pipe nobody reads would stall a chatty broker
-        process = subprocess.Popen([executable, "-c", str(path)], stdout=output, stderr=output)
+    process = _spawn(path, executable)
     if not _wait_listening(process, *(p for p in (port, tls_port) if p)):
         stop(process)
-        failure = log.read_text(errors="replace").strip()
+        failure = (directory / "mosquitto.log").read_text(errors="replace").strip()
         if "Address already in use" not in failure:
             pytest.fail(f"mosquitto did not start: {failure}")
         yield None
         return
+    running = Mosquitto(port, tls_port, process, path)
     try:
-        yield Mosquitto(port, tls_port, process)
+        yield running
     finally:
-        stop(process)
+        stop(running.process)
+
+
+def _spawn(config: Path, executable: str | None = None) -> subprocess.Popen[bytes]:
+    """mosquitto on ``config``, writing to mosquitto.log beside it."""
+    with (config.parent / "mosquitto.log").open("ab") as output:  # a file: a pipe nobody reads stalls a broker
+        return subprocess.Popen([executable or mosquitto_executable(), "-c", str(config)], stdout=output, stderr=output)
 
 
 def _wait_listening(process: subprocess.Popen[bytes], *ports: int) -> bool:

@@ -188,6 +188,29 @@ def test_a_failing_handler_does_not_stop_the_session(broker: Mosquitto, sessions
     assert bob.connected
 
 
+# --- a broker that restarts -----------------------------------------------------------------------------------------
+
+
+def test_after_a_broker_restart_that_lost_the_session_the_subscriptions_are_made_again(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    with running_mosquitto(tmp_path) as crashing:  # persistence off: the restarted broker knows no session
+        inbox = Inbox()
+        back = threading.Event()
+        bob = BrokerSession(address(crashing.port), "test-restart-bob", inbox, on_reconnect=back.set)
+        sessions.append(bob)
+        bob.connect(SECONDS)
+        bob.subscribe("xo/chips/c7/bob", SECONDS)
+        assert not back.is_set()  # the first connection is no reconnection
+        crashing.kill()
+        crashing.restart()
+        assert back.wait(SECONDS * 2), "bob's session never reported its reconnection"
+        alice = connected(sessions, address(crashing.port), "test-restart-alice", Inbox())
+        for turn in range(5):
+            alice.publish("xo/chips/c7/bob", f"after the restart {turn}".encode(), SECONDS)
+        assert [payload for _, payload in inbox.take(5)] == [f"after the restart {turn}".encode() for turn in range(5)]
+
+
 # --- failures ---------------------------------------------------------------------------------------------------
 
 

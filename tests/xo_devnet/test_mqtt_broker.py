@@ -112,6 +112,30 @@ def test_a_player_offline_gets_what_was_sent_meanwhile(broker: BrokerThread, ses
     assert [inbox.get(timeout=SECONDS)[1] for _ in range(3)] == [b"state 0", b"state 1", b"state 2"]
 
 
+def test_after_a_restart_of_the_broker_the_subscriptions_are_made_again(
+    broker: BrokerThread, sessions: list[BrokerSession]
+) -> None:
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    back = threading.Event()
+    bob = BrokerSession(
+        broker.address(), "embedded-restart-bob", lambda topic, payload: inbox.put((topic, payload)),
+        on_reconnect=back.set,
+    )  # fmt: skip
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c3/bob", SECONDS)
+    port = broker.embedded.port
+    broker.run(broker.embedded.stop)  # a new amqtt Broker on the same port: it knows no session
+    broker.embedded.requested_port = port
+    broker.run(broker.embedded.start)
+    assert back.wait(SECONDS * 2), "bob's session never reported its reconnection"
+    alice = connected(sessions, broker, "embedded-restart-alice", queue.Queue())
+    sent = [f"after the restart {turn}".encode() for turn in range(5)]
+    for payload in sent:
+        alice.publish("xo/chips/c3/bob", payload, SECONDS)
+    assert [inbox.get(timeout=SECONDS)[1] for _ in sent] == sent
+
+
 def test_a_port_in_use_fails_the_start() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
