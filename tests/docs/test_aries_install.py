@@ -17,7 +17,7 @@ ARIES = DOCS / "aries.md"
 
 
 def fenced_lines(text: str) -> list[str]:
-    blocks = re.findall(r"^```\n(.*?)^```", text, flags=re.M | re.S)
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
     return [line.strip() for block in blocks for line in block.splitlines()]
 
 

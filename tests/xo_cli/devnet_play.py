@@ -51,13 +51,15 @@ class Table:
 class Running:
     """``xo ARGS`` as a separate process, its stdout and stderr read line by line as they come.
 
-    Its standard input is empty unless ``stdin=True``: then :meth:`send` writes lines to it
-    and :meth:`close_input` ends it, as a script driving ``xo play`` through a pipe would.
+    It runs in ``environment`` (else this process's). Its standard input is empty unless ``stdin=True``: then
+    :meth:`send` writes lines to it and :meth:`close_input` ends it, as a script driving ``xo play`` through a
+    pipe would.
     """
 
-    def __init__(self, *argv: str, stdin: bool = False) -> None:
+    def __init__(self, *argv: str, stdin: bool = False, environment: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [XO, *argv],
+            env=environment,
             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -1,0 +1,112 @@
+"""The README's and docs/xo-command.md's commands for playing the computer work as printed.
+
+They run as a newcomer runs them after the Quick start's command 1: on that ledger (``$XO_URL`` standing for
+its default address), with the keys it made (``$XO_KEY_DIR`` standing for ~/.sawtooth/keys: alice and bob),
+as an operating-system user whose name is no key, so a command printed without ``--username`` would fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.docs.markdown import DOCS, REPO_ROOT
+from tests.integration.devnet import running_devnet
+from tests.integration.players import console_script
+from tests.xo_cli.devnet_play import Running
+
+SECONDS = 60.0
+
+
+def readme_span(prefix: str) -> str:
+    """The README's code span that starts with ``prefix``: the one command line it prints so."""
+    [span] = re.findall(rf"`({re.escape(prefix)}[^`]*)`", (REPO_ROOT / "README.md").read_text(encoding="utf-8"))
+    return span
+
+
+def bot_example() -> list[str]:
+    """docs/xo-command.md's ``xo bot`` example: its ``$`` lines, comments dropped."""
+    text = (DOCS / "xo-command.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
+    [block] = [block for block in blocks if "$ xo bot" in block]
+    return [line[2:].split("#", 1)[0].strip() for line in block.splitlines() if line.startswith("$ ")]
+
+
+@pytest.fixture(scope="module")
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """The environment of a newcomer's shell beside command 1's ledger."""
+    workdir = tmp_path_factory.mktemp("newcomer")
+    with running_devnet(workdir) as url:
+        environment = {k: v for k, v in os.environ.items() if not k.startswith(("XO_", "LOGNAME", "USER"))}
+        environment.update(XO_URL=url, XO_KEY_DIR=str(workdir / "devnet-keys"), USER="newcomer", LOGNAME="newcomer")
+        yield environment
+
+
+def argv(command: str) -> list[str]:
+    words = shlex.split(command)
+    assert words[0] == "xo", command
+    return [console_script("xo"), *words[1:]]
+
+
+def run(command: str, environment: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """One command line of the docs, the way a shell runs it (``&&`` too)."""
+    result = None
+    for part in command.split(" && "):
+        result = subprocess.run(
+            argv(part), input=stdin, env=environment, capture_output=True, text=True, timeout=SECONDS, check=False
+        )
+        if result.returncode:
+            break
+    assert result is not None
+    return result
+
+
+def game(name: str, environment: dict[str, str]) -> dict[str, str]:
+    shown = run(f"xo show {name} --json", environment)
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)
+
+
+def test_against_the_computer_as_the_readme_prints_it(newcomer):
+    command = readme_span("xo play game7 --vs ai")
+    without_key = run(command.replace(" --username alice", ""), newcomer, stdin="5\n")
+    assert without_key.returncode == 1 and "newcomer" in without_key.stderr, "the OS user's name is no key here"
+    played = run(command, newcomer, stdin="5\n")  # one move, then the end of the input leaves the game
+    assert played.returncode == 0, played.stderr
+    board = game("game7", newcomer)["board"]
+    assert board[4] == "X" and board.count("O") == 1, board
+
+
+def test_the_bot_as_the_readme_prints_it_plays_bobs_seat(newcomer):
+    bot = Running(*argv(readme_span("xo bot game8"))[1:], environment=newcomer)
+    try:
+        assert "playing as bob" in bot.lines(1)[0]
+        assert run(readme_span("xo create game8"), newcomer).returncode == 0
+        assert re.search(r"game 'game8': took \d \(..\) as X", bot.until(lambda line: "took" in line)[-1])
+        assert bot.interrupt() == 128 + signal.SIGINT
+    finally:
+        bot.stop()
+
+
+def test_the_bot_example_of_xo_command_md_runs_as_printed(newcomer):
+    *setup, start_bot = bot_example()
+    assert setup[0] == "xo keygen robo", "the bot's key is made before the bot starts"
+    for command in setup:
+        done = run(command, newcomer)
+        assert done.returncode == 0, (command, done.stderr)
+    assert Path(newcomer["XO_KEY_DIR"], "robo.priv").exists()
+    bot = Running(*argv(start_bot)[1:], environment=newcomer)
+    try:
+        assert "playing as robo" in bot.lines(1)[0]
+        assert re.search(r"game 'game9': took \d \(..\) as O", bot.lines(1)[0])
+        assert bot.interrupt() == 128 + signal.SIGINT
+    finally:
+        bot.stop()
