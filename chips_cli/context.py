@@ -16,7 +16,7 @@ from client_core import session
 from client_core.errors import InvalidInput
 from client_core.keys import load_signer
 from xo_core.keyfiles import key_paths
-from xo_core.public_keys import is_compressed_public_key
+from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
 
 DEFAULT_WAIT_SECONDS = 120.0
@@ -47,14 +47,23 @@ def store(args: argparse.Namespace, public_key: str) -> Store:
 
 
 def player(args: argparse.Namespace, given: str) -> str:
-    """The public key ``given`` names: a public key itself, or the name of a key in the key directory."""
+    """The public key ``given`` names: a public key itself, or the name of a key in the key directory.
+
+    Either way it must be a key someone can hold (:func:`xo_core.public_keys.key_problem`, the
+    processor's own check): chips sent to anything else are lost for good.
+    """
     if is_compressed_public_key(given):
-        return given
-    key_dir = session.key_dir(args)
-    try:
-        return key_paths(key_dir, session.key_name(given))[1].read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        raise InvalidInput(f"{given!r} is neither a public key nor the name of a key in {key_dir}") from None
+        key = given
+    else:
+        key_dir = session.key_dir(args)
+        try:
+            key = key_paths(key_dir, session.key_name(given))[1].read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            raise InvalidInput(f"{given!r} is neither a public key nor the name of a key in {key_dir}") from None
+    if problem := key_problem(key):
+        named = "the key" if key == given else f"the public key of {given!r}"
+        raise InvalidInput(f"{named} ({key[:8]}...) {problem}")
+    return key
 
 
 def locate(found: list[Channel], given: str, me: str, stored: Store | None = None) -> tuple[Channel, ChannelTerms]:

@@ -10,7 +10,7 @@ from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from chips_tp.channel import APPS, ID_BYTES, MAX_DURATION, MAX_NONCE, MIN_DURATION, SIGNATURE_BYTES
+from chips_tp.channel import APPS, ID_BYTES, MAX_DURATION, MAX_NONCE, MIN_DURATION, SIGNATURE_BYTES, short
 from chips_tp.channel_state import amount
 from chips_tp.ops import (
     OPS,
@@ -30,7 +30,7 @@ from chips_tp.ops import (
 from xo_core import canonical
 from xo_core.canonical import Malformed
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
-from xo_core.public_keys import is_compressed_public_key
+from xo_core.public_keys import NOT_ON_CURVE, is_compressed_public_key, is_curve_point
 
 #: Largest payload accepted, checked before decoding; a challenge with two states is under 1,000 bytes.
 MAX_PAYLOAD_BYTES: Final = 4096
@@ -122,8 +122,11 @@ def _op(op_name: str, fields: Mapping[str, object]) -> Op:
 
 
 def _key(value: object, what: str) -> str:
+    """A key the payload names; one that is not a curve point is refused, since nobody could ever sign for it."""
     if not isinstance(value, str) or not is_compressed_public_key(value):
         raise Malformed(f"{what} must be {KEY_DESCRIPTION}, not {canonical.describe(value)}")
+    if not is_curve_point(value):
+        raise Malformed(f"{what} ({short(value)}) {NOT_ON_CURVE}")
     return value
 
 

@@ -32,7 +32,7 @@ from chips_tp.state import Channel as Record
 from client_core.errors import CommandError, InvalidInput, Rejected
 from client_core.keys import KeyNames
 from xo_core.keyfiles import key_paths
-from xo_core.public_keys import is_compressed_public_key
+from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
 from xo_core.text import printable, quoted
 from xo_web.errors import REJECTED, ApiError, bad_request
@@ -284,15 +284,18 @@ class ChipsDesk(Sender):
     def public_key(self, given: str) -> str:
         """The opponent ``given`` names: a public key, or the name of a key in the key directory (``chips``'s rule);
         a name with no path in it, so a request cannot point at a file elsewhere."""
+        key = ""
         if is_compressed_public_key(given):
-            return given
-        if "/" not in given and "\\" not in given and not given.startswith("."):
+            key = given
+        elif "/" not in given and "\\" not in given and not given.startswith("."):
             try:
                 key = key_paths(self.key_dir, given)[1].read_text(encoding="ascii").strip()
             except (OSError, UnicodeDecodeError):
                 key = ""
-            if is_compressed_public_key(key):
-                return key
+        if is_compressed_public_key(key):
+            if problem := key_problem(key):
+                raise refused(f"the key {key[:8]}... {problem}; nothing was submitted")
+            return key
         raise refused(f"{quoted(given, None)} is neither a public key nor the name of a key in {self.key_dir}; "
                       "nothing was submitted")  # fmt: skip
 

@@ -282,6 +282,14 @@ def test_an_issue_by_a_non_issuer_is_refused(chain: Chain):
     )
 
 
+def test_chips_are_never_sent_into_the_void(chain: Chain):
+    """A well-spelt key that is not a curve point: nobody could ever sign for the chips, so nothing moves."""
+    void = "02" + "11" * 32
+    for transaction in (tx.transfer(ALICE, void, 5), tx.issue(ISSUER, void, 5)):
+        assert "'to' (02111111...) is not a point on secp256k1" in chain.refused(transaction)
+    assert chain.balance(ALICE) == 1000
+
+
 def test_a_transfer_of_more_than_the_balance_is_refused(chain: Chain):
     reason = chain.refused(tx.transfer(ALICE, BOB.public_key, 1001))
     assert reason == f"the transfer needs 1001 chips but the account {ALICE.public_key[:8]}... holds 1000"

@@ -19,6 +19,8 @@ from chips_tp.ops import (
 from chips_tp.payload import InvalidPayload, encode_payload, parse_payload
 
 KEY = "02" + "ab" * 32
+#: Well spelt, not a point on secp256k1: chips sent there could never move again.
+OFF_CURVE = "02" + "11" * 32
 ID = bytes(range(32))
 SIGNED = SignedState(b"\xa0", (bytes(64), None))
 OPS = [
@@ -66,6 +68,25 @@ def test_a_malformed_payload_is_refused_with_a_reason(value, reason):
     with pytest.raises(InvalidPayload) as refused:
         parse_payload(cbor2.dumps(value, canonical=True))
     assert reason in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [
+        ({"op": "transfer", "to": OFF_CURVE, "amount": 5}, "'to'"),
+        ({"op": "issue", "to": OFF_CURVE, "amount": 5}, "'to'"),
+        (
+            {"op": "open", "app": "xo", "nonce": 0, "stake": 1, "deposits": [1, 1], "duration": 3600,
+             "opponent": OFF_CURVE},
+            "'opponent'",
+        ),
+    ],
+    ids=["transfer", "issue", "open"],
+)  # fmt: skip
+def test_a_named_key_that_is_not_a_curve_point_is_refused(value, field):
+    with pytest.raises(InvalidPayload) as refused:
+        parse_payload(cbor2.dumps(value, canonical=True))
+    assert f"{field} (02111111...) is not a point on secp256k1: no private key signs for it" in str(refused.value)
 
 
 def test_a_payload_not_in_canonical_form_is_refused():

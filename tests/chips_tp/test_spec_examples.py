@@ -19,6 +19,7 @@ from chips_tp.hashes import signed_by
 from chips_tp.payload import encode_payload, parse_payload
 from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, examples
 from tests.rps_tp.diagnostic import diagnostic, squeezed
+from xo_core.public_keys import is_curve_point
 from xo_core.settings import setting_address
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "chips-family.md"
@@ -95,3 +96,9 @@ def test_the_rps_example_commits_to_rock_for_its_channel_round_and_proposer():
     state = decode_state(EXAMPLES["rps state of turn 1"], rps_app.decode)
     assert (state.channel, state.turn, state.app.position, state.app.round) == (RPS_ID, 1, "RoundProposed", 1)
     assert state.app.commitment == EXAMPLES["rps commitment"]
+
+
+def test_every_key_the_specification_shows_is_a_point_on_the_curve():
+    keys = set(re.findall(r"\b0[23][0-9a-f]{64}\b", SPEC.read_text(encoding="utf-8")))
+    assert {ALICE.public_key, BOB.public_key, ISSUER.public_key} <= keys
+    assert [key for key in keys if not is_curve_point(key)] == []

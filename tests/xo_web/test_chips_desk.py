@@ -36,3 +36,16 @@ def test_a_join_while_the_rest_api_cannot_answer_is_a_502_in_words(tmp_path):
     with pytest.raises(ApiError) as raised:
         desk.join("bob", b"\1" * 32)
     assert raised.value.status == 502
+
+
+def test_an_opponent_whose_key_is_no_curve_point_is_refused_before_anything_is_sent(tmp_path):
+    desk = ChipsDesk(f"http://127.0.0.1:{closed_port()}", None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
+    (tmp_path / "ghost.pub").write_text("02" + "11" * 32 + "\n")
+    for given in ("02" + "11" * 32, "ghost"):
+        with pytest.raises(ApiError) as raised:
+            desk.public_key(given)
+        assert raised.value.status == 409
+        assert "is not a point on secp256k1" in raised.value.message
+    bob = Signer.generate()
+    write_key_pair(tmp_path, "bob", bob)
+    assert desk.public_key("bob") == desk.public_key(bob.public_key) == bob.public_key
