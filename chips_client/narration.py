@@ -10,10 +10,16 @@ for a stranger), local clock times with the seconds left, and the board drawn as
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import datetime, tzinfo
+from typing import NamedTuple
 
+from chips_client.moves import match_over, xo_board, xo_mark
+from chips_tp import rps_app, xo_app
+from chips_tp.channel import RPS, XO, Fixed, mover
+from chips_tp.channel_state import State
 from client_core.keys import NO_NAMES, KeyNames
-from xo_client.notation import board_lines
+from xo_client.notation import board_lines, grid_name
 from xo_core.text import printable, short_key
 
 YOU = "you"
@@ -27,6 +33,11 @@ def player(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
         return YOU
     name = names.name(key)
     return printable(name if name is not None else short_key(key))
+
+
+def possessive(subject: str) -> str:
+    """``your`` or ``alice's``."""
+    return "your" if subject == YOU else f"{subject}'s"
 
 
 def verb(subject: str, plural: str, singular: str) -> str:
@@ -82,3 +93,226 @@ def grid(board: str) -> str:
 def xo_prompt(board: str, mark: str) -> str:
     """What ``chips play`` shows when the player is to place ``mark``: the grid, then the question."""
     return f"{grid(board)}\nyour {mark} (1-9): "
+
+
+class Game(NamedTuple):
+    """A finished xo game or rps round, as a person reads it, and its facts for ``--json``."""
+
+    number: int
+    winner: int | None
+    """The participant who won it, None for a draw or a tie."""
+    board: str | None
+    """The final board (xo), None at rps."""
+    throws: tuple[str, str] | None
+    """Each participant's throw (rps), None at xo."""
+    balances: tuple[int, int]
+    text: str
+
+
+class Story:
+    """A channel's match told to one reader, state by state: who moved, what it did to the balances and why,
+    the game or round, and the score.
+
+    Feed it every state in order (:meth:`tell` returns the line for it; :meth:`follow`
+    only keeps count, for states already told). A gap (a turn skipped, as when the
+    chain holds a newer state) is told as the position reached, without the move.
+    """
+
+    def __init__(self, fixed: Fixed, rounds: int, you: str | None = None, names: KeyNames = NO_NAMES) -> None:
+        self.fixed, self.rounds, self.you, self.names = fixed, rounds, you, names
+        self.previous: State | None = None
+        self.games: list[Game] = []
+        self.explained = False
+        self.game_start: tuple[int, int] | None = None
+        """The balances when the xo game in play began (None until a game's start is seen)."""
+
+    # -- names ------------------------------------------------------------------------------------------------
+    def who(self, index: int) -> str:
+        """Participant ``index`` as the reader knows them."""
+        return player(self.fixed.participants[index], self.you, self.names)
+
+    def balances(self, balances: tuple[int, int]) -> str:
+        """Both balances by name, the reader's first: ``you 60, bob 40``."""
+        order = (0, 1)
+        if self.you == self.fixed.participants[1]:
+            order = (1, 0)
+        return ", ".join(f"{self.who(i)} {balances[i]}" for i in order)
+
+    def numbered(self, number: int) -> str:
+        """``game 2 of 3`` (``round`` at rps; without ``of`` when the match runs until a player cannot cover)."""
+        noun = "round" if self.fixed.app == RPS else "game"
+        return f"{noun} {number} of {self.rounds}" if self.rounds else f"{noun} {number}"
+
+    def score(self) -> str:
+        """The score so far, the leader first (``alice leads 2-1``, ``level at 1-1``); empty before any result."""
+        if not self.games:
+            return ""
+        wins = [sum(game.winner == i for game in self.games) for i in (0, 1)]
+        if wins[0] == wins[1]:
+            return f"level at {wins[0]}-{wins[1]}"
+        leader = 0 if wins[0] > wins[1] else 1
+        return f"{verb(self.who(leader), 'lead', 'leads')} {wins[leader]}-{wins[1 - leader]}"
+
+    def result(self) -> str:
+        """The match's result in words, once it is over: who won it, by how many, or a draw."""
+        wins = [sum(game.winner == i for game in self.games) for i in (0, 1)]
+        if wins[0] == wins[1]:
+            return f"the match is drawn {wins[0]}-{wins[1]}"
+        winner = 0 if wins[0] > wins[1] else 1
+        return f"{self.who(winner)} won the match {wins[winner]}-{wins[1 - winner]}"
+
+    # -- feeding ----------------------------------------------------------------------------------------------
+    def follow(self, states: Iterable[State]) -> None:
+        """Take ``states`` in order without telling them (a history already shown, or read back from the store)."""
+        for state in states:
+            self.tell(state)
+
+    def tell(self, state: State) -> str:
+        """The line for ``state``, the next state of the channel: what its mover did, then the position reached."""
+        before, self.previous = self.previous, state
+        if before is not None and state.turn <= before.turn:
+            self.previous = before
+            return f"turn {before.turn}: {self.position(before)}"
+        if state.final:
+            return f"turn {state.turn}: {self.who(mover(state.turn))} proposed to close the channel on " \
+                   f"{self.balances(state.balances)}: {self.result()}"  # fmt: skip
+        step = None
+        if before is not None and state.turn == before.turn + 1:
+            step = self._xo_step(before, state) if self.fixed.app == XO else self._rps_step(before, state)
+        else:
+            self._count(state)
+        where = self.position(state)
+        return f"turn {state.turn}: {step}; {where}" if step else f"turn {state.turn}: {where}"
+
+    def _count(self, state: State) -> Game | None:
+        """Record the game or round ``state`` finishes, if it finishes one."""
+        data = state.app
+        if state.final:
+            return None
+        if isinstance(data, xo_app.XoData) and data.position in (xo_app.VICTORY, xo_app.DRAW):
+            winner = mover(state.turn) if data.position == xo_app.VICTORY else None
+            number = len(self.games) + 1
+            ending = "a draw" if winner is None else f"{self.who(winner)} won"
+            game = Game(number, winner, xo_board(data), None, state.balances, f"{self.numbered(number)}: {ending}")
+        elif isinstance(data, rps_app.RpsData) and data.position == rps_app.REVEAL:
+            if any(g.number == data.round for g in self.games):
+                return None
+            proposer = mover(state.turn)
+            throws = [data.answer, data.answer]
+            throws[proposer] = data.throw
+            beaten = rps_app.round_winner((data.throw, data.answer))  # 0: the proposer's throw wins
+            winner = None if beaten is None else proposer if beaten == 0 else 1 - proposer
+            text = f"{self.numbered(data.round)}: {self.who(proposer)} threw {data.throw}, " \
+                   f"{self.who(1 - proposer)} {data.answer}: " + \
+                   ("a tie" if winner is None else f"{self.who(winner)} won")  # fmt: skip
+            game = Game(data.round, winner, None, (str(throws[0]), str(throws[1])), state.balances, text)
+        else:
+            return None
+        self.games.append(game)
+        return game
+
+    def _stake_note(self) -> str:
+        if self.explained:
+            return ""
+        self.explained = True
+        if self.fixed.app == XO:
+            return (f" (at XO the game's stake of {self.fixed.stake} goes to whoever moved last, so a player who "
+                    "stops answering loses it; a win keeps it, a draw gives it back)")  # fmt: skip
+        return (f" (accepting a round takes the proposer's stake of {self.fixed.stake} until they reveal, so a "
+                "proposer who never reveals loses it; the reveal pays it back with the round's result)")  # fmt: skip
+
+    def _xo_step(self, before: State, state: State) -> str | None:
+        old, new = before.app, state.app
+        assert isinstance(old, xo_app.XoData) and isinstance(new, xo_app.XoData)
+        who = self.who(mover(state.turn))
+        if new.position == xo_app.PLAY_AGAIN_ME_FIRST:
+            return f"{who} asked to play X in the next game"
+        if new.position == xo_app.PLAY_AGAIN_ME_SECOND:
+            return f"{who} agreed to a new game"
+        placed = (new.crosses | new.noughts) & ~(old.crosses | old.noughts)
+        if placed.bit_count() != 1:
+            self._count(state)
+            return None
+        space = 10 - placed.bit_length()
+        mark = "X" if new.crosses & placed else "O"
+        took = f"{who} ({mark}) took space {space} ({grid_name(space)})"
+        game = self._count(state)
+        if game is not None and game.winner is not None:
+            return f"{took} and won {self.numbered(game.number)}, keeping the stake ({self.balances(state.balances)})"
+        if game is not None:
+            return (f"{took}: {self.numbered(game.number)} is a draw, the stake goes back "
+                    f"({self.balances(state.balances)})")  # fmt: skip
+        if old.position == xo_app.PLAY_AGAIN_ME_SECOND:
+            self.game_start = before.balances
+        holds = verb(who, "hold", "holds")
+        gained = ""
+        if self.game_start is not None:
+            gained = f", {state.balances[mover(state.turn)] - self.game_start[mover(state.turn)]:+d} in this game"
+        return f"{took}; {holds} the stake now{gained}{self._stake_note()}: {self.balances(state.balances)}"
+
+    def _rps_step(self, before: State, state: State) -> str | None:
+        new = state.app
+        assert isinstance(new, rps_app.RpsData)
+        moved = mover(state.turn)
+        who, other = self.who(moved), self.who(1 - moved)
+        if new.position == rps_app.ROUND_PROPOSED:
+            return f"{who} threw first in {self.numbered(new.round)}, hidden until {verb(other, 'throw', 'throws')}"
+        if new.position == rps_app.ROUND_ACCEPTED:
+            return (f"{who} threw {new.answer} and {'hold' if who == YOU else 'holds'} "
+                    f"{possessive(other)} stake until {verb(other, 'reveal', 'reveals')}"
+                    f"{self._stake_note()}: {self.balances(state.balances)}")  # fmt: skip
+        if new.position == rps_app.REVEAL:
+            game = self._count(state)
+            if game is None:
+                return None
+            if game.winner is None:
+                outcome = "a tie, the stake goes back"
+            else:
+                outcome = f"{self.who(game.winner)} won {self.numbered(game.number)}"
+            return (f"{who} revealed {new.throw} against {possessive(other)} {new.answer}: {outcome} "
+                    f"({self.balances(state.balances)})")  # fmt: skip
+        if isinstance(before.app, rps_app.RpsData) and before.app.position == rps_app.ROUND_PROPOSED:
+            return f"{who} declined {self.numbered(before.app.round)}"
+        return f"{verb(who, 'are', 'is')} ready for the next round"
+
+    # -- the position -----------------------------------------------------------------------------------------
+    def position(self, state: State) -> str:
+        """Where the match stands at ``state``, in words: ``game 2 of 3, bob (O) to move; alice leads 1-0``."""
+        if state.final:
+            return f"the match is over, closing on {self.balances(state.balances)}: {self.result()}"
+        text = self._xo_position(state) if self.fixed.app == XO else self._rps_position(state)
+        score = self.score()
+        return f"{text}; {score}" if score else text
+
+    def _over(self, state: State) -> bool:
+        done = state.app.round if self.fixed.app == RPS else len(self.games)  # type: ignore[attr-defined]
+        return match_over(state, self.fixed, done, self.rounds)
+
+    def _xo_position(self, state: State) -> str:
+        data = state.app
+        assert isinstance(data, xo_app.XoData)
+        nxt = mover(state.turn + 1)
+        who = self.who(nxt)
+        number = len(self.games) + 1
+        if self._over(state):
+            return f"the match is over: {who} to propose closing the channel"
+        if data.position in (xo_app.VICTORY, xo_app.DRAW):
+            return f"{self.numbered(len(self.games))} is over; {who} to ask for the next"
+        if data.position == xo_app.PLAY_AGAIN_ME_FIRST:
+            return f"{self.numbered(number)} next, {self.who(mover(state.turn))} to play X; {who} to agree"
+        mark = xo_mark(data)
+        return f"{self.numbered(number)}, {who} ({mark}) to move"
+
+    def _rps_position(self, state: State) -> str:
+        data = state.app
+        assert isinstance(data, rps_app.RpsData)
+        who = self.who(mover(state.turn + 1))
+        if self._over(state):
+            return f"the match is over: {who} to propose closing the channel"
+        if data.position == rps_app.START:
+            return f"{self.numbered(data.round + 1)} next, {who} to throw first"
+        if data.position == rps_app.ROUND_PROPOSED:
+            return f"{self.numbered(data.round)}, {who} to throw"
+        if data.position == rps_app.ROUND_ACCEPTED:
+            return f"{self.numbered(data.round)}, {who} to reveal"
+        return f"{self.numbered(data.round)} is over; {who} to go on"

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
-from chips_client import narration
+from chips_client import moves, narration
+from chips_client.channels import nonce_of
+from chips_tp import rps_app, xo_app
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel_state import State
 from client_core.keys import KeyNames
 from xo_client.notation import board_lines
 
@@ -72,3 +77,113 @@ def test_the_grid_is_the_one_xo_play_draws():
 def test_the_xo_prompt_draws_the_grid_then_asks_for_the_mark():
     prompt = narration.xo_prompt("X--------", "O")
     assert prompt.startswith(narration.grid("X--------")) and prompt.endswith("your O (1-9): ")
+
+
+SPEC_WORDS = re.compile(r"XPlaying|OPlaying|PlayAgainMe|RoundProposed|RoundAccepted|Reveal|Start|Victory|Draw|"
+                        r"participant [01]|\b\d{10}\b")  # fmt: skip
+
+
+def channel(app: str, rounds: int = 3) -> Fixed:
+    return Fixed((ALICE, BOB), app, 10, (50, 50), 60, nonce_of("duel", rounds))
+
+
+def first_state(fixed: Fixed) -> State:
+    initial = xo_app.INITIAL if fixed.app == "xo" else rps_app.INITIAL
+    return State(channel_id(fixed), 0, False, initial, fixed.deposits)
+
+
+def xo_states(fixed: Fixed, games: list[list[int]]) -> list[State]:
+    """The states of xo games whose spaces are given in order, each followed by the rematch (none after the last)."""
+    states = [first_state(fixed)]
+    for number, spaces in enumerate(games):
+        for space in spaces:
+            states.append(moves.xo_next(states[-1], fixed, space))
+        if number < len(games) - 1:
+            states.append(moves.xo_next(states[-1], fixed, None))
+            states.append(moves.xo_next(states[-1], fixed, None))
+    return states
+
+
+def rps_states(fixed: Fixed, rounds: list[tuple[str, str]]) -> list[State]:
+    """The states of rps rounds: (the proposer's throw, the answer) each, then back to the start."""
+    states = [first_state(fixed)]
+    for throw, answer in rounds:
+        salt = bytes(32)
+        states.append(moves.rps_next(states[-1], fixed, throw, salt))
+        states.append(moves.rps_next(states[-1], fixed, answer, None))
+        states.append(moves.rps_next(states[-1], fixed, throw, salt))
+        states.append(moves.rps_next(states[-1], fixed, None, None))
+    return states
+
+
+#: Alice (X) wins game 1 on the top row; bob (X, the loser asks to be X) and alice draw game 2.
+XO_GAMES = [[1, 4, 2, 5, 3], [5, 1, 9, 3, 2, 8, 4, 6, 7]]
+
+
+def test_an_xo_match_is_told_with_names_marks_the_stake_and_the_score():
+    fixed = channel("xo")
+    story = narration.Story(fixed, 3, BOB, NAMES)
+    lines = [story.tell(state) for state in xo_states(fixed, XO_GAMES)]
+    assert lines[0] == "turn 0: game 1 of 3, alice (X) to move"
+    assert lines[1].startswith("turn 1: alice (X) took space 1 (A1); alice holds the stake now, +10 in this game (at")
+    assert lines[1].endswith("you 40, alice 60; game 1 of 3, you (O) to move")
+    assert lines[2] == ("turn 2: you (O) took space 4 (A2); you hold the stake now, +10 in this game: you 60, "
+                        "alice 40; game 1 of 3, alice (X) to move")  # fmt: skip
+    assert sum("goes to whoever moved last" in line for line in lines) == 1
+    assert lines[5] == ("turn 5: alice (X) took space 3 (C1) and won game 1 of 3, keeping the stake (you 40, "
+                        "alice 60); game 1 of 3 is over; you to ask for the next; alice leads 1-0")  # fmt: skip
+    assert lines[6] == ("turn 6: you asked to play X in the next game; game 2 of 3 next, you to play X; "
+                        "alice to agree; alice leads 1-0")  # fmt: skip
+    assert lines[7] == "turn 7: alice agreed to a new game; game 2 of 3, you (X) to move; alice leads 1-0"
+    assert lines[9].endswith("game 2 of 3, you (X) to move; alice leads 1-0")
+    assert "game 2 of 3 is a draw, the stake goes back (you 40, alice 60)" in lines[-1]
+    assert lines[-1].endswith("alice leads 1-0")
+    assert not [line for line in lines if SPEC_WORDS.search(line)]
+    assert [(game.number, game.winner, game.text) for game in story.games] == [
+        (1, 0, "game 1 of 3: alice won"), (2, None, "game 2 of 3: a draw")]  # fmt: skip
+
+
+def test_the_final_state_says_who_proposed_it_and_who_won_the_match():
+    fixed = channel("xo", rounds=1)
+    story = narration.Story(fixed, 1, ALICE, NAMES)
+    states = xo_states(fixed, XO_GAMES[:1])
+    story.follow(states)
+    assert story.position(states[-1]) == "the match is over: bob to propose closing the channel; you lead 1-0"
+    final = moves.final_of(states[-1])
+    assert story.tell(final) == "turn 6: bob proposed to close the channel on you 60, bob 40: you won the match 1-0"
+
+
+def test_an_rps_round_says_who_threw_what_and_who_won_it():
+    fixed = channel("rps")
+    story = narration.Story(fixed, 3, ALICE, NAMES)
+    lines = [story.tell(state) for state in rps_states(fixed, [("rock", "scissors"), ("paper", "paper")])]
+    assert lines[1] == "turn 1: you threw first in round 1 of 3, hidden until bob throws; round 1 of 3, bob to throw"
+    assert lines[2].startswith("turn 2: bob threw scissors and holds your stake until you reveal (accepting")
+    assert lines[2].endswith(": you 40, bob 60; round 1 of 3, you to reveal")
+    assert lines[3] == ("turn 3: you revealed rock against bob's scissors: you won round 1 of 3 (you 60, bob 40); "
+                        "round 1 of 3 is over; bob to go on; you lead 1-0")  # fmt: skip
+    assert lines[4] == "turn 4: bob is ready for the next round; round 2 of 3 next, you to throw first; you lead 1-0"
+    assert "you revealed paper against bob's paper: a tie, the stake goes back (you 60, bob 40)" in lines[7]
+    assert not [line for line in lines if SPEC_WORDS.search(line)]
+    assert [game.throws for game in story.games] == [("rock", "scissors"), ("paper", "paper")]
+    assert story.games[0].text == "round 1 of 3: you threw rock, bob scissors: you won"
+
+
+def test_a_declined_round_and_a_stranger():
+    fixed = Fixed((ALICE, STRANGER), "rps", 10, (50, 50), 60, nonce_of("duel", 0))
+    story = narration.Story(fixed, 0, ALICE, NAMES)
+    proposed = moves.rps_next(first_state(fixed), fixed, "rock", bytes(32))
+    story.follow([first_state(fixed), proposed])
+    declined = proposed._replace(turn=2, app=rps_app.INITIAL._replace(round=1))
+    assert story.tell(declined) == "turn 2: 02c3c3... declined round 1; round 2 next, you to throw first"
+
+
+def test_a_gap_is_told_as_the_position_reached_and_an_old_state_changes_nothing():
+    fixed = channel("xo")
+    states = xo_states(fixed, XO_GAMES[:1])
+    story = narration.Story(fixed, 3, ALICE, NAMES)
+    story.tell(states[0])
+    assert story.tell(states[3]) == "turn 3: game 1 of 3, bob (O) to move"
+    assert story.tell(states[2]) == "turn 3: game 1 of 3, bob (O) to move"
+    story.tell(states[4])
+    assert story.tell(states[5]).endswith("; you lead 1-0")
