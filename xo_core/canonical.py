@@ -25,6 +25,14 @@ DESCRIPTION: Final = (
 )
 #: Longest text shown from a wrong value.
 _SHOWN: Final = 40
+#: Bignums: read as integers, refused by the range of the field holding them (:func:`first_tag`).
+_BIGNUM_TAGS: Final = (2, 3)
+#: What the tags a sender is likeliest to add are called (RFC 8949 and IANA's registry), for messages.
+_TAG_NAMES: Final = {
+    0: "a date/time string", 1: "an epoch date/time", 2: "a positive bignum", 3: "a negative bignum",
+    4: "a decimal fraction", 5: "a bigfloat", 24: "embedded CBOR", 32: "a URI", 37: "a UUID", 258: "a set",
+    55799: "self-described CBOR",
+}  # fmt: skip
 
 
 class Malformed(ValueError):
@@ -40,9 +48,55 @@ def decode(data: bytes, what: str) -> object:
     only :class:`Malformed` leaves this function.
     """
     try:
-        return cbor2.loads(data)
+        value = cbor2.loads(data)
     except Exception as error:  # a parser of untrusted bytes: see the docstring
         raise Malformed(f"{what} is not valid CBOR ({_cut(str(error) or type(error).__name__)})") from None
+    tag = first_tag(data)
+    if tag is not None:
+        number, outermost = tag
+        named = f"CBOR tag {number}" + (f" ({_TAG_NAMES[number]})" if number in _TAG_NAMES else "")
+        where = f"is under {named}" if outermost else f"holds {named}"
+        raise Malformed(f"{what} {where}, and canonical CBOR (RFC 8949 core deterministic encoding, the family's "
+                        "encoding) has no tags: send the data without it")  # fmt: skip
+    return value
+
+
+def first_tag(data: bytes) -> tuple[int, bool] | None:
+    """The number of the first tag in the first data item of ``data`` and whether it tags that whole item, or None.
+
+    Canonical CBOR has no tags, yet ``cbor2`` turns the tags it knows into Python values
+    (a date, a set, a read-only map for tag 55799) and the tag is lost: a refusal could
+    then only name the Python type. Reading the item heads of the encoding itself names
+    the tag, whatever ``cbor2`` makes of it. ``data`` is well-formed CBOR (``cbor2`` read
+    it); an indefinite length ends the search, since canonical form refuses those anyway.
+    Bignums (tags 2 and 3) are passed over: ``cbor2`` reads them as the integers they are,
+    so the range check of the field holding one names the field ("not a huge number").
+    """
+    position, pending, end = 0, 1, len(data)
+    while pending and position < end:
+        start, initial = position, data[position]
+        major, info = initial >> 5, initial & 0x1F
+        position += 1
+        if info < 24:
+            argument = info
+        elif info <= 27:
+            size = 1 << (info - 24)
+            argument = int.from_bytes(data[position : position + size], "big")
+            position += size
+        else:
+            return None
+        if major == 6:
+            if argument in _BIGNUM_TAGS:
+                continue  # the tag and the byte string after it are one item, an integer: see the docstring
+            return argument, start == 0
+        pending -= 1
+        if major in (2, 3):
+            position += argument
+        elif major == 4:
+            pending += argument
+        elif major == 5:
+            pending += 2 * argument
+    return None
 
 
 def encode(value: object) -> bytes:
@@ -84,9 +138,13 @@ def describe(value: object) -> str:
         return "a map"
     if isinstance(value, Sequence):
         return "an array"
+    if value is cbor2.undefined:
+        return "undefined"
+    if isinstance(value, cbor2.CBORSimpleValue):
+        return f"simple value {value.value}"
     if isinstance(value, cbor2.CBORTag):
-        return f"a value with tag {value.tag}"
-    return f"a {type(value).__name__}"
+        return f"a value under CBOR tag {value.tag}"
+    return "a value under a CBOR tag"  # every other thing cbor2 returns stands for a tagged item
 
 
 def fields(

@@ -89,6 +89,27 @@ def test_a_named_key_that_is_not_a_curve_point_is_refused(value, field):
     assert f"{field} (02111111...) is not a point on secp256k1: no private key signs for it" in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (
+            b"\xd9\xd9\xf7" + cbor2.dumps({"op": "transfer", "to": KEY, "amount": 5}, canonical=True),
+            "the payload is under CBOR tag 55799 (self-described CBOR), and canonical CBOR (RFC 8949 core "
+            "deterministic encoding, the family's encoding) has no tags",
+        ),
+        (cbor2.dumps({"op": "transfer", "to": KEY, "amount": cbor2.undefined}), "'amount' must be a whole number of "
+         "chips from 1 to 18446744073709551615, not undefined"),
+        (cbor2.dumps({"op": "transfer", "to": KEY, "amount": cbor2.CBORSimpleValue(99)}), "not simple value 99"),
+        (b"\xf0", "the payload must be a CBOR map, not simple value 16"),
+    ],
+)  # fmt: skip
+def test_a_refusal_names_the_cbor_type_never_a_python_one(payload, message):
+    with pytest.raises(InvalidPayload) as refused:
+        parse_payload(payload)
+    assert message in str(refused.value)
+    assert "Type" not in str(refused.value) and "CBORSimpleValue" not in str(refused.value)
+
+
 def test_a_payload_not_in_canonical_form_is_refused():
     unsorted = cbor2.dumps({"amount": 5, "op": "issue", "to": KEY})
     with pytest.raises(InvalidPayload, match="not in canonical CBOR"):
