@@ -44,3 +44,17 @@ def decode_message(data: bytes) -> SignedState:
     checked = [None if s is None else canonical.byte_string(s, "a signature", SIGNATURE_BYTES) for s in signatures]
     canonical.check_canonical(value, data, "the message")
     return SignedState(fields["state"], (checked[0], checked[1]))
+
+
+def state_channel(data: bytes) -> bytes | None:
+    """The channel id the state in the message ``data`` names, or None when ``data`` holds no readable state.
+
+    Read without the app's rules: all it takes to tell which channel a message is about,
+    so that evidence is filed under its own channel (:meth:`chips_client.store.Store.keep_evidence`).
+    """
+    try:
+        value = canonical.decode(decode_message(data).state, "the state")
+    except Malformed:
+        return None
+    channel = value.get("channel") if isinstance(value, dict) else None
+    return channel if isinstance(channel, bytes) else None

@@ -6,12 +6,16 @@ the writer, a busy timeout so writers queue instead of failing, and ``synchronou
 so a commit is on disk (fsync) before the caller goes on to publish or acknowledge. The
 file is created 0600: the rps proposer's salts and throws live in it until revealed,
 and losing or leaking it can lose chips. States a peer sent that were refused are kept
-as evidence, at most :data:`EVIDENCE_KEPT` per channel (anyone on a broker can send junk).
+as evidence, at most :data:`EVIDENCE_KEPT` per channel and only under the channel the
+state names, so that nobody replaying states of other channels can flush a channel's
+evidence. The schema's version is SQLite's ``user_version``; an older store is migrated
+when it is opened, keeping its states (:func:`_migrate`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import threading
@@ -20,11 +24,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final, NamedTuple
 
+from chips_client.messages import state_channel
 from chips_tp.channel import Fixed
 from chips_tp.ops import SignedState
+from client_core.errors import InvalidInput
 
 #: Refused messages kept per channel, newest first; older ones are deleted.
 EVIDENCE_KEPT: Final = 50
+#: The schema written here (SQLite's ``user_version``): 0 before evidence was filed by its own channel.
+SCHEMA_VERSION: Final = 1
 #: How long a writer waits for another process of the same key to finish (milliseconds).
 BUSY_TIMEOUT_MS: Final = 10_000
 STORE_DIR_NAME: Final = "chips"
@@ -45,9 +53,18 @@ CREATE TABLE IF NOT EXISTS secrets (
 );
 CREATE TABLE IF NOT EXISTS evidence (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL, received REAL NOT NULL, data BLOB NOT NULL,
-    reason TEXT NOT NULL
+    reason TEXT NOT NULL, digest BLOB
 );
 """
+#: After any migration: one row per message and channel, and the per-channel bound found by index.
+_INDEXES: Final = """
+CREATE UNIQUE INDEX IF NOT EXISTS evidence_once ON evidence (channel, digest);
+CREATE INDEX IF NOT EXISTS evidence_by_channel ON evidence (channel, seq);
+"""
+
+
+class NewerStore(InvalidInput):
+    """A store written by a newer ``chips``, whose schema this one does not know: it is left untouched."""
 
 
 class ChannelTerms(NamedTuple):
@@ -84,8 +101,17 @@ class Store:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = FULL")
         with self._write():
-            for statement in _statements():
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise NewerStore(f"the store {path} has schema {version}, newer than this chips knows "
+                                 f"({SCHEMA_VERSION}): use the chips that wrote it")  # fmt: skip
+            for statement in _statements(_SCHEMA):
                 self._db.execute(statement)
+            if version < SCHEMA_VERSION:
+                _migrate(self._db)
+            for statement in _statements(_INDEXES):
+                self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         for suffix in ("-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
                 os.chmod(f"{path}{suffix}", 0o600)
@@ -173,18 +199,23 @@ class Store:
         rows = self._rows("SELECT throw, salt FROM secrets WHERE channel = ? AND round = ?", (channel_id.hex(), round_))
         return Secret(rows[0][0], rows[0][1]) if rows else None
 
-    def keep_evidence(self, channel_id: bytes, data: bytes, reason: str) -> None:
-        """Keep a refused message and why, dropping the oldest beyond :data:`EVIDENCE_KEPT` for the channel."""
+    def keep_evidence(self, channel_id: bytes, data: bytes, reason: str) -> bool:
+        """Keep a refused message of the channel and why (True), dropping the oldest beyond :data:`EVIDENCE_KEPT`.
+
+        Only a message whose state names ``channel_id`` is evidence of it: a state of another
+        channel, genuine or not, proves nothing here and anyone can replay one, so it is not
+        kept (False), and nor is a message kept already. So no message about one channel ever
+        evicts another's evidence, and replaying one message cannot flush the rest.
+        """
+        if state_channel(data) != channel_id:
+            return False
         with self._write():
-            self._db.execute(
-                "INSERT INTO evidence (channel, received, data, reason) VALUES (?, ?, ?, ?)",
-                (channel_id.hex(), time.time(), data[:65536], reason),
-            )
-            self._db.execute(
-                "DELETE FROM evidence WHERE channel = ? AND seq NOT IN "
-                "(SELECT seq FROM evidence WHERE channel = ? ORDER BY seq DESC LIMIT ?)",
-                (channel_id.hex(), channel_id.hex(), EVIDENCE_KEPT),
-            )
+            added = self._db.execute(
+                "INSERT OR IGNORE INTO evidence (channel, received, data, reason, digest) VALUES (?, ?, ?, ?, ?)",
+                (channel_id.hex(), time.time(), data, reason, hashlib.sha256(data).digest()),
+            ).rowcount
+            _bound(self._db, channel_id.hex())
+        return added == 1
 
     def evidence(self, channel_id: bytes) -> list[tuple[bytes, str]]:
         """The refused messages kept for the channel, oldest first, with the reasons."""
@@ -192,8 +223,39 @@ class Store:
         return [(row[0], row[1]) for row in rows]
 
 
-def _statements() -> list[str]:
-    return [statement.strip() for statement in _SCHEMA.split(";") if statement.strip()]
+def _statements(script: str) -> list[str]:
+    return [statement.strip() for statement in script.split(";") if statement.strip()]
+
+
+def _bound(db: sqlite3.Connection, channel: str) -> None:
+    """Keep the newest :data:`EVIDENCE_KEPT` rows of evidence of ``channel`` (lowercase hex), and no more."""
+    db.execute(
+        "DELETE FROM evidence WHERE channel = ? AND seq NOT IN "
+        "(SELECT seq FROM evidence WHERE channel = ? ORDER BY seq DESC LIMIT ?)",
+        (channel, channel, EVIDENCE_KEPT),
+    )
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a store of schema 0 to :data:`SCHEMA_VERSION`, in the caller's transaction; states, terms, secrets kept.
+
+    Schema 0 filed evidence under the channel a message arrived on, whatever channel its
+    state named, and kept copies: each row is now kept only if its state names its
+    channel, once, within the per-channel bound.
+    """
+    if "digest" not in {row[1] for row in db.execute("PRAGMA table_info(evidence)")}:
+        db.execute("ALTER TABLE evidence ADD COLUMN digest BLOB")
+    seen: set[tuple[str, bytes]] = set()
+    for seq, channel, data in db.execute("SELECT seq, channel, data FROM evidence ORDER BY seq DESC").fetchall():
+        digest = hashlib.sha256(data).digest()
+        named = state_channel(data)
+        if named is None or named.hex() != channel or (channel, digest) in seen:
+            db.execute("DELETE FROM evidence WHERE seq = ?", (seq,))
+            continue
+        seen.add((channel, digest))
+        db.execute("UPDATE evidence SET digest = ? WHERE seq = ?", (digest, seq))
+    for (channel,) in db.execute("SELECT DISTINCT channel FROM evidence").fetchall():
+        _bound(db, channel)
 
 
 def _terms(row: tuple) -> ChannelTerms:

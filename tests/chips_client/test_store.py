@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from pathlib import Path
 
-from chips_client.store import EVIDENCE_KEPT, ChannelTerms, Secret, Store, default_path
+import pytest
+
+from chips_client.messages import encode_message
+from chips_client.store import EVIDENCE_KEPT, SCHEMA_VERSION, ChannelTerms, NewerStore, Secret, Store, default_path
 from chips_tp.channel import Fixed
 from chips_tp.ops import SignedState
+from xo_core import canonical
 
 CHANNEL = bytes(range(32))
 TERMS = ChannelTerms("duel", Fixed(("02" + "a" * 64, "03" + "b" * 64), "xo", 10, (50, 50), 3600, 7), 3)
@@ -44,12 +49,89 @@ def test_the_latest_states_come_oldest_first_and_secrets_are_kept_per_round(tmp_
         assert store.secret(CHANNEL, 2) == Secret("rock", b"s" * 32) and store.secret(CHANNEL, 3) is None
 
 
+def message(channel: bytes, turn: int) -> bytes:
+    """A message whose state names ``channel`` (the rules never see it: what evidence is filed by)."""
+    state = canonical.encode({"app": {}, "turn": turn, "final": False, "channel": channel, "balances": [1, 1]})
+    return encode_message(SignedState(state, (b"s" * 64, None)))
+
+
 def test_evidence_is_kept_newest_first_within_its_bound(tmp_path):
     with Store(tmp_path / "s.sqlite") as store:
         for n in range(EVIDENCE_KEPT + 10):
-            store.keep_evidence(CHANNEL, f"junk {n}".encode(), "not a state")
+            assert store.keep_evidence(CHANNEL, message(CHANNEL, n), "not a valid move")
         kept = store.evidence(CHANNEL)
-    assert len(kept) == EVIDENCE_KEPT and kept[-1][0] == f"junk {EVIDENCE_KEPT + 9}".encode()
+    assert len(kept) == EVIDENCE_KEPT and kept[-1][0] == message(CHANNEL, EVIDENCE_KEPT + 9)
+
+
+def test_states_of_other_channels_replayed_into_a_channel_never_flush_its_evidence(tmp_path):
+    """Anyone can replay genuine states of other channels; they are evidence of nothing here, and evict nothing."""
+    other = bytes(32)
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.keep_evidence(CHANNEL, message(CHANNEL, 7), "turn 7 is not a valid move")
+        assert store.keep_evidence(other, message(other, 1), "turn 1 is not a valid move")
+        for n in range(3 * EVIDENCE_KEPT):
+            assert not store.keep_evidence(CHANNEL, message(bytes([n % 256]) * 32, n), "a state of another channel")
+            assert not store.keep_evidence(CHANNEL, message(CHANNEL, 7), "the same message again")
+            assert not store.keep_evidence(CHANNEL, b"junk", "not a message")
+        for n in range(2 * EVIDENCE_KEPT):
+            store.keep_evidence(other, message(other, 100 + n), "flooding the other channel")
+        assert store.evidence(CHANNEL) == [(message(CHANNEL, 7), "turn 7 is not a valid move")]
+        assert len(store.evidence(other)) == EVIDENCE_KEPT
+
+
+#: The store's schema before evidence was filed by its own channel (schema 0), as a user's old file holds it.
+SCHEMA_0 = """
+CREATE TABLE channels (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, participant0 TEXT NOT NULL, participant1 TEXT NOT NULL,
+    app TEXT NOT NULL, stake INTEGER NOT NULL, deposit0 INTEGER NOT NULL, deposit1 INTEGER NOT NULL,
+    duration INTEGER NOT NULL, nonce TEXT NOT NULL, rounds INTEGER NOT NULL
+);
+CREATE TABLE states (
+    channel TEXT NOT NULL, turn INTEGER NOT NULL, data BLOB NOT NULL, signature0 BLOB, signature1 BLOB,
+    PRIMARY KEY (channel, turn)
+);
+CREATE TABLE secrets (
+    channel TEXT NOT NULL, round INTEGER NOT NULL, throw TEXT NOT NULL, salt BLOB NOT NULL,
+    PRIMARY KEY (channel, round)
+);
+CREATE TABLE evidence (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, channel TEXT NOT NULL, received REAL NOT NULL, data BLOB NOT NULL,
+    reason TEXT NOT NULL
+);
+"""
+
+
+def test_an_old_store_opens_with_its_states_and_only_its_true_evidence(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as old:
+        old.executescript(SCHEMA_0)
+        old.execute("INSERT INTO channels VALUES (?, 'duel', ?, ?, 'xo', 10, 50, 50, 3600, '7', 3)",
+                    (CHANNEL.hex(), *TERMS.fixed.participants))  # fmt: skip
+        old.execute("INSERT INTO states VALUES (?, 5, ?, ?, NULL)", (CHANNEL.hex(), b"five", b"a" * 64))
+        old.execute("INSERT INTO secrets VALUES (?, 2, 'rock', ?)", (CHANNEL.hex(), b"s" * 32))
+        rows = [message(CHANNEL, 3), message(bytes(32), 4), message(CHANNEL, 3), b"junk", message(CHANNEL, 9)]
+        for data in rows:
+            old.execute("INSERT INTO evidence (channel, received, data, reason) VALUES (?, 0, ?, 'refused')",
+                        (CHANNEL.hex(), data))  # fmt: skip
+        old.commit()
+    with Store(path) as store:
+        assert store.channel(CHANNEL) == TERMS
+        assert store.states(CHANNEL) == [(5, SignedState(b"five", (b"a" * 64, None)))]
+        assert store.secret(CHANNEL, 2) == Secret("rock", b"s" * 32)
+        assert [data for data, _ in store.evidence(CHANNEL)] == [message(CHANNEL, 3), message(CHANNEL, 9)]
+        assert not store.keep_evidence(CHANNEL, message(CHANNEL, 9), "again")
+        assert store.keep_evidence(CHANNEL, message(CHANNEL, 10), "new")
+    with Store(path) as again:
+        assert again._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        assert len(again.evidence(CHANNEL)) == 3
+
+
+def test_a_store_of_a_newer_schema_is_left_untouched(tmp_path):
+    path = tmp_path / "new.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as newer:
+        newer.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(NewerStore, match="newer than this chips knows"):
+        Store(path)
 
 
 def test_what_is_saved_is_on_disk_for_a_new_connection(tmp_path: Path):
