@@ -8,22 +8,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 from chips_cli import context
 from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
 from chips_client.channels import name_problem, nonce_of, rounds_of
-from chips_client.match import describe
+from chips_client.narration import Story, deadline_text, grid
 from chips_client.store import ChannelTerms
-from chips_tp import rps_app, xo_app
+from chips_tp import xo_app
 from chips_tp.apps import APPS
-from chips_tp.channel import Fixed, channel_id, fixed_problem, mover
+from chips_tp.channel import Fixed, channel_id, fixed_problem
 from chips_tp.channel_state import State, decode_state
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
+from xo_core.text import printable, quoted, shell_word
 
 
 def open_channel(args: argparse.Namespace) -> int:
@@ -88,60 +90,92 @@ def list_channels(args: argparse.Namespace) -> int:
         return 0
     if not mine:
         print("you take part in no channel")
+    now = time.time()
     for c in mine:
         other = c.fixed.participants[1 - c.fixed.participants.index(me)]
-        name = known[c.id].name if c.id in known else "-"
+        name = printable(known[c.id].name) if c.id in known else "-"
         note = "  open to you: chips join " + c.id.hex()[:8] if open_to(c, me) else ""
+        story = Story(c.fixed, rounds_of(c.fixed), me, names)
         print(f"{c.id.hex()[:8]}  {name:<16} {c.fixed.app:<3} with {key_label(other, names)}  stake {c.fixed.stake}  "
               f"deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}  rounds {rounds_of(c.fixed) or 'any'}  "
-              f"{status_of(c)}{note}")  # fmt: skip
+              f"{story.status(c, now)}{note}")  # fmt: skip
     return 0
 
 
 def show(args: argparse.Namespace) -> int:
-    """``chips show CHANNEL``: the chain's record and the latest state held."""
+    """``chips show CHANNEL``: the chain's record and transactions, the latest state held, and each game played."""
     me = session.own_public_key(args) or context.signer(args).public_key
     with context.chain(args, None) as chain, context.store(args, me) as stored:
         found, terms = context.locate(chain.channels(), args.channel, me, stored)
         history = [decode_state(data, APPS[found.fixed.app].decode) for data in stored.all_states(found.id)]
+        done = chain.transactions(context.address(found))
     names = session.key_names(args)
+    story = Story(found.fixed, terms.rounds, me, names)
+    story.follow(history)
     latest = history[-1] if history else None
-    played = games_played(history)
+    played = games_played(story)
+    closed = story.closing(done) if found.status == CLOSED else None
+    now = time.time()
     if args.format == "json":
         shown = channel_json(found, names, terms, me)
         shown["latest"] = None if latest is None else state_json(latest)
         shown["played"] = played
+        shown["transactions"] = [
+            {"block": t.block, "op": t.op, "signer": t.signer, "name": names.name(t.signer),
+             "transaction_id": t.transaction_id, "text": story.transaction(t)}
+            for t in done
+        ]  # fmt: skip
+        shown["closed_how"] = closed
+        shown["status_text"] = story.status(found, now)
+        shown["position_text"] = None if latest is None else story.position(latest)
+        shown["score_text"] = story.score() or None
         print(json.dumps(shown, indent=2))
         return 0
     other = found.fixed.participants[1 - found.fixed.participants.index(me)]
-    print(f"channel {terms.name!r} ({found.id.hex()})")
-    print(f"  {found.fixed.app} with {key_label(other, names)}; stake {found.fixed.stake}; deposits "
-          f"{found.fixed.deposits[0]}/{found.fixed.deposits[1]}; rounds {terms.rounds or 'any'}; "
-          f"challenge duration {found.fixed.duration} s")  # fmt: skip
-    print(f"  on chain: {status_of(found)}, turn {found.turn}, holding {found.held} chips")
+    noun = "game" if found.fixed.app == "xo" else "round"
+    print(f"channel {quoted(terms.name, None)} ({found.id.hex()})")
+    print(f"  {found.fixed.app} with {key_label(other, names)}: {found.fixed.stake} chips a {noun}, deposits "
+          f"{found.fixed.deposits[0]} and {found.fixed.deposits[1]}, {terms.rounds or 'any number of'} {noun}s, "
+          f"{found.fixed.duration} s to answer a challenge")  # fmt: skip
+    how = f", {closed}" if closed else ""
+    print(f"  on chain: {story.status(found, now)}{how}; holding {found.held} chips")
     if latest is not None:
-        print(f"  you hold: {describe(latest, found.fixed.participants, found.fixed.participants.index(me))}")
+        print(f"  your store holds turn {latest.turn}: {story.position(latest)}")
+        if isinstance(latest.app, xo_app.XoData) and latest.app.position in (xo_app.X_PLAYING, xo_app.O_PLAYING):
+            print(indented(grid(moves.xo_board(latest.app)), 4))
     for game in played:
         print(f"  {game['label']}")
+        if game.get("board"):
+            print(indented(grid(str(game["board"])), 4))
+    if done:
+        print("  transactions on chain:")
+        for t in done:
+            print(f"    {story.transaction(t)}")
     return 0
 
 
-def games_played(history: list[State]) -> list[dict[str, object]]:
-    """Each finished xo game (its board and how it ended) or rps round (both throws), from the states held."""
+def indented(text: str, spaces: int) -> str:
+    """Every line of ``text`` moved right by ``spaces``."""
+    return "\n".join(" " * spaces + line for line in text.splitlines())
+
+
+def games_played(story: Story) -> list[dict[str, object]]:
+    """Each finished xo game (its board and who won) or rps round (both throws and who won), as ``--json`` has them:
+    the keys of before (``label`` now in words, rps's ``opener`` and ``joiner``) and who won, by key and name."""
     played: list[dict[str, object]] = []
-    for state in history:
-        data = state.app
-        if state.final:
-            continue
-        if isinstance(data, xo_app.XoData) and data.position in (xo_app.VICTORY, xo_app.DRAW):
-            board = moves.xo_board(data)
-            ending = "a draw" if data.position == xo_app.DRAW else f"won by participant {mover(state.turn)}"
-            played.append({"game": len(played) + 1, "board": board, "balances": list(state.balances),
-                           "label": f"game {len(played) + 1}: {board}, {ending}"})  # fmt: skip
-        elif isinstance(data, rps_app.RpsData) and data.position == rps_app.REVEAL:
-            label = f"round {data.round}: the opener threw {data.throw}, the joiner {data.answer}"
-            played.append({"round": data.round, "opener": data.throw, "joiner": data.answer,
-                           "balances": list(state.balances), "label": label})  # fmt: skip
+    participants = story.fixed.participants
+    for game in story.games:
+        winner = None if game.winner is None else participants[game.winner]
+        entry: dict[str, object] = {
+            "balances": list(game.balances), "label": game.text, "winner": winner,
+            "winner_name": None if winner is None else story.names.name(winner),
+        }  # fmt: skip
+        if game.board is not None:
+            entry.update({"game": game.number, "board": game.board})
+        if game.throws is not None:
+            entry.update({"round": game.number, "opener": game.throws[0], "joiner": game.throws[1],
+                          "throws": list(game.throws)})  # fmt: skip
+        played.append(entry)
     return played
 
 
@@ -162,50 +196,43 @@ def finalize(args: argparse.Namespace) -> int:
 
 def _on_chain(args: argparse.Namespace, op: str) -> int:
     signer = context.signer(args)
+    shown = quoted(args.channel, None)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
-        found, _terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
+        found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
+        story = Story(found.fixed, terms.rounds, signer.public_key, session.key_names(args))
         if found.status == CLOSED:
-            paid = found.payout or (0, 0)
-            print(f"channel {args.channel!r} is closed already (paid {paid[0]} and {paid[1]}): nothing to {op}")
+            print(f"channel {shown} is closed already ({story.status(found, time.time())}): nothing to {op}")
             return 0
         if op == "finalize":
             chain.submit(tx.finalize(signer, found.fixed), "the finalize")
             after = chain.channel(context.address(found))
             paid = after.payout if after is not None and after.payout else (0, 0)
-            print(f"finalized channel {args.channel!r}: paid {paid[0]} and {paid[1]}")
+            print(f"finalized channel {shown}: paid {story.balances(paid)}")
             return 0
         engine = held_engine(stored, found, signer.public_key)
         if op == "conclude":
             if not engine.concluded:
-                raise InvalidInput(f"you hold no final state of {args.channel!r} signed by both: the match is not over "
+                raise InvalidInput(f"you hold no final state of {shown} signed by both: the match is not over "
                                    "('chips challenge' holds a silent opponent to the latest state)")  # fmt: skip
             chain.submit(tx.conclude(signer, found.fixed, engine.latest.signed), "the conclude")
-            print(f"concluded channel {args.channel!r}: paid {engine.latest.state.balances[0]} and "
-                  f"{engine.latest.state.balances[1]}")  # fmt: skip
+            print(f"concluded channel {shown}: paid {story.balances(engine.latest.state.balances)}")
             return 0
         proof = challenge_proof(engine, args.channel)
         chain.submit(tx.challenge(signer, found.fixed, proof), "the challenge")
         after = chain.channel(context.address(found))
-        deadline = after.challenge.deadline if after is not None and after.challenge else "?"
-        turn = after.turn if after is not None else "?"
-        print(f"challenged at turn {turn}: the opponent must answer before {deadline} (Unix time); "
-              f"then: chips finalize {args.channel}")  # fmt: skip
+        opponent = story.who(1 - found.fixed.participants.index(signer.public_key))
+        if after is None or after.challenge is None:
+            print(f"challenged {opponent} in channel {shown}; 'chips show' says until when they may answer")
+            return 0
+        print(f"challenged {opponent} at turn {after.turn}: they must answer before "
+              f"{deadline_text(after.challenge.deadline, time.time())}; after that: chips finalize "
+              f"{shell_word(args.channel)}")  # fmt: skip
     return 0
 
 
 def open_to(channel: Channel, me: str) -> bool:
     """Whether ``me`` may still join ``channel``: it is funding and their deposit is not in yet."""
     return channel.status == FUNDING and not channel.funded[channel.fixed.participants.index(me)]
-
-
-def status_of(channel: Channel) -> str:
-    """The channel's status in words, with the payout once closed and the deadline while challenged."""
-    if channel.status == CLOSED:
-        paid = channel.payout or (0, 0)
-        return f"closed (paid {paid[0]}/{paid[1]})"
-    if channel.challenge is not None:
-        return f"challenged until {channel.challenge.deadline}"
-    return channel.status
 
 
 def terms_json(fixed: Fixed, names: KeyNames) -> dict[str, object]:

@@ -16,18 +16,22 @@ from collections.abc import Callable
 
 from chips_cli import context
 from chips_client.chain import RestChain
+from chips_client.channels import rounds_of
 from chips_client.match import Match, NotPlayable, Receiver
 from chips_client.messages import topic
-from chips_client.store import Store
+from chips_client.narration import Story, grid, player, xo_prompt
+from chips_client.store import ChannelTerms, Store
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
+from client_core import session
 from client_core.broker import BrokerSession
 from client_core.errors import InvalidInput
+from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
 from xo_client.ai import Level, choose_move
 from xo_core.signing import Signer
-from xo_core.text import printable
+from xo_core.text import printable, quoted
 
 
 class BotChooser:
@@ -62,15 +66,15 @@ class PersonChooser:
         return line.strip().lower()
 
     def xo_space(self, board: str, mark: str) -> int:
-        """The person's space (1-9) for ``mark`` on ``board``; asked again at a terminal when it is not free."""
-        shown = " ".join(board[i : i + 3] for i in (0, 3, 6))
+        """The person's space (1-9) for ``mark`` on ``board``, drawn as ``xo play`` draws it; asked again at a
+        terminal when it is not free."""
         while True:
-            text = self._line(f"board {shown}; your {mark} (1-9): ")
+            text = self._line(xo_prompt(board, mark))
             if text.isdigit() and 1 <= int(text) <= 9 and board[int(text) - 1] == "-":
                 return int(text)
             if not self.interactive:
-                raise InvalidInput(f"{text!r} is not a free space (1-9) on {board}")
-            print(f"{text!r} is not a free space: choose one of 1-9 showing '-'")
+                raise InvalidInput(f"{printable(text)!r} is not a free space (1-9) on the board:\n{grid(board)}")
+            print(f"{printable(text)!r} is not a free space: choose a number the board shows")
 
     def rps_throw(self) -> str:
         """The person's throw; asked again at a terminal when it is not rock, paper or scissors."""
@@ -102,16 +106,18 @@ def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
     signer = context.signer(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
+        names = session.key_names(args)
+        shown = quoted(terms.name, None)
         if found.status == CLOSED:
-            paid = found.payout or (0, 0)
-            print(f"channel {args.channel!r} is closed already (paid {paid[0]} and {paid[1]})")
+            story = Story(found.fixed, terms.rounds, signer.public_key, names)
+            print(f"channel {shown} is closed already: {story.status(found, time.time())}")
             return 0
         ident = channel_id(found.fixed).hex()
         connect = _connector(args, f"xo-chips-{signer.public_key[2:18]}-{ident[:16]}")
         match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
-                      say=say, patience=args.patience)  # fmt: skip
-        print(f"playing channel {terms.name!r} ({ident[:8]}) as participant {match.me}; messages on "
-              f"{topic(found.id, signer.public_key)}", flush=True)  # fmt: skip
+                      say=say, patience=args.patience, names=names)  # fmt: skip
+        say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
+            f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
         try:
             with sigterm_interrupts():
                 outcome = match.run()
@@ -119,7 +125,10 @@ def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
             raise InvalidInput(str(error)) from None
         record = chain.channel(context.address(found))
     paid = record.payout if record is not None and record.payout else (0, 0)
-    print(f"channel {terms.name!r} {outcome}: paid {paid[0]} and {paid[1]}")
+    result = ""
+    if match.story.games:
+        result = f"; {match.story.result()}" if outcome == "concluded" else f"; games played: {match.story.score()}"
+    say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{result}")
     return 0
 
 
@@ -132,6 +141,7 @@ def watch(args: argparse.Namespace) -> int:
     """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges."""
     signer = context.signer(args)
     seen: dict[bytes, tuple] = {}
+    names = session.key_names(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, sigterm_interrupts():
         while True:
             for found in chain.channels():
@@ -140,19 +150,25 @@ def watch(args: argparse.Namespace) -> int:
                 now = (found.status, found.turn, found.challenge)
                 if seen.get(found.id) != now:
                     seen[found.id] = now
-                    print(f"{found.id.hex()[:8]}: {found.status}, turn {found.turn}"
-                          + (f", challenged until {found.challenge.deadline} by "
-                             f"{'you' if found.challenge.challenger == signer.public_key else 'the opponent'}"
-                             if found.challenge else ""), flush=True)  # fmt: skip
+                    say(watched_line(found, stored.channel(found.id), signer.public_key, names, time.time()))
                     if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
-                        _defend(signer, chain, stored, found)
+                        _defend(signer, chain, stored, found, names)
             time.sleep(args.poll)
 
 
-def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel) -> None:
+def watched_line(found: Channel, terms: ChannelTerms | None, me: str, names: KeyNames, now: float) -> str:
+    """What ``chips watch`` says of a channel that changed: its name (its id's first digits when the store has
+    none), the game and opponent, and the chain's record in words."""
+    story = Story(found.fixed, rounds_of(found.fixed), me, names)
+    label = quoted(terms.name, None) if terms is not None else found.id.hex()[:8]
+    opponent = story.who(1 - found.fixed.participants.index(me))
+    return f"channel {label} ({found.fixed.app} with {opponent}): {story.status(found, now)}"
+
+
+def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel, names: KeyNames) -> None:
     terms = stored.channel(found.id)
     if terms is None:
         return
     match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=None,  # type: ignore[arg-type]
-                  chooser=BotChooser("perfect"), say=say)  # fmt: skip
+                  chooser=BotChooser("perfect"), say=say, names=names)  # fmt: skip
     match.defend_offline(found)

@@ -7,7 +7,7 @@ validator's reason (``Rejected``), an unreachable REST API as ``Unavailable``.
 
 from __future__ import annotations
 
-from chips_client.channels import account_balance, channels_in
+from chips_client.channels import OnChain, account_balance, channel_transactions, channels_in
 from chips_tp.family import CHANNEL_TYPE, NAMESPACE, account_address
 from chips_tp.state import Channel, decode_channel
 from client_core.rest import RestClient
@@ -30,6 +30,10 @@ class RestChain:
     def channels(self) -> list[Channel]:
         """Every channel on the chain."""
         return channels_in(self.client.list_state(NAMESPACE + CHANNEL_TYPE))
+
+    def transactions(self, address: str) -> list[OnChain]:
+        """The chips transactions committed on the channel at ``address``, oldest first (every block is read)."""
+        return channel_transactions(self.client.blocks(), address)
 
     def balance(self, key: str) -> int:
         """The chips in ``key``'s account (0 when it has none)."""

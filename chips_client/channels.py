@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Final
+from typing import Final, NamedTuple
 
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.family import CHANNEL_TYPE, NAMESPACE, account_address, channel_address
+from chips_tp.family import CHANNEL_TYPE, FAMILY_NAME, NAMESPACE, account_address, channel_address
+from chips_tp.payload import InvalidPayload, parse_payload
 from chips_tp.state import Account, Channel, decode_account, decode_channel
+from client_core.blocks import ChainBlock
 
 NAME_PURPOSE: Final = b"chips/1.0 channel name\x00"
 MAX_ROUNDS: Final = 255
@@ -80,3 +82,32 @@ def account_balance(data: bytes | None, key: str) -> int:
 def address_of(fixed: Fixed) -> str:
     """Where the channel ``fixed`` is recorded."""
     return channel_address(channel_id(fixed))
+
+
+class OnChain(NamedTuple):
+    """A committed chips transaction that touched a channel: its block, op, signer and id."""
+
+    block: int
+    op: str
+    signer: str
+    transaction_id: str
+
+
+def channel_transactions(blocks: Iterable[ChainBlock], address: str) -> list[OnChain]:
+    """The chips transactions among ``blocks`` (in any order) that may write the channel at ``address``, oldest first.
+
+    A transaction's outputs name what it may write, so an ``open`` (whose payload names
+    no channel) is found as well as the ops that name it.
+    """
+    found = []
+    for block in blocks:
+        for index, transaction in enumerate(block.transactions):
+            if transaction.family_name != FAMILY_NAME or address not in transaction.outputs:
+                continue
+            try:
+                op = parse_payload(transaction.payload).NAME
+            except InvalidPayload:  # committed, so the processor parsed it: another processor's data, shown as such
+                op = "unreadable"
+            found.append((block.block_num, index, OnChain(block.block_num, op, transaction.signer,
+                                                          transaction.transaction_id)))  # fmt: skip
+    return [entry for _, _, entry in sorted(found, key=lambda item: item[:2])]

@@ -25,6 +25,7 @@ from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.engine import KEPT, Channel, Held, Refusal, Stale
 from chips_client.messages import decode_message, encode_message, topic
+from chips_client.narration import Story, clock_time, deadline_text, duration, player, possessive
 from chips_client.store import ChannelTerms, Secret, Store
 from chips_tp.apps import APPS
 from chips_tp.channel import RPS, channel_id, mover
@@ -35,6 +36,7 @@ from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
 from client_core.errors import Rejected
+from client_core.keys import NO_NAMES, KeyNames
 from xo_core.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
@@ -104,7 +106,7 @@ class Match:
     def __init__(
         self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
         connect: Callable[[Receiver], Session], chooser: Chooser, say: Callable[[str], None],
-        patience: float | None = None, clock: Callable[[], float] = time.time,
+        patience: float | None = None, clock: Callable[[], float] = time.time, names: KeyNames = NO_NAMES,
     ) -> None:  # fmt: skip
         self.signer, self.terms, self.store, self.chain = signer, terms, store, chain
         self.fixed = terms.fixed
@@ -126,6 +128,9 @@ class Match:
         self._defended: tuple[int, int] | None = None
         self._games = 0
         self._finalize_after = 0.0
+        self.story = Story(self.fixed, terms.rounds, signer.public_key, names)
+        self.opponent = player(self.peer, None, names)
+        """The opponent as the player knows them (the key's name, or a short key), for the lines said."""
 
     def _on_message(self, _topic: str, payload: bytes) -> Future[None] | None:
         """On the transport's thread: hand the bytes over, to be acknowledged to the broker only once handled.
@@ -168,10 +173,12 @@ class Match:
             self.store.save_state(self.id, record.turn, first)
             held = [Held(self._decode(record.state), first)]
         self.channel = Channel(self.fixed, self.me, held)
-        if self.fixed.app != RPS:
-            self._games = 0
-            for data in self.store.all_states(self.id):
-                self._games = moves.rounds_done(self._decode(data), self._games)
+        self._games = 0
+        for data in self.store.all_states(self.id):
+            state = self._decode(data)
+            self.story.follow([state])
+            if self.fixed.app != RPS:
+                self._games = moves.rounds_done(state, self._games)
 
     def defend_offline(self, record: Record) -> None:
         """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``)."""
@@ -233,7 +240,7 @@ class Match:
                 self.store.keep_evidence(self.id, payload, str(error))
             if signed_by_peer or time.monotonic() - self._last_junk_notice >= JUNK_NOTICE_SECONDS:
                 self._last_junk_notice = time.monotonic()
-                who = "the opponent" if signed_by_peer else "someone (not signed by the opponent)"
+                who = self.opponent if signed_by_peer else f"someone (not signed by {self.opponent})"
                 self.say(f"refused a state from {who}: {error}; keeping turn {channel.latest.state.turn} "
                          f"({self.refused} refused so far)")  # fmt: skip
             return
@@ -246,11 +253,11 @@ class Match:
         self.store.save_state(self.id, state.turn, channel.latest.signed)
         self._progress = time.monotonic()
         if countersigned:
-            self.say("the opponent signed the final state too")
+            self.say(f"{self.opponent} signed the final state too")
             return
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
-        self.say(describe(state, self.fixed.participants, self.me))
+        self.say(self.story.tell(state))
 
     def _act(self) -> str | None:
         channel = self._channel
@@ -287,7 +294,7 @@ class Match:
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
         self._publish(signed)
-        self.say(describe(state, self.fixed.participants, self.me))
+        self.say(self.story.tell(state))
         return state
 
     def _rps_move(self, latest: State) -> State:
@@ -316,7 +323,7 @@ class Match:
         channel.accept(latest.state, signed)
         self.store.save_state(self.id, latest.state.turn, signed)
         self._publish(signed)
-        self.say(f"agreed to close the channel on balances {latest.state.balances[0]} and {latest.state.balances[1]}")
+        self.say(f"you agreed to close the channel on {self.story.balances(latest.state.balances)}")
 
     def _conclude_when_due(self) -> str | None:
         final = self._channel.latest
@@ -333,7 +340,7 @@ class Match:
                 record = self.chain.channel(self.address)
                 if record is None or record.status != CLOSED:
                     raise
-            self.say("concluded the channel on chain")
+            self.say(f"concluded the channel on chain, paying {self.story.balances(final.state.balances)}")
             return "concluded"
         return None
 
@@ -353,7 +360,7 @@ class Match:
             if self.fixed.app != RPS:
                 self._games = moves.rounds_done(state, self._games)
             self._progress = time.monotonic()
-            self.say(f"the chain holds turn {state.turn}, newer than this player's: playing on from it")
+            self.say(f"the chain holds a newer state than your store, playing on from it: {self.story.tell(state)}")
         challenge = record.challenge
         if challenge is None:
             return None
@@ -365,7 +372,10 @@ class Match:
                     self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
                     self.say(f"not final yet: {refused.message}")
                     return None
-                self.say("the challenge's deadline passed unanswered: finalized")
+                held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
+                by = clock_time(challenge.deadline, self.clock())
+                self.say(f"{self.opponent} did not answer your challenge by {by}: finalized, paying the challenged "
+                         f"state ({held})")  # fmt: skip
                 return "finalized"
             return None
         if self._defended == (challenge.deadline, record.turn):
@@ -381,7 +391,9 @@ class Match:
     def _defend(self, record: Record) -> None:
         channel = self._channel
         latest = channel.latest
-        self.say(f"the opponent challenged at turn {record.turn}: answering")
+        assert record.challenge is not None
+        self.say(f"{self.opponent} challenged you at turn {record.turn}, to answer before "
+                 f"{deadline_text(record.challenge.deadline, self.clock())}: answering")  # fmt: skip
         if channel.concluded:
             self.chain.submit(tx.conclude(self.signer, self.fixed, latest.signed), "the conclude")
         elif latest.state.turn > record.turn and not latest.state.final:
@@ -389,7 +401,7 @@ class Match:
         elif latest.state.turn == record.turn and channel.my_move:
             state = self._move()
             self.chain.submit(tx.respond(self.signer, self.fixed, channel.latest.signed), "the response")
-            self.say(f"answered the challenge with turn {state.turn}")
+            self.say(f"answered {possessive(self.opponent)} challenge on chain with your move of turn {state.turn}")
 
     def challenge(self) -> None:
         """Challenge the opponent with the newest state held (``chips challenge``, or ``--patience``); before any
@@ -407,7 +419,8 @@ class Match:
             self.say(f"could not challenge: {refused.message}")
             return
         self._progress = float("inf")
-        self.say(f"challenged the opponent at turn {self._decode(proof[-1].state).turn}")
+        self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "
+                 f"{duration(self.fixed.duration)} to answer, or the chain pays that state out")  # fmt: skip
 
     # -- the broker -------------------------------------------------------------------------------------------
     def _publish(self, signed: SignedState) -> None:
@@ -435,22 +448,3 @@ class Match:
 def state_turn(channel: Channel, payload: bytes) -> int:
     """The turn of the state in a message :meth:`Channel.check` found stale (so it decodes)."""
     return channel.decode(decode_message(payload).state).turn
-
-
-def describe(state: State, participants: tuple[str, str], me: int) -> str:
-    """One line for a person: the turn, who moved, the position and the balances."""
-    who = "you" if mover(state.turn) == me else "the opponent"
-    position = state.app.position  # type: ignore[attr-defined]
-    extra = f" (board {moves.xo_board(state.app)})" if hasattr(state.app, "crosses") else ""  # type: ignore[arg-type]
-    if hasattr(state.app, "answer"):
-        data = state.app
-        extra = (
-            f" (round {data.round}"
-            + (f", answer {data.answer}" if data.answer else "")
-            + (  # type: ignore[attr-defined]
-                f", throw {data.throw}" if data.throw else ""
-            )
-            + ")"
-        )  # type: ignore[attr-defined]
-    final = " final" if state.final else ""
-    return f"turn {state.turn}{final} by {who}: {position}{extra}; balances {state.balances[0]} / {state.balances[1]}"

@@ -14,10 +14,13 @@ from collections.abc import Iterable
 from datetime import datetime, tzinfo
 from typing import NamedTuple
 
+from chips_client.channels import OnChain
 from chips_client.moves import match_over, xo_board, xo_mark
 from chips_tp import rps_app, xo_app
 from chips_tp.channel import RPS, XO, Fixed, mover
 from chips_tp.channel_state import State
+from chips_tp.state import CLOSED, FUNDING
+from chips_tp.state import Channel as Record
 from client_core.keys import NO_NAMES, KeyNames
 from xo_client.notation import board_lines, grid_name
 from xo_core.text import printable, short_key
@@ -266,7 +269,7 @@ class Story:
             if game is None:
                 return None
             if game.winner is None:
-                outcome = "a tie, the stake goes back"
+                outcome = f"{self.numbered(game.number)} is a tie, the stake goes back"
             else:
                 outcome = f"{self.who(game.winner)} won {self.numbered(game.number)}"
             return (f"{who} revealed {new.throw} against {possessive(other)} {new.answer}: {outcome} "
@@ -316,3 +319,51 @@ class Story:
         if data.position == rps_app.ROUND_ACCEPTED:
             return f"{self.numbered(data.round)}, {who} to reveal"
         return f"{self.numbered(data.round)} is over; {who} to go on"
+
+    # -- the chain --------------------------------------------------------------------------------------------
+    def by(self, key: str) -> str:
+        """The player whose key is ``key`` (a transaction's signer), as the reader knows them."""
+        return player(key, self.you, self.names)
+
+    def transaction(self, done: OnChain) -> str:
+        """One committed transaction of the channel: ``block 7: bob joined, paying in his deposit (join)``."""
+        who = self.by(done.signer)
+        said = {
+            "open": f"{who} opened the channel, paying in {possessive(who)} deposit",
+            "join": f"{who} joined, paying in {possessive(who)} deposit",
+            "challenge": f"{who} challenged",
+            "checkpoint": f"{who} answered a challenge with a newer state",
+            "respond": f"{who} answered a challenge with the next move",
+            "conclude": f"{who} closed the channel by agreement",
+            "finalize": f"{who} paid out an unanswered challenge",
+            "cancel": f"{who} took the deposit back before anyone joined",
+        }.get(done.op, f"{who} sent a transaction")
+        return f"block {done.block}: {said} ({done.op})"
+
+    def closing(self, done: list[OnChain]) -> str | None:
+        """How the channel closed, from its transactions: by agreement, or finalized after whose challenge."""
+        for index in range(len(done) - 1, -1, -1):
+            op = done[index].op
+            if op == "conclude":
+                return "by agreement"
+            if op == "cancel":
+                return "cancelled before anyone joined"
+            if op == "finalize":
+                challenger = next((t.signer for t in reversed(done[:index]) if t.op == "challenge"), None)
+                if challenger is None:
+                    return "finalized"
+                return f"finalized after {possessive(self.by(challenger))} challenge went unanswered"
+        return None
+
+    def status(self, record: Record, now: float) -> str:
+        """The chain's record in words: waiting for a deposit, running, challenged until when, or closed and paid."""
+        if record.status == CLOSED:
+            paid = record.payout or (0, 0)
+            return f"closed, paid {self.balances(paid)}"
+        if record.status == FUNDING:
+            waiting = [i for i in (0, 1) if not record.funded[i]]
+            return "waiting for " + " and ".join(f"{possessive(self.who(i))} deposit" for i in waiting)
+        if record.challenge is not None:
+            return (f"challenged by {self.by(record.challenge.challenger)} at turn {record.turn}, to be answered "
+                    f"before {deadline_text(record.challenge.deadline, now)}")  # fmt: skip
+        return f"running, turn {record.turn} on chain"

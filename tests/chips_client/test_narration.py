@@ -163,7 +163,7 @@ def test_an_rps_round_says_who_threw_what_and_who_won_it():
     assert lines[3] == ("turn 3: you revealed rock against bob's scissors: you won round 1 of 3 (you 60, bob 40); "
                         "round 1 of 3 is over; bob to go on; you lead 1-0")  # fmt: skip
     assert lines[4] == "turn 4: bob is ready for the next round; round 2 of 3 next, you to throw first; you lead 1-0"
-    assert "you revealed paper against bob's paper: a tie, the stake goes back (you 60, bob 40)" in lines[7]
+    assert "against bob's paper: round 2 of 3 is a tie, the stake goes back (you 60, bob 40)" in lines[7]
     assert not [line for line in lines if SPEC_WORDS.search(line)]
     assert [game.throws for game in story.games] == [("rock", "scissors"), ("paper", "paper")]
     assert story.games[0].text == "round 1 of 3: you threw rock, bob scissors: you won"

@@ -162,7 +162,7 @@ def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(net):
     fixed = open_and_join(net, "silent", "xo", "--challenge", "2")
     alice = net.bot("alice", "silent", "--patience", "1")
     output = finished(alice)
-    assert "challenged the opponent at turn 1" in output and "finalized" in output
+    assert "you challenged bob at turn 1" in output and "finalized" in output
     record = decode_channel("", net.state(channel_address(channel_id(fixed)))[channel_address(channel_id(fixed))])
     assert record.payout == (60, 40)
     again = net.chips("bob", "finalize", "silent")
@@ -186,7 +186,7 @@ def test_an_invalid_state_is_refused_and_the_last_valid_one_wins_the_challenge(n
     session.publish(topic(ident, net.key("alice")), encode_message(tx.signed_state(fixed, greedy, bob)), 10)
     session.close()
     output = finished(alice)
-    assert "refused a state from the opponent" in output and "finalized" in output
+    assert "refused a state from bob" in output and "finalized" in output
     record = decode_channel("", net.state(channel_address(ident))[channel_address(ident)])
     assert record.payout == (60, 40)
 
@@ -227,7 +227,7 @@ def test_chips_play_reads_the_moves_from_a_pipe(net):
     shown = json.loads(net.ok("bob", "show", "piped", "--json"))
     assert [(r["round"], r["opener"]) for r in shown["played"]] == [(1, "rock"), (2, "paper"), (3, "scissors")]
     assert shown["status"] == "closed" and shown["latest"]["final"] is True
-    assert "round 3: the opener threw scissors" in net.ok("alice", "show", "piped")
+    assert "round 3 of 3: you threw scissors, bob " in net.ok("alice", "show", "piped")
 
 
 def test_balance_names_a_player_by_public_key_and_says_it_in_json(net):
@@ -247,13 +247,13 @@ def test_an_opener_who_never_moves_is_challenged_at_turn_0_and_finalize_returns_
     fixed = open_and_join(net, "unplayed", "xo", "--challenge", "1")
     refused = net.chips("alice", "challenge", "unplayed")
     assert refused.returncode == 1 and "the first move in 'unplayed' is yours" in refused.stderr
-    assert "challenged at turn 0" in net.ok("bob", "challenge", "unplayed")
+    assert "challenged alice at turn 0" in net.ok("bob", "challenge", "unplayed")
     address = channel_address(channel_id(fixed))
     deadline = time.monotonic() + 30
     while (done := net.chips("bob", "finalize", "unplayed")).returncode != 0:
         assert "left to answer it" in done.stderr and time.monotonic() < deadline, done.stderr
         time.sleep(0.5)
-    assert "finalized channel 'unplayed': paid 50 and 50" in done.stdout
+    assert "finalized channel 'unplayed': paid you 50, alice 50" in done.stdout
     assert decode_channel(address, net.state(address)[address]).payout == (50, 50)
     after = {who: int(net.ok(who, "balance").split(": ")[1].split()[0]) for who in ("alice", "bob")}
     assert after == before
@@ -279,5 +279,5 @@ def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):
             process.terminate()
     output, _ = tower.communicate(timeout=30)
     alice.communicate(timeout=30)
-    assert "challenged until" in output and "by the opponent" in output
+    assert "channel 'watched' (xo with alice): challenged by alice" in output
     assert tower.returncode == 143
