@@ -16,6 +16,11 @@
 # BlockInfo in state trustworthy enough for rps time-outs (docs/rps-family.md). It needs the
 # block_info processor (block-info-tp) beside every validator.
 #
+# chips: with XO_CHIPS_ISSUER_KEY_FILE naming a public key file, the genesis block also sets chips.issuers to
+# that key, as xo-devnet's genesis does, so chips can be issued from the first block (docs/chips-operators.md).
+# The compose files name chips-issuer.pub in the players' keys volume, made by their chips-issuer-key service,
+# so that the shell holds the private key. Unset, the network has no chips issuer until one is proposed with sawset.
+#
 # Keys and chain live on volumes: a restarted node keeps its identity and its chain, and a genesis
 # block is only made by a node that has neither a chain nor a pending genesis batch. A member whose
 # published key is not its own refuses to start: its keys were remade while the shared volume kept the
@@ -31,6 +36,7 @@ DATA_DIR=${SAWTOOTH_HOME:+$SAWTOOTH_HOME/data}
 DATA_DIR=${DATA_DIR:-/var/lib/sawtooth}
 PBFT_KEYS_DIR=${XO_PBFT_KEYS_DIR:-/pbft-keys}
 MEMBER_WAIT_SECONDS=${XO_PBFT_MEMBER_WAIT_SECONDS:-600}
+CHIPS_ISSUER_KEY_FILE=${XO_CHIPS_ISSUER_KEY_FILE:-}
 # The on-chain settings for BlockInfo, in every genesis block. Rules are `name:arguments`, separated by `;`:
 # NofX:1,block_info at most one block_info transaction per block; XatY:block_info,0 the first transaction
 # is block_info; local:0 the first transaction is signed by the block's signer. No BlockInfo settings of its
@@ -72,15 +78,36 @@ has_chain_or_pending_genesis() {
     [[ -e $DATA_DIR/block-chain-id || -e $DATA_DIR/genesis.batch ]]
 }
 
-# Writes $DATA_DIR/genesis.batch: the validator key may change settings, BlockInfo, plus the given
-# (consensus) settings.
+# The chips issuer's public key (66 hex digits, compressed) from XO_CHIPS_ISSUER_KEY_FILE; fails if it is
+# missing or not a key, before any genesis is made.
+chips_issuer_key() {
+    [[ -s $CHIPS_ISSUER_KEY_FILE ]] ||
+        fail "no chips issuer key in $CHIPS_ISSUER_KEY_FILE (XO_CHIPS_ISSUER_KEY_FILE): the compose files'" \
+            "chips-issuer-key service makes it before the validator starts"
+    local key
+    key=$(public_key_in "$CHIPS_ISSUER_KEY_FILE")
+    [[ $key =~ ^0[23][0-9a-f]{64}$ ]] || fail "$CHIPS_ISSUER_KEY_FILE holds no public key (66 hex digits)"
+    echo "$key"
+}
+
+# Writes $DATA_DIR/genesis.batch: the validator key may change settings, BlockInfo, the chips issuer when
+# one is named, plus the given (consensus) settings.
 make_genesis() {
-    local work
+    local work issuer=""
+    if [[ -n $CHIPS_ISSUER_KEY_FILE ]]; then
+        issuer=$(chips_issuer_key)
+    fi
     work=$(mktemp -d)
+    local -a batches=("$work/settings-admin.batch" "$work/consensus.batch" "$work/block-info.batch")
     sawset genesis -k "$KEY_DIR/validator.priv" -o "$work/settings-admin.batch"
     sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/consensus.batch" "$@"
     sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/block-info.batch" "${BLOCK_INFO_SETTINGS[@]}"
-    sawadm genesis "$work/settings-admin.batch" "$work/consensus.batch" "$work/block-info.batch"
+    if [[ -n $issuer ]]; then
+        log "chips.issuers: $issuer ($CHIPS_ISSUER_KEY_FILE)"
+        sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/chips.batch" "chips.issuers=$issuer"
+        batches+=("$work/chips.batch")
+    fi
+    sawadm genesis "${batches[@]}"
     rm -rf "$work"
 }
 

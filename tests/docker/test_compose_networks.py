@@ -47,11 +47,17 @@ ENDPOINT_ROLE = {
     "sawtooth-rest-api": "component",
     "xo-tp": "component",
     "rps-tp": "component",
+    "chips-tp": "component",
 }
 # The processors a move needs on every node, and what a player waits for: our processors report their
 # registration through their health checks; Sawtooth's block-info-tp has none, but every block starts with a
 # block_info transaction, so no move commits without it either.
-PLAYERS_WAIT_FOR = {"xo-tp": "service_healthy", "rps-tp": "service_healthy", "block-info-tp": "service_started"}
+PLAYERS_WAIT_FOR = {
+    "xo-tp": "service_healthy",
+    "rps-tp": "service_healthy",
+    "chips-tp": "service_healthy",
+    "block-info-tp": "service_started",
+}
 NODE_COMPONENTS = ("settings-tp", "block-info-tp", "sawtooth-rest-api", "xo-tp", "rps-tp", "chips-tp")
 
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -243,6 +243,58 @@ def test_a_new_devmode_node_makes_its_keys_and_a_devmode_genesis_then_runs_the_v
     assert node.log[-1] == run_validator()
 
 
+CHIPS_ISSUER = "02" + "c1" * 32
+
+
+def test_a_genesis_names_the_chips_issuer_whose_public_key_file_it_is_given(make_node, tmp_path) -> None:
+    node = make_node("validator", "02aa")
+    key_file = tmp_path / "chips-issuer.pub"
+    key_file.write_text(CHIPS_ISSUER + "\n")
+
+    started = node.start("devmode", "--", *VALIDATOR, XO_CHIPS_ISSUER_KEY_FILE=str(key_file))
+
+    assert started.returncode == 0, started.stderr
+    assert genesis_settings(node)["chips.issuers"] == CHIPS_ISSUER
+    assert f"chips.issuers: {CHIPS_ISSUER}" in started.stdout
+    assert node.log[-1] == run_validator()
+
+
+def test_the_pbft_genesis_maker_names_the_chips_issuer_too(make_node, tmp_path) -> None:
+    nodes = {name: make_node(name, f"03{index:02x}" * 4) for index, name in enumerate(NODES)}
+    for name in NODES[1:]:
+        assert nodes[name].start("pbft", name, "--", *VALIDATOR).returncode == 0
+    key_file = tmp_path / "chips-issuer.pub"
+    key_file.write_text(CHIPS_ISSUER + "\n")
+
+    maker = nodes[NODES[0]].start(
+        "pbft", NODES[0], "--genesis", ",".join(NODES), "--", *VALIDATOR, XO_CHIPS_ISSUER_KEY_FILE=str(key_file)
+    )
+
+    assert maker.returncode == 0, maker.stderr
+    assert genesis_settings(nodes[NODES[0]])["chips.issuers"] == CHIPS_ISSUER
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "no chips issuer key"), ("", "no chips issuer key"), ("not-a-key\n", "holds no public key")],
+    ids=["missing", "empty", "not-a-key"],
+)
+def test_a_chips_issuer_key_file_without_a_key_is_refused_before_any_genesis(
+    make_node, tmp_path, content: str | None, message: str
+) -> None:
+    node = make_node("validator", "02aa")
+    key_file = tmp_path / "chips-issuer.pub"
+    if content is not None:
+        key_file.write_text(content)
+
+    started = node.start("devmode", "--", *VALIDATOR, XO_CHIPS_ISSUER_KEY_FILE=str(key_file))
+
+    assert started.returncode == 1
+    assert message in started.stderr and str(key_file) in started.stderr
+    assert not node.genesis_batch.exists()
+    assert run_validator() not in node.log
+
+
 def test_a_restarted_node_keeps_its_keys_and_chain(make_node) -> None:
     node = make_node("validator", "02aa")
     assert node.start("devmode", "--", *VALIDATOR).returncode == 0
@@ -441,8 +493,10 @@ def test_the_default_paths_are_where_compose_mounts_the_node_volumes(network: st
         script = argv(service)[1]
         on_volumes = {defaults["KEY_DIR"], defaults["DATA_DIR"]}
         on_volumes |= {defaults["PBFT_KEYS_DIR"]} if argv(service)[2] == "pbft" else set()
+        issuer_key_file = service.get("environment", {}).get("XO_CHIPS_ISSUER_KEY_FILE")
+        issuer_keys = {str(PurePosixPath(issuer_key_file).parent)} if issuer_key_file else set()
 
-        assert set(mounts[name]) == {script, *on_volumes}, name
+        assert set(mounts[name]) == {script, *on_volumes, *issuer_keys}, name
         assert mounts[name][script] == f"./{SCRIPT.name}", f"{name} runs a script it does not mount"
         assert {mounts[name][target] for target in on_volumes} <= declared_volumes, name
 

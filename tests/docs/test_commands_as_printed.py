@@ -1,4 +1,5 @@
-"""The README's and docs/xo-command.md's commands for playing the computer work as printed.
+"""Command lines of the README and docs/ that a newcomer types work as printed: playing the computer
+(README, docs/xo-command.md), issuing chips (docs/chips-operators.md).
 
 They run as a newcomer runs them after the Quick start's command 1: on that ledger (``$XO_URL`` standing for
 its default address), with the keys it made (``$XO_KEY_DIR`` standing for ~/.sawtooth/keys: alice and bob),
@@ -52,8 +53,8 @@ def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
 
 def argv(command: str) -> list[str]:
     words = shlex.split(command)
-    assert words[0] == "xo", command
-    return [console_script("xo"), *words[1:]]
+    assert words[0] in ("xo", "chips"), command
+    return [console_script(words[0]), *words[1:]]
 
 
 def run(command: str, environment: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -110,3 +111,27 @@ def test_the_bot_example_of_xo_command_md_runs_as_printed(newcomer):
         assert bot.interrupt() == 128 + signal.SIGINT
     finally:
         bot.stop()
+
+
+def shell_lines(document: str, command: str) -> list[str]:
+    """The lines of ``document``'s code blocks that run ``command``."""
+    text = (DOCS / document).read_text(encoding="utf-8")
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
+    return [line for block in blocks for line in block.splitlines() if line.startswith(f"{command} ")]
+
+
+def balance(name: str, environment: dict[str, str]) -> int:
+    shown = run(f"chips balance {name} --json", environment)
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)["balance"]
+
+
+def test_chips_operators_issue_lines_run_as_printed(newcomer):
+    issues = shell_lines("chips-operators.md", "chips issue")
+    assert len(issues) == 2
+    before = balance("alice", newcomer)
+    for command in issues:
+        done = run(command, newcomer)
+        assert done.returncode == 0, (command, done.stderr)
+    assert balance("alice", newcomer) == before + 500
+    assert balance(shlex.split(issues[1])[2], newcomer) == 500
