@@ -18,7 +18,7 @@ from chips_cli import context
 from chips_client.chain import RestChain
 from chips_client.channels import rounds_of
 from chips_client.match import Match, NotPlayable, Receiver
-from chips_client.messages import topic
+from chips_client.messages import client_id, topic
 from chips_client.narration import Story, grid, player, xo_prompt
 from chips_client.store import ChannelTerms, Store
 from chips_tp.channel import channel_id
@@ -97,8 +97,8 @@ def bot(args: argparse.Namespace) -> int:
 
 
 def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Receiver], BrokerSession]:
-    """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel, so
-    what the peer sent while this player was away is waiting when it comes back."""
+    """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel
+    (:func:`chips_client.messages.client_id`), so what the peer sent while this player was away is waiting."""
     return lambda on_message: BrokerSession(args.broker, client_id, on_message)
 
 
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
             print(f"channel {shown} is closed already: {story.status(found, time.time())}")
             return 0
         ident = channel_id(found.fixed).hex()
-        connect = _connector(args, f"xo-chips-{signer.public_key[2:18]}-{ident[:16]}")
+        connect = _connector(args, client_id(signer, channel_id(found.fixed)))
         match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
                       say=say, patience=args.patience, names=names)  # fmt: skip
         say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "

@@ -1,4 +1,5 @@
-"""What players send each other through the broker: a signed state, as canonical CBOR, on the recipient's topic.
+"""What players send each other through the broker: a signed state, as canonical CBOR, on the recipient's topic,
+and the broker client id each player connects with.
 
 A message is ``{"state": bytes, "signatures": [sig / null, sig / null]}``, the
 ``signed`` of the specification's payloads, so what a player receives is exactly what
@@ -12,8 +13,10 @@ from typing import Final
 
 from chips_tp.channel import SIGNATURE_BYTES
 from chips_tp.ops import SignedState
+from client_core.broker import private_client_id
 from xo_core import canonical
 from xo_core.canonical import Malformed
+from xo_core.signing import Signer
 
 TOPIC_ROOT: Final = "xo/chips"
 #: A state is a few hundred bytes; anything much bigger is junk, refused before decoding.
@@ -23,6 +26,13 @@ MAX_MESSAGE_BYTES: Final = 4096
 def topic(channel_id: bytes, recipient: str) -> str:
     """``xo/chips/<channel id hex>/<recipient public key>``: where ``recipient`` reads the channel's messages."""
     return f"{TOPIC_ROOT}/{channel_id.hex()}/{recipient}"
+
+
+def client_id(signer: Signer, channel_id: bytes) -> str:
+    """The player's broker client id for the channel: the same in ``chips play``, ``chips bot`` and ``xo web``, so
+    one persistent session keeps what was sent while the player was away; derived from their private key, so
+    nobody else can take the session over by connecting with it."""
+    return private_client_id(signer, "chips", channel_id.hex())
 
 
 def encode_message(signed: SignedState) -> bytes:

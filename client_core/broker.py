@@ -15,6 +15,8 @@ the :class:`BrokerError` lines a command prints as is.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import logging
 import os
 import socket
@@ -32,6 +34,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from client_core.arguments import BROKER_ENV, DEFAULT_BROKER
 from client_core.errors import Unavailable
+from xo_core.signing import Signer
 from xo_core.text import quoted
 
 USERNAME_ENV = "XO_BROKER_USERNAME"
@@ -41,6 +44,14 @@ KEEPALIVE_SECONDS = 30
 """How often an idle connection is checked, so a silently dead broker is noticed within about 1.5 times this."""
 RECONNECT_DELAYS = (0.2, 5.0)
 """paho reconnects on its own after a lost connection, backing off from the first delay to the second."""
+STABLE_SECONDS = 10.0
+"""A connection lost sooner than this after it was made counts as a takeover (another client with this id)."""
+TAKEOVER_DELAY_CAP = 10.0
+"""Each takeover in a row doubles the delay before taking the session back, up to this: a fight for the
+session with another client costs one reconnection per this many seconds at most, and the session is back
+within it once the fight stops."""
+TAKEOVERS_TOLD = 3
+"""Takeovers in a row after which the session says that another client seems to use its id."""
 
 __all__ = [
     "BROKER_ENV",
@@ -51,6 +62,7 @@ __all__ = [
     "BrokerSession",
     "BrokerTimedOut",
     "BrokerUnreachable",
+    "private_client_id",
 ]
 
 _log = logging.getLogger(__name__)
@@ -163,6 +175,8 @@ class BrokerSession:
         self._lock = threading.Lock()
         self._topics: list[str] = []
         self._connections = 0
+        self._connected_at: float | None = None
+        self._takeovers = 0
         self._resubscriptions: set[int] = set()
         self._connack = threading.Event()
         self._connect_failure: str | None = None
@@ -293,6 +307,7 @@ class BrokerSession:
         _log.debug("connected to %s (session present: %s)", self.address.url, flags.session_present)
         with self._lock:
             self._connections += 1
+            self._connected_at = time.monotonic()
             self._resubscriptions.clear()  # an answer to one of them died with the previous connection
             reconnected = self._connections > 1
             topics = list(self._topics)
@@ -325,6 +340,20 @@ class BrokerSession:
     ) -> None:
         self._connected = False
         _log.debug("disconnected from %s: %s", self.address.url, reason)
+        with self._lock:
+            since, self._connected_at = self._connected_at, None
+            if since is None or not self._started:  # no connection was lost (a refusal, or close())
+                return
+            self._takeovers = self._takeovers + 1 if time.monotonic() - since < STABLE_SECONDS else 0
+            takeovers = self._takeovers
+        delay = min(RECONNECT_DELAYS[0] * 2**takeovers, TAKEOVER_DELAY_CAP)
+        client.reconnect_delay_set(delay, max(delay, RECONNECT_DELAYS[1]))
+        if takeovers == TAKEOVERS_TOLD:
+            _log.warning(
+                "the broker at %s closed this session %d times in a row soon after it connected: another client "
+                "seems to use its id; taking it back at most every %g s",
+                self.address.url, takeovers, TAKEOVER_DELAY_CAP,
+            )  # fmt: skip
 
     def _handle_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         handled: Future[None] | None = None
@@ -365,6 +394,20 @@ class BrokerSession:
                     _log.warning("the broker at %s refused a subscription made again: %s", self.address.url, code)
             if reconnected:
                 self._reconnected()
+
+
+def private_client_id(signer: Signer, purpose: str, scope: str) -> str:
+    """``xo-<purpose>-<32 hex digits>``: a client id only the holder of ``signer``'s private key can name.
+
+    An MQTT broker hands a session to whoever connects with its client id, so an id made of public
+    facts (a key, a channel) lets anyone kick a player off. This one is an HMAC-SHA256 of ``purpose`` and
+    ``scope`` keyed with the private key: the same on every run and in every program of that player
+    (the persistent session is found again after a restart), different for every scope, and 128 bits
+    nobody else can compute. ``purpose`` stays readable, for a broker operator's logs.
+    """
+    message = f"xo MQTT client id\n{purpose}\n{scope}".encode()
+    digest = hmac.new(bytes.fromhex(signer.private_key_hex), message, hashlib.sha256).hexdigest()
+    return f"xo-{purpose}-{digest[:32]}"
 
 
 def _reason(error: BaseException) -> str:

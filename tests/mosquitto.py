@@ -72,8 +72,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> Iterator[Mosquitto]:
-    """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect."""
+def running_mosquitto(
+    directory: Path, users: dict[str, str] | None = None, acl: str | None = None
+) -> Iterator[Mosquitto]:
+    """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect; with ``acl``
+    (an acl_file's lines), each may read and write only the topics it allows."""
     for _attempt in range(3):
         port, tls_port = free_port(), free_port()
         lines = [
@@ -94,6 +97,9 @@ def running_mosquitto(directory: Path, users: dict[str, str] | None = None) -> I
             for user, password in users.items():
                 subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, timeout=10)
             lines += ["allow_anonymous false", f"password_file {passwords}"]
+        if acl is not None:
+            (directory / "acl").write_text(acl)
+            lines.append(f"acl_file {directory / 'acl'}")
         else:
             lines.append("allow_anonymous true")
         with _started(directory, "\n".join(lines) + "\n", port, tls_port) as running:

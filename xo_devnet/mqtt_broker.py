@@ -42,6 +42,20 @@ class OpenAccess(BaseAuthPlugin):
         return True
 
 
+class _Broker(Broker):
+    """amqtt's broker, which on a client's CONNECT with a clean session and the id of a connected client also
+    ends that client's connection, as MQTT 3.1.1 requires (3.1.4-2) and mosquitto does: amqtt 0.12 only drops
+    the old session's subscriptions, leaving its client connected and deaf for good, never told to reconnect.
+    """
+
+    async def _delete_session(self, client_id: str) -> None:
+        found = self._sessions.get(client_id)
+        if found is not None and found[0].transitions.is_connected():
+            await found[1].handle_connection_closed()
+            await found[1].stop()
+        await super()._delete_session(client_id)
+
+
 CONFIG = {
     "listeners": {LISTENER: {"type": "external"}},
     "plugins": {f"{OpenAccess.__module__}.{OpenAccess.__qualname__}": {}},
@@ -111,7 +125,7 @@ class EmbeddedBroker:
         """Bind, then start amqtt; OSError if the address cannot be bound (a port in use, say)."""
         _limit_amqtt_lines()
         self._server = await asyncio.start_server(self._serve, self.host, self.requested_port)
-        self._broker = Broker(CONFIG)
+        self._broker = _Broker(CONFIG)
         try:
             await self._broker.start()
         except BaseException:

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from chips_client.chain import RestChain
 from chips_client.match import Match
+from chips_client.messages import client_id
 from chips_client.store import ChannelTerms, Store
 from chips_tp.channel import RPS
 from chips_tp.state import CLOSED, FUNDING
@@ -48,12 +49,6 @@ JOIN_SECONDS: Final = 5.0
 
 class Stopped(Exception):
     """The server is stopping: the match ends where it stands (its store holds every state)."""
-
-
-def client_id(public_key: str, ident: bytes) -> str:
-    """The broker session's id: stable per key and channel, as ``chips play``'s, so messages sent while the player
-    was away (in the page or at the command) wait in the one persistent session."""
-    return f"xo-chips-{public_key[2:18]}-{ident.hex()[:16]}"
 
 
 class PageChooser:
@@ -197,7 +192,7 @@ class Matches:
                 chain = StoppingChain(RestChain(client, run.signer), run.stop)
                 run.chooser = PageChooser(run.stop, lambda wanted: self._tell(run, None))
                 address = self.broker
-                cid = client_id(run.signer.public_key, run.ident)
+                cid = client_id(run.signer, run.ident)  # chips play's: one persistent session for both
                 run.match = Match(
                     signer=run.signer, terms=run.terms, store=store, chain=chain,
                     connect=lambda on_message: BrokerSession(address, cid, on_message),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import socket
 import threading
@@ -13,9 +14,17 @@ from pathlib import Path
 import pytest
 
 from client_core.arguments import CommandParser, broker_flags
-from client_core.broker import BrokerAddress, BrokerSession, BrokerTimedOut, BrokerUnreachable
+from client_core.broker import (
+    TAKEOVER_DELAY_CAP,
+    BrokerAddress,
+    BrokerRefused,
+    BrokerSession,
+    BrokerTimedOut,
+    BrokerUnreachable,
+)
 from client_core.errors import UNAVAILABLE
 from tests.mosquitto import TLS_DIR, Mosquitto, running_mosquitto, stop
+from tests.mqtt_clients import Hostile, Reconnections
 
 SECONDS = 5.0
 
@@ -211,6 +220,43 @@ def test_after_a_broker_restart_that_lost_the_session_the_subscriptions_are_made
         assert [payload for _, payload in inbox.take(5)] == [f"after the restart {turn}".encode() for turn in range(5)]
 
 
+def test_a_session_taken_over_comes_back_subscribed(broker: Mosquitto, sessions: list[BrokerSession]) -> None:
+    inbox, back = Inbox(), Reconnections()
+    bob = BrokerSession(address(broker.port), "test-takeover-bob", inbox, on_reconnect=back)
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c8/bob", SECONDS)
+    taken = time.monotonic()
+    hostile = Hostile(broker.port, "test-takeover-bob")
+    assert back.next(SECONDS), "bob's session never came back after the takeover"
+    assert time.monotonic() - taken < 2
+    hostile.stop()
+    alice = connected(sessions, address(broker.port), "test-takeover-alice", Inbox())
+    alice.publish("xo/chips/c8/bob", b"after the takeover", SECONDS)
+    assert inbox.take(1) == [("xo/chips/c8/bob", b"after the takeover")]
+
+
+def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
+    broker: Mosquitto, sessions: list[BrokerSession]
+) -> None:
+    inbox, back = Inbox(), Reconnections()
+    bob = BrokerSession(address(broker.port), "test-fight-bob", inbox, on_reconnect=back)
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c9/bob", SECONDS)
+    hostile = Hostile(broker.port, "test-fight-bob", fight=True)
+    time.sleep(2.5)  # paho alone comes back every 0.2 s: about 10 times; backing off (0.2, 0.4, 0.8 s...) 3 or 4
+    hostile.stop()
+    fought = back.count
+    assert 1 <= fought <= 5, f"bob came back {fought} times in 2.5 s of a fight"
+    alice = connected(sessions, address(broker.port), "test-fight-alice", Inbox())
+    deadline = time.monotonic() + TAKEOVER_DELAY_CAP + SECONDS  # bob may be waiting out his longest delay
+    while inbox.messages.empty() and time.monotonic() < deadline:
+        alice.publish("xo/chips/c9/bob", b"after the fight", SECONDS)  # as a player resends its latest state
+        time.sleep(0.5)
+    assert inbox.take(1) == [("xo/chips/c9/bob", b"after the fight")], "bob's session never came back"
+
+
 # --- failures ---------------------------------------------------------------------------------------------------
 
 
@@ -248,6 +294,37 @@ def test_wrong_credentials_are_refused_and_right_ones_accepted(
         alice.subscribe("xo/chips/c4/alice", SECONDS)
         alice.publish("xo/chips/c4/alice", b"to myself", SECONDS)
         assert inbox.take(1) == [("xo/chips/c4/alice", b"to myself")]
+
+
+PLAYERS_ACL = """\
+# docs/messaging.md: each player's user name is their public key; they read their own topics, write the others'
+pattern read xo/chips/+/%u
+pattern write xo/chips/#
+"""
+
+
+def test_a_broker_with_accounts_and_an_acl_keeps_each_player_to_their_own_topics(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    alice_key, bob_key = "02" + "a1" * 32, "03" + "b2" * 32
+    users = {alice_key: "alice's password", bob_key: "bob's password", "carol": "carol's password"}
+    with running_mosquitto(tmp_path, users=users, acl=PLAYERS_ACL) as guarded:
+
+        def session_of(user: str, client_id: str, inbox: Inbox) -> BrokerSession:
+            environ = {"XO_BROKER_USERNAME": user, "XO_BROKER_PASSWORD": users[user]}
+            return connected(sessions, address(guarded.port, environ=environ), client_id, inbox)
+
+        bob_inbox, carol_inbox = Inbox(), Inbox()
+        bob = session_of(bob_key, "test-acl-bob", bob_inbox)
+        bob.subscribe(f"xo/chips/c10/{bob_key}", SECONDS)
+        carol = session_of("carol", "test-acl-carol", carol_inbox)
+        for spying in (f"xo/chips/c10/{bob_key}", "xo/chips/#"):
+            with contextlib.suppress(BrokerRefused):  # mosquitto 2.0.11 confirms it (and delivers nothing)
+                carol.subscribe(spying, SECONDS)
+        alice = session_of(alice_key, "test-acl-alice", Inbox())
+        alice.publish(f"xo/chips/c10/{bob_key}", b"alice's move", SECONDS)
+        assert bob_inbox.take(1) == [(f"xo/chips/c10/{bob_key}", b"alice's move")]
+        assert carol_inbox.empty_after(0.2)
 
 
 def test_mqtts_checks_the_broker_certificate_against_the_system_store(

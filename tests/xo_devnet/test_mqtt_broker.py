@@ -15,6 +15,7 @@ from typing import TypeVar
 import pytest
 
 from client_core.broker import BrokerAddress, BrokerSession, BrokerUnreachable
+from tests.mqtt_clients import Hostile, Reconnections
 from xo_core.log_limits import LogLimiter
 from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker, _LimitedLines
 
@@ -134,6 +135,24 @@ def test_after_a_restart_of_the_broker_the_subscriptions_are_made_again(
     for payload in sent:
         alice.publish("xo/chips/c3/bob", payload, SECONDS)
     assert [inbox.get(timeout=SECONDS)[1] for _ in sent] == sent
+
+
+def test_a_session_taken_over_comes_back_subscribed(broker: BrokerThread, sessions: list[BrokerSession]) -> None:
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    back = Reconnections()
+    bob = BrokerSession(
+        broker.address(), "embedded-takeover-bob", lambda topic, payload: inbox.put((topic, payload)),
+        on_reconnect=back,
+    )  # fmt: skip
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c4/bob", SECONDS)
+    hostile = Hostile(broker.embedded.port, "embedded-takeover-bob")
+    assert back.next(SECONDS), "bob's session never came back after the takeover"
+    hostile.stop()
+    alice = connected(sessions, broker, "embedded-takeover-alice", queue.Queue())
+    alice.publish("xo/chips/c4/bob", b"after the takeover", SECONDS)
+    assert inbox.get(timeout=SECONDS) == ("xo/chips/c4/bob", b"after the takeover")
 
 
 def test_a_port_in_use_fails_the_start() -> None:
