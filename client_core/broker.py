@@ -142,6 +142,8 @@ class BrokerAddress:
 class BrokerSession:
     """One MQTT connection (paho-mqtt) with a persistent session (clean session off, a stable client id)
     and QoS 1 both ways, so what was sent while a player was offline reaches them when they come back.
+    ``persistent=False`` asks for a clean session instead, for a look that leaves nothing behind on the
+    broker (``chips offers`` reading the retained offers).
 
     ``on_message(topic, payload)`` runs on paho's network thread: a receiver hands the message to its own
     queue and returns quickly. It may return a :class:`~concurrent.futures.Future`: the broker is then
@@ -165,6 +167,7 @@ class BrokerSession:
         on_message: Callable[[str, bytes], Future[None] | None],
         *,
         on_reconnect: Callable[[], None] | None = None,
+        persistent: bool = True,
     ) -> None:
         if not client_id or len(client_id.encode()) > 65535:
             raise ValueError("a broker client id must be 1 to 65535 bytes long")
@@ -189,7 +192,7 @@ class BrokerSession:
         self._client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=client_id,
-            clean_session=False,
+            clean_session=not persistent,
             protocol=mqtt.MQTTv311,
             manual_ack=True,
         )
@@ -255,13 +258,15 @@ class BrokerSession:
                 f"the broker at {self.address.url} refused the subscription to {quoted(topic, 80)}: {refused[0]}"
             )
 
-    def publish(self, topic: str, payload: bytes, timeout: float) -> None:
+    def publish(self, topic: str, payload: bytes, timeout: float, *, retain: bool = False) -> None:
         """Publish at QoS 1 and return once the broker acknowledged (PUBACK); BrokerTimedOut otherwise.
 
         While disconnected, the message waits in paho's queue and goes out on reconnection: a
         timeout means "not confirmed yet", so the message may still arrive (receivers drop duplicates).
+        With ``retain`` the broker keeps the message for whoever subscribes later (an open offer), until
+        an empty retained message on the same topic clears it.
         """
-        info = self._client.publish(topic, payload, qos=1)
+        info = self._client.publish(topic, payload, qos=1, retain=retain)
         if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
             raise BrokerError(f"cannot publish on {self.address.url}: {mqtt.error_string(info.rc)}")
         acked = threading.Event()

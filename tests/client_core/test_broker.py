@@ -131,6 +131,23 @@ def test_a_published_message_reaches_the_subscriber_byte_for_byte(
     assert inbox.empty_after(0.2)
 
 
+def test_a_retained_message_reaches_later_subscribers_until_an_empty_one_clears_it(
+    broker: Mosquitto, sessions: list[BrokerSession]
+) -> None:
+    offerer = connected(sessions, address(broker.port), "test-retain-offerer", Inbox())
+    offerer.publish("xo/chips/offers/xo/bob/1", b"offer", SECONDS, retain=True)
+    early = Inbox()
+    look = BrokerSession(address(broker.port), "test-retain-look", early, persistent=False)
+    sessions.append(look)
+    look.connect(SECONDS)
+    look.subscribe("xo/chips/offers/#", SECONDS)
+    assert early.take(1) == [("xo/chips/offers/xo/bob/1", b"offer")]
+    offerer.publish("xo/chips/offers/xo/bob/1", b"", SECONDS, retain=True)
+    late = Inbox()
+    connected(sessions, address(broker.port), "test-retain-late", late).subscribe("xo/chips/offers/#", SECONDS)
+    assert late.empty_after(0.3)
+
+
 def test_a_subscriber_offline_gets_what_was_sent_meanwhile_when_it_reconnects(
     broker: Mosquitto, sessions: list[BrokerSession]
 ) -> None:
