@@ -151,6 +151,7 @@ class Server:
         self.matches = Matches(
             settings.rest_url, settings.auth, broker, lambda key: default_path(settings.key_dir, key),
             publish=lambda data: self.fanout.publish(encode("chips", data)), trace=settings.trace,
+            names=self.keys.current_names,
         )  # fmt: skip
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)

@@ -20,6 +20,7 @@ from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.challenges import challenge_proof, held_engine
 from chips_client.channels import MAX_NAME_LENGTH, MAX_ROUNDS, name_problem, nonce_of, rounds_of
+from chips_client.narration import Story, player
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
@@ -108,8 +109,9 @@ def parse_channel(body: object) -> tuple[str, bytes]:
         raise bad_request('"channel" must be a channel\'s id: 64 hex digits') from None
 
 
-def state_view(state: State, me: int) -> Json:
-    """A channel state for the page: turn, balances (the player's first), the position, and whose move is next."""
+def state_view(state: State, me: int, story: Story | None = None) -> Json:
+    """A channel state for the page: turn, balances (the player's first), the position, and whose move is next;
+    with the match's ``story`` (the states before it told), the position and score in words as well."""
     data = state.app
     view: Json = {
         "turn": state.turn, "final": state.final, "balances": [state.balances[me], state.balances[1 - me]],
@@ -127,6 +129,9 @@ def state_view(state: State, me: int) -> Json:
             proposer = mover(state.turn - 1 if state.final else state.turn)  # a final state repeats the reveal
             by = {proposer: data.throw, 1 - proposer: data.answer}  # type: ignore[attr-defined]
             view["throws"] = [by[me], by[1 - me]]  # the proposer revealed: its throw, and the answer it had
+    if story is not None:
+        view["words"] = story.position(state)
+        view["score"] = story.score() or None
     return view
 
 
@@ -140,8 +145,20 @@ def latest_state(store: Store, record: Record) -> State | None:
     return state
 
 
-def channel_view(record: Record, me: str, names: KeyNames, terms: ChannelTerms | None, state: State | None) -> Json:
-    """A channel as the page lists it: terms, the chain's status (a challenge's deadline), and the latest state."""
+def told(store: Store, record: Record, me: str, names: KeyNames) -> Story:
+    """The match in ``record``'s channel as the player's store holds it, told to them (the chain's newer state too)."""
+    story = Story(record.fixed, rounds_of(record.fixed), me, names)
+    decode = APPS[record.fixed.app].decode
+    story.follow(decode_state(data, decode) for data in store.all_states(record.id))
+    return story
+
+
+def channel_view(
+    record: Record, me: str, names: KeyNames, terms: ChannelTerms | None, state: State | None, *,
+    story: Story | None = None,
+) -> Json:  # fmt: skip
+    """A channel as the page lists it: terms, the chain's status (a challenge's deadline), and the latest state;
+    with the ``story`` of its match, the games or rounds played and the score in words."""
     fixed = record.fixed
     index = fixed.participants.index(me)
     opponent = fixed.participants[1 - index]
@@ -165,9 +182,12 @@ def channel_view(record: Record, me: str, names: KeyNames, terms: ChannelTerms |
         "chain_turn": record.turn,
         "challenge": None if challenge is None else {
             "deadline": challenge.deadline, "by_me": challenge.challenger == me,
+            "by": player(challenge.challenger, me, names),
         },
         "payout": None if record.payout is None else [record.payout[index], record.payout[1 - index]],
-        "state": None if state is None else state_view(state, index),
+        "state": None if state is None else state_view(state, index, story),
+        "played": [] if story is None else [game.text for game in story.games],
+        "score": None if story is None else story.score() or None,
     }  # fmt: skip
 
 
@@ -203,7 +223,10 @@ class ChipsDesk(Sender):
         except CommandError as error:
             raise unavailable(error) from None
         with self.store(me) as store:
-            views = [channel_view(r, me, names, store.channel(r.id), latest_state(store, r)) for r in records]
+            views = [
+                channel_view(r, me, names, store.channel(r.id), latest_state(store, r), story=told(store, r, me, names))
+                for r in records
+            ]
         return {
             "player": printable(player), "public_key": me, "balance": balance,
             "channels": sorted(views, key=sort_key), "now": time.time(),

@@ -31,6 +31,7 @@ from chips_tp.channel import RPS
 from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
 from client_core.broker import BrokerAddress, BrokerSession
+from client_core.keys import NO_NAMES, KeyNames
 from client_core.rest import RestClient
 from rps_tp.game import THROWS
 from xo_core.signing import Signer
@@ -140,8 +141,11 @@ class Matches:
     def __init__(
         self, rest_url: str, auth: tuple[str, str] | None, broker: BrokerAddress, store_path: Callable[[str], Path], *,
         publish: Callable[[Json], None], trace: Callable[[str], None] | None = None,
+        names: Callable[[], KeyNames] = lambda: NO_NAMES,
     ) -> None:  # fmt: skip
         self.rest_url, self.auth, self.broker, self.trace = rest_url, auth, broker, trace
+        self.names = names
+        """The key directory's names for keys, read afresh for each match: its lines name the players."""
         self.store_path = store_path
         self.publish = publish
         self.running: dict[tuple[str, bytes], Running] = {}
@@ -196,7 +200,7 @@ class Matches:
                 run.match = Match(
                     signer=run.signer, terms=run.terms, store=store, chain=chain,
                     connect=lambda on_message: BrokerSession(address, cid, on_message),
-                    chooser=run.chooser, say=lambda line: self._tell(run, line),
+                    chooser=run.chooser, say=lambda line: self._tell(run, line), names=self.names(),
                 )  # fmt: skip
                 outcome = run.match.run()
                 said = f"the channel is {outcome}" if outcome != "closed" else "the channel is closed already"
@@ -215,7 +219,7 @@ class Matches:
         me = run.terms.fixed.participants.index(run.signer.public_key)
         state = None
         if channel is not None:
-            state = state_view(channel.latest.state, me)
+            state = state_view(channel.latest.state, me, None if run.match is None else run.match.story)
         wanted = None if run.chooser is None else run.chooser.wanted
         return {
             "player": run.signer.public_key, "channel": run.ident.hex(), "game": run.terms.fixed.app,

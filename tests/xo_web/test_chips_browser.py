@@ -138,7 +138,7 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     expect(alice.locator("#chips-balance")).to_have_text(f"You hold {before['alice']} chips, not counting what is "
                                                          "locked in channels.")  # fmt: skip
     ident = open_channel(alice, "stakes", stake=10, deposit=50, rounds=1, challenge=60)
-    expect(alice.locator("#channel-status")).to_have_text("Waiting for your opponent's deposit.")
+    expect(alice.locator("#channel-status")).to_have_text("Waiting for bob's deposit.")
     join(bob, ident)
     expect(alice.locator("#channel-status")).to_have_text("Funded: the match is on.")  # live, from the block
     for page in (alice, bob):
@@ -157,12 +157,13 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     alice.screenshot(path=screenshots / "chips-match-alice.png", full_page=True)
     take(alice, bob, 3, "X")
 
-    expect(alice.locator("#chips-position")).to_have_text(
-        "The match is over: you end with 60 chips in the channel, your opponent with 40."
-    )
+    over = "The match is over: you end with 60 chips in the channel, bob with 40."
+    expect(alice.locator("#chips-position")).to_have_text(over)
     expect(bob.locator(".balance-mine")).to_have_text("40 chips")
-    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, your opponent 40.")
-    expect(bob.locator("#channel-status")).to_have_text("Closed: you were paid 40 chips, your opponent 60.")
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, bob 40.")
+    expect(bob.locator("#channel-status")).to_have_text("Closed: you were paid 40 chips, alice 60.")
+    expect(alice.locator("#chips-log")).to_contain_text("you (X) took space 3 (C1) and won game 1 of 1")
+    expect(bob.locator("#chips-log")).to_contain_text("alice (X) took space 3 (C1) and won game 1 of 1")
     expect(alice.locator("#chips-log li").first).to_have_text("the channel is concluded")
     after = balances_on_chain(devnet)
     assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
@@ -195,10 +196,11 @@ def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, s
     assert challenged.returncode == 0, challenged.stderr
     bob.get_by_role("link", name="← Your chips").click()
     status = bob.locator(f'li.channel[data-channel="{ident}"] .channel-status')
-    expect(status).to_contain_text("Your opponent challenged you: answer within")
-    first = int(status.locator(".countdown").inner_text().split()[1])
-    assert 590 <= first <= 600
-    expect(status.locator(".countdown")).not_to_have_text(f" within {first} s.", timeout=SECONDS * 1000)  # it ticks
+    expect(status).to_contain_text("alice challenged you: answer before ")
+    shown = status.locator(".countdown").inner_text()
+    at, first = re.fullmatch(r" ?before (\d\d:\d\d:\d\d) \((\d+) s left\)\.", shown).groups()  # local clock time
+    assert 590 <= int(first) <= 600
+    expect(status.locator(".countdown")).not_to_have_text(f" before {at} ({first} s left).", timeout=SECONDS * 1000)
     bob.screenshot(path=screenshots / "chips-list-bob.png", full_page=True)
 
 
@@ -212,10 +214,11 @@ def test_alice_and_bob_stake_a_round_of_rock_paper_scissors_with_the_throw_butto
     expect(alice.locator(".stake")).to_have_text("5 chips a round")
     expect(alice.locator(".board")).to_have_count(0)
     alice.get_by_role("button", name="rock").click()  # alice proposes: her throw sealed, bob answers in the open
-    expect(bob.locator("#chips-position")).to_have_text("Round 1: the first throw is sealed. Your move.")
+    expect(bob.locator("#chips-position")).to_have_text("Round 1 of 1, you to throw.")
     bob.keyboard.press("s")
-    expect(bob.locator("#chips-position")).to_contain_text("Round 1: you threw scissors, your opponent rock.")
-    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 25 chips, your opponent 15.")
+    expect(bob.locator("#chips-position")).to_contain_text("Round 1: you threw scissors, alice rock.")
+    expect(bob.locator("#chips-log")).to_contain_text("alice revealed rock against your scissors: alice won round 1")
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 25 chips, bob 15.")
     assert balances_on_chain(devnet) == {"alice": before["alice"] + 5, "bob": before["bob"] - 5}
 
 

@@ -5,7 +5,7 @@
 
 import { chips, chipsOf } from "./api.js";
 import { BoardView } from "./board.js";
-import { countdown, gameName, opponentLabel, roundsText, stakeText, statusText, tick } from "./chips.js";
+import { capitalized, countdown, gameName, opponentLabel, opponentName, roundsText, stakeText, statusText, tick } from "./chips.js";
 import { h, replace, shown } from "./dom.js";
 import { throwIcon } from "./icons.js";
 import { THROWS } from "./rps_labels.js";
@@ -13,15 +13,17 @@ import { THROWS } from "./rps_labels.js";
 const MAX_LINES = 50;
 const THROW_KEYS = { r: "rock", p: "paper", s: "scissors" };
 
-/** What the match shows in words: whose move, the position, and who won the last game or round. */
-export function positionText(state, game) {
+/** What the match shows in words: whose move, the position, and who won the last game or round; the server's
+ * words for the position and the score (`state.words`) when it sent them. */
+export function positionText(state, game, opponent = "your opponent") {
   if (!state) return "";
   // A final state keeps the position before it, so the last round's throws are still there to show.
-  const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, your opponent ${state.throws[1]}. ` : "";
+  const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, ${opponent} ${state.throws[1]}. ` : "";
   if (state.final) {
-    return `${reveal}The match is over: you end with ${state.balances[0]} chips in the channel, your opponent with ${state.balances[1]}.`;
+    return `${reveal}The match is over: you end with ${state.balances[0]} chips in the channel, ${opponent} with ${state.balances[1]}.`;
   }
-  const turn = state.next_is_mine ? "Your move" : "Your opponent's move";
+  if (state.words) return `${reveal}${capitalized(state.words)}.`;
+  const turn = state.next_is_mine ? "Your move" : `${capitalized(opponent)}'s move`;
   if (game === "xo") {
     const said = { Victory: "The game is won.", Draw: "The game is a draw." }[state.position] ?? "";
     return `${said} ${turn}.`.trim();
@@ -123,7 +125,7 @@ export function mount(app, id, signal) {
   function showState(state, match) {
     wanted = match?.playing ? match.wanted : null;
     showBalances(state);
-    position.textContent = positionText(state, channel?.game);
+    position.textContent = positionText(state, channel?.game, channel ? opponentName(channel) : undefined);
     if (channel?.game === "xo") {
       board.update(state?.board ?? "---------", { active: wanted !== null });
       board.element.dataset.wanted = String(wanted !== null);

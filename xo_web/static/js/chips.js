@@ -25,6 +25,11 @@ export function roundsText(channel) {
   return channel.rounds === 0 ? "until a player cannot cover the stake" : `${channel.rounds} ${unit}${channel.rounds === 1 ? "" : "s"}`;
 }
 
+/** ``text`` with its first letter capitalized, to begin a sentence. */
+export function capitalized(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
 export function opponentLabel(channel) {
   return playerLabel(channel.opponent.public_key, channel.opponent.name);
 }
@@ -34,38 +39,51 @@ export function secondsLeft(deadline, skew) {
   return Math.max(0, Math.ceil(deadline - (Date.now() / 1000 - skew)));
 }
 
+/** The opponent's name as the page shows it in a sentence: their key's name, or their short key. */
+export function opponentName(channel) {
+  return channel.opponent.name ?? `${channel.opponent.public_key.slice(0, 6)}...`;
+}
+
 /** What a channel waits for, in words; a challenge's countdown is an element of its own (`.countdown`). */
 export function statusText(channel) {
+  const opponent = opponentName(channel);
   if (channel.status === "closed") {
     const [mine, theirs] = channel.payout ?? [0, 0];
-    return `Closed: you were paid ${mine} chips, your opponent ${theirs}.`;
+    return `Closed: you were paid ${mine} chips, ${opponent} ${theirs}.`;
   }
   if (channel.open_to_me) return "Open to you: join to pay your deposit in.";
-  if (channel.waiting_for_opponent) return "Waiting for your opponent's deposit.";
+  if (channel.waiting_for_opponent) return `Waiting for ${opponent}'s deposit.`;
   if (channel.challenge) {
-    return channel.challenge.by_me ? "You challenged your opponent: they must answer" : "Your opponent challenged you: answer";
+    return channel.challenge.by_me ? `You challenged ${opponent}: they must answer` : `${opponent} challenged you: answer`;
   }
   return "Funded: the match is on.";
 }
 
+/** A moment on the server's clock (Unix seconds) as this browser's local clock time, 24-hour, with seconds. */
+export function clockTime(moment, skew) {
+  return new Date((moment + skew) * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+}
+
 export function countdown(channel, skew) {
   if (!channel.challenge || channel.status === "closed") return null;
+  const deadline = channel.challenge.deadline;
   return h("span", {
     class: "countdown",
-    dataset: { deadline: String(channel.challenge.deadline) },
-    text: countdownText(secondsLeft(channel.challenge.deadline, skew)),
+    dataset: { deadline: String(deadline) },
+    text: countdownText(secondsLeft(deadline, skew), clockTime(deadline, skew)),
   });
 }
 
-export function countdownText(left) {
-  return left > 0 ? ` within ${left} s.` : ": the deadline has passed, so it can be finalized.";
+export function countdownText(left, at) {
+  return left > 0 ? ` before ${at} (${left} s left).` : `: the deadline, ${at}, has passed, so it can be finalized.`;
 }
 
 /** Keep every `.countdown` under `root` ticking, once a second, until `signal` aborts. */
 export function tick(root, skew, signal) {
   const timer = setInterval(() => {
     for (const element of root.querySelectorAll(".countdown")) {
-      const text = countdownText(secondsLeft(Number(element.dataset.deadline), skew()));
+      const deadline = Number(element.dataset.deadline);
+      const text = countdownText(secondsLeft(deadline, skew()), clockTime(deadline, skew()));
       if (element.textContent !== text) element.textContent = text;
     }
   }, 1000);
@@ -161,7 +179,8 @@ export function mount(app, _parameter, signal) {
       actions.push(button);
     }
     if (channel.status === "running") actions.push(h("a", { class: "button-link", href: channelHref(channel.id), text: "Play" }));
-    const balances = channel.state ? `Balances: you ${channel.state.balances[0]}, your opponent ${channel.state.balances[1]}.` : "";
+    const balances = channel.state ? `Balances: you ${channel.state.balances[0]}, ${opponentName(channel)} ${channel.state.balances[1]}.` : "";
+    const words = channel.state?.words ? `${capitalized(channel.state.words)}.` : "";
     return h(
       "li",
       { class: "channel", dataset: { channel: channel.id, status: channel.status } },
@@ -170,6 +189,7 @@ export function mount(app, _parameter, signal) {
       h("span", { class: "channel-opponent", text: opponentLabel(channel) }),
       h("p", { class: "channel-status" }, statusText(channel), countdown(channel, skew)),
       balances ? h("p", { class: "channel-balances", text: balances }) : null,
+      words ? h("p", { class: "channel-words", text: words }) : null,
       actions.length ? h("div", { class: "actions" }, actions) : null,
     );
   }
