@@ -44,6 +44,7 @@ setup(
         "prometheus-client>=0.20,<1",
         "paho-mqtt>=2.1,<3",
         "amqtt>=0.12.1,<0.13",
+        "openskill>=6.2,<7",
     ],
     extras_require={
         "test": [

@@ -173,6 +173,14 @@ class RestClient:
             raise self._answers.not_sawtooth("/blocks lists no block, not even a genesis block")
         return blocks[0]
 
+    def first_block(self) -> ChainBlock:
+        """The genesis block: the oldest, where a reader of the whole chain starts (``/blocks?limit=1&reverse``)."""
+        path = "/blocks?limit=1&reverse"
+        blocks, _ = self._chain.blocks_page(self._request("GET", path), path)
+        if not blocks:
+            raise self._answers.not_sawtooth("/blocks lists no block, not even a genesis block")
+        return blocks[0]
+
     def blocks(self, head: str | None = None) -> Iterator[ChainBlock]:
         """Every block from ``head`` (else the newest) back to genesis, newest first, page by page.
 

@@ -20,6 +20,7 @@ from client_core.arguments import (
 )
 from xo_cli.aries_arguments import add_aries_commands, full_command
 from xo_cli.play_arguments import add_play_commands
+from xo_cli.ratings_arguments import add_ratings_command
 from xo_cli.web_arguments import add_web_command
 from xo_core import __version__
 
@@ -179,6 +180,7 @@ def build_parser() -> CommandParser:
     add_aries_commands(subcommands, rest=rest, move=move, json_output=json_output)
     add_play_commands(subcommands, rest=rest)
     add_web_command(subcommands, rest)
+    add_ratings_command(subcommands, rest, output)
     return parser
 
 

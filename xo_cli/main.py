@@ -19,6 +19,7 @@ COMMANDS = {
     "show": ("xo_cli.queries", "show"),
     "watch": ("xo_cli.watch", "watch"),
     "history": ("xo_cli.history", "history"),
+    "ratings": ("xo_cli.ratings", "ratings"),
     "play": ("xo_cli.play", "play"),
     "bot": ("xo_cli.bot", "bot"),
     "status": ("client_core.status", "status"),

@@ -43,6 +43,10 @@ computer player, which ``chips bot`` plays XO with; xo's board as people see it,
 PINNED = {
     ("xo_cli.main", "xo_web.command"): "`xo web` is a subcommand of xo, loaded on demand; xo_web imports no command",
     ("xo_cli.aries_agent", "xo_aries"): "the plugin `xo aries agent` names to ACA-Py, which loads it in its process",
+    ("xo_cli.ratings", "rps_client.results"): "`xo ratings` rates every game a player played: rps's reader of its "
+    "finished games (pure) is all it takes from that family",
+    ("xo_cli.ratings", "chips_client.results"): "`xo ratings` rates every game a player played: chips's reader of its "
+    "closed channels (pure) is all it takes from that family",
 }
 """The only edges between two packages on top: from a module to a module or package, with the reason."""
 
