@@ -15,6 +15,8 @@ from tests.integration.players import console_script
 
 READY_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 15.0
+# The key xo-devnet makes in its key directory and names in a new chain's chips.issuers (docs/chips-operators.md).
+ISSUER_KEY_NAME = "chips-issuer"
 
 
 @contextlib.contextmanager
@@ -43,6 +45,17 @@ def running_devnet(workdir: Path) -> Iterator[str]:
             yield _wait_until_ready(process, ready_file, log_path)
         finally:
             _stop(process)
+
+
+def devnet_broker(workdir: Path) -> str | None:
+    """The MQTT broker the devnet running in ``workdir`` embeds (from its ready file), or None without one."""
+    broker = json.loads((workdir / "ready.json").read_text()).get("broker_url")
+    return str(broker) if broker else None
+
+
+def devnet_issuer_key(workdir: Path) -> Path:
+    """The private key file of the chips issuer that the devnet running in ``workdir`` made."""
+    return workdir / "devnet-keys" / f"{ISSUER_KEY_NAME}.priv"
 
 
 def _wait_until_ready(process: subprocess.Popen[bytes], ready_file: Path, log_path: Path) -> str:
