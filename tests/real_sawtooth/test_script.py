@@ -1,0 +1,50 @@
+"""scripts/real-sawtooth, the one command that runs the integration suite against real Sawtooth: what it refuses.
+
+Running it for real takes minutes (it is CI's step, and a developer's check); these tests check that without what
+it needs it stops at once, exit 2, saying what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "real-sawtooth"
+
+
+def run(script: Path, **environment: str) -> subprocess.CompletedProcess[str]:
+    kept = {name: value for name, value in os.environ.items() if not name.startswith(("REALSAW_", "XO_"))}
+    return subprocess.run(
+        ["bash", str(script)], env={**kept, **environment}, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_without_the_real_sawtooth_folder_it_says_which_knob_names_it(tmp_path):
+    copy = tmp_path / "repo" / "scripts" / "real-sawtooth"
+    copy.parent.mkdir(parents=True)
+    shutil.copy(SCRIPT, copy)
+
+    done = run(copy, REALSAW_SOURCE=str(tmp_path / "nowhere"))
+
+    assert done.returncode == 2, done
+    assert "no real-sawtooth/build.sh in" in done.stderr and "set REALSAW_SOURCE to its folder" in done.stderr
+
+
+def test_outside_the_readme_venv_it_says_to_activate_it(tmp_path):
+    source = tmp_path / "real-sawtooth"
+    source.mkdir()
+    (source / "build.sh").write_text("#!/bin/sh\nexit 1\n")
+    (source / "build.sh").chmod(0o755)
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    for tool in ("git", "bash", "dirname", "python3"):
+        found = shutil.which(tool, path="/usr/bin:/bin")
+        if found:
+            (bare / tool).symlink_to(found)
+
+    done = run(SCRIPT, REALSAW_SOURCE=str(source), PATH=str(bare))
+
+    assert done.returncode == 2, done
+    assert "activate the README's venv first" in done.stderr
