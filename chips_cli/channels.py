@@ -85,12 +85,12 @@ def list_channels(args: argparse.Namespace) -> int:
         known = stored.channels()
     mine.sort(key=lambda c: (not open_to(c, me), c.status == CLOSED, c.id))
     names = session.key_names(args)
+    now = time.time()
     if args.format == "json":
-        print(json.dumps([channel_json(c, names, known.get(c.id), me) for c in mine], indent=2))
+        print(json.dumps([channel_json(c, names, known.get(c.id), me, now) for c in mine], indent=2))
         return 0
     if not mine:
         print("you take part in no channel")
-    now = time.time()
     for c in mine:
         other = c.fixed.participants[1 - c.fixed.participants.index(me)]
         name = printable(known[c.id].name) if c.id in known else "-"
@@ -117,7 +117,7 @@ def show(args: argparse.Namespace) -> int:
     closed = story.closing(done) if found.status == CLOSED else None
     now = time.time()
     if args.format == "json":
-        shown = channel_json(found, names, terms, me)
+        shown = channel_json(found, names, terms, me, now)
         shown["latest"] = None if latest is None else state_json(latest)
         shown["played"] = played
         shown["transactions"] = [
@@ -126,7 +126,6 @@ def show(args: argparse.Namespace) -> int:
             for t in done
         ]  # fmt: skip
         shown["closed_how"] = closed
-        shown["status_text"] = story.status(found, now)
         shown["position_text"] = None if latest is None else story.position(latest)
         shown["score_text"] = story.score() or None
         print(json.dumps(shown, indent=2))
@@ -243,13 +242,17 @@ def terms_json(fixed: Fixed, names: KeyNames) -> dict[str, object]:
     }  # fmt: skip
 
 
-def channel_json(channel: Channel, names: KeyNames, terms: ChannelTerms | None, me: str) -> dict[str, object]:
-    """One channel as ``chips list --json`` prints it: its record on the chain, its local name and its terms."""
+def channel_json(
+    channel: Channel, names: KeyNames, terms: ChannelTerms | None, me: str, now: float
+) -> dict[str, object]:  # fmt: skip
+    """One channel as ``chips list --json`` prints it: its record on the chain, its local name and its terms, and
+    (``status_text``) the record in words, as ``chips list`` says it."""
     return {
         "channel": channel.id.hex(), "name": None if terms is None else terms.name, "status": channel.status,
         "turn": channel.turn, "held": channel.held, "funded": list(channel.funded), "open_to_you": open_to(channel, me),
         "challenge": None if channel.challenge is None else channel.challenge._asdict(),
         "payout": None if channel.payout is None else list(channel.payout), **terms_json(channel.fixed, names),
+        "status_text": Story(channel.fixed, rounds_of(channel.fixed), me, names).status(channel, now),
     }  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -281,3 +282,56 @@ def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):
     alice.communicate(timeout=30)
     assert "channel 'watched' (xo with alice): challenged by alice" in output
     assert tower.returncode == 143
+
+
+#: What no line for a person holds: a participant's number, a position of the specification, a bare Unix time.
+NEVER = re.compile(r"participant [01]|XPlaying|OPlaying|PlayAgainMe|RoundProposed|RoundAccepted|\bReveal\b|"
+                   r"\bStart\b|Victory|\bDraw\b|\b1\d{9}\b")  # fmt: skip
+
+
+def test_every_line_of_play_bot_show_and_watch_is_in_words_with_names_winners_and_the_score(net):
+    tower = subprocess.Popen(net.command("bob", "watch", "--poll", "0.3"), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    try:
+        open_and_join(net, "words-xo", "xo", "--rounds", "2")
+        xo = {"alice": net.bot("alice", "words-xo"), "bob": net.bot("bob", "words-xo", "--level", "random")}
+        said = {f"xo {who}": finished(process) for who, process in xo.items()}
+        open_and_join(net, "words-rps", "rps", "--rounds", "2")
+        alice = subprocess.Popen(
+            net.command("alice", "play", "words-rps", "--broker", net.broker), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        bob = net.bot("bob", "words-rps")
+        said["rps alice"], _ = alice.communicate("rock\npaper\n", timeout=MATCH_SECONDS)
+        assert alice.returncode == 0, said["rps alice"]
+        said["rps bob"] = finished(bob)
+        for game in ("xo", "rps"):
+            for who in ("alice", "bob"):
+                said[f"show {game} {who}"] = net.ok(who, "show", f"words-{game}")
+        said["list bob"] = net.ok("bob", "list")
+        time.sleep(1.5)  # a few of the watch's polls, to see the last close
+    finally:
+        tower.terminate()
+    said["watch bob"], _ = tower.communicate(timeout=30)
+    for what, output in said.items():
+        lines = output.splitlines()
+        assert lines and [line for line in lines if NEVER.search(line)] == [], what
+    for who, other in (("alice", "bob"), ("bob", "alice")):
+        for game, noun in (("xo", "game"), ("rps", "round")):
+            text = said[f"{game} {who}"]
+            assert other in text and "you " in text, text
+            for number in (1, 2):
+                assert re.search(rf"(won {noun} {number} of 2|{noun} {number} of 2 is a (draw|tie))", text), text
+            assert re.search(r"(you lead|leads|level at) \d-\d", text), text
+            assert re.search(r"concluded: paid (you \d+, \w+ \d+); (you|alice|bob) won the match \d-\d|the match is "
+                             r"drawn \d-\d", text), text  # fmt: skip
+            shown = said[f"show {game} {who}"]
+            assert "on chain: closed, paid you " in shown and ", by agreement;" in shown, shown
+            assert "block " in shown and ("you opened the channel" if who == "alice" else "alice opened the channel") \
+                in shown and "closed the channel by agreement (conclude)" in shown  # fmt: skip
+            assert f"{noun} 1 of 2: " in shown and f"{noun} 2 of 2: " in shown
+    assert "you threw rock" in said["show rps alice"] and "alice threw rock" in said["show rps bob"]
+    assert "      A   B   C" in said["show xo alice"]  # the final boards drawn as xo play draws them
+    watched = said["watch bob"]
+    assert "channel 'words-xo' (xo with alice): running" in watched
+    assert "channel 'words-xo' (xo with alice): closed, paid you " in watched
