@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from xo_core import __version__
 from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.families import Family, describe_families
+from xo_devnet.key_chips import KeyChips
 from xo_devnet.player_keys import PlayerKey
 
 DEFAULT_REST_URL = "http://127.0.0.1:8008"
@@ -25,6 +27,8 @@ class ProcessorStatus:
     families: tuple[Family, ...]
     registered: bool
     """Whether every family it serves had registered with the ledger when xo-devnet became ready."""
+    metrics: str | None = None
+    """Where it serves Prometheus metrics, in words (xo_devnet.processor_metrics); None: nowhere."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,8 @@ class ReadyInfo:
     """A name no game on the chain has yet, for the example commands."""
     broker_url: str | None = None
     """The embedded MQTT broker players exchange off-chain messages through; None with --no-broker."""
+    chips: Mapping[str, KeyChips] = field(default_factory=dict)
+    """Each key's chips on the chain (by public key), when the ledger takes chips."""
 
 
 def banner(info: ReadyInfo) -> str:
@@ -58,13 +64,9 @@ def banner(info: ReadyInfo) -> str:
         *_processor_lines(info),
         "  BlockInfo              built into the ledger: it opens every block",
         f"  families accepted      {describe_families(info.families)}",
-        f"  player keys in {info.key_dir}:",
+        f"  keys in {info.key_dir}:",
+        *_key_lines(info),
     ]
-    for key in info.keys:
-        if key.public_key is None:
-            lines.append(f"    {key.name:<6} unusable: {key.problem}")
-        else:
-            lines.append(f"    {key.name:<6} {key.public_key}{' (new)' if key.created else ''}")
     flags = _xo_flags(info)
     game = info.example_game
     lines += [
@@ -76,6 +78,20 @@ def banner(info: ReadyInfo) -> str:
         "Stop with Ctrl-C.",
     ]
     return "\n".join(lines)
+
+
+def _key_lines(info: ReadyInfo) -> list[str]:
+    """One line per key: its name, public key, and its chips when the chain keeps any (Anvil's funded accounts)."""
+    width = max((len(key.name) for key in info.keys), default=0)
+    lines = []
+    for key in info.keys:
+        if key.public_key is None:
+            lines.append(f"    {key.name:<{width}} unusable: {key.problem}")
+            continue
+        chips = info.chips.get(key.public_key)
+        held = f", {chips.words()}" if chips is not None else ""
+        lines.append(f"    {key.name:<{width}} {key.public_key}{' (new)' if key.created else ''}{held}")
+    return lines
 
 
 def _xo_flags(info: ReadyInfo) -> str:
@@ -105,12 +121,18 @@ def ready_document(info: ReadyInfo) -> dict[str, object]:
                 "pid": processor.pid,
                 "families": [f"{family}:{version}" for family, version in processor.families],
                 "registered": processor.registered,
+                "metrics": processor.metrics,
             }
             for processor in info.processors
         ],
         "families": [f"{family}:{version}" for family, version in info.families],
         "key_dir": str(info.key_dir),
         "keys": {key.name: key.public_key for key in info.keys},
+        "chips": {
+            key.name: {"balance": chips.balance, "issuer": chips.issuer}
+            for key in info.keys
+            if key.public_key is not None and (chips := info.chips.get(key.public_key)) is not None
+        },
     }
 
 
@@ -144,6 +166,9 @@ def _processor_lines(info: ReadyInfo) -> list[str]:
     lines = []
     for processor in info.processors:
         state = "registered" if processor.registered else "not registered yet: batches wait for it"
-        lines.append(f"{label}{processor.name} ({describe_families(processor.families)}), pid {processor.pid}, {state}")
+        metrics = f", metrics {processor.metrics}" if processor.metrics else ""
+        lines.append(
+            f"{label}{processor.name} ({describe_families(processor.families)}), pid {processor.pid}, {state}{metrics}"
+        )
         label = " " * len(label)
     return lines

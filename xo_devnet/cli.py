@@ -110,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
         description="Run a one-node, Sawtooth-compatible ledger with its REST API and the xo-tp, rps-tp and chips-tp"
-        " transaction processors, and make two player keys (alice, bob; a new chain credits each with 1,000 chips, and"
-        " the chips-issuer key may issue more), so that you can play XO with the xo command at once.",
+        " transaction processors, and make three keys (alice and bob, players a new chain credits with 1,000 chips"
+        " each, and chips-issuer, which may issue more), so that you can play XO with the xo command at once.",
         epilog="Scripts: --ready-file PATH is written (atomically, JSON with rest_url, component_endpoint, data_dir,"
         " broker_url, pid, ...) once the devnet is ready, and removed when it stops. Environment: "
         f"{REST_API_ENV}, {COMPONENT_ENDPOINT_ENV}, {BROKER_ENV}, {READY_FILE_ENV}, {FAMILIES_ENV},"

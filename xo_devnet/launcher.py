@@ -29,8 +29,10 @@ from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
 from xo_devnet.genesis import ISSUER_KEY_NAME, genesis_state
+from xo_devnet.key_chips import KeyChips, key_chips
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import PlayerKey, ensure_player_keys
+from xo_devnet.processor_metrics import metrics_address
 from xo_devnet.rest.listeners import bind_listeners
 from xo_devnet.sidecar import Processor, ProcessorSidecar, connectable
 from xo_tp import family as xo_family
@@ -112,7 +114,8 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         loop.add_signal_handler(signal_number, request_stop, name)
     async with contextlib.AsyncExitStack() as running:
         keys = ensure_player_keys(options.key_dir)
-        ledger = await _start_ledger(options, _genesis(options.key_dir, keys))
+        issuer = ensure_player_keys(options.key_dir, (ISSUER_KEY_NAME,))[0]
+        ledger = await _start_ledger(options, _genesis(issuer, keys))
         running.push_async_callback(ledger.stop)
         where = f"{options.rest_host}:{options.rest_port}"
         try:
@@ -138,19 +141,27 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
         running.push_async_callback(rest.stop)
         registered = await _wait_for_registration(ledger, [processor for processor, _ in sidecars], stop)
+        endpoint = connectable(ledger.component_endpoint)
         info = ReadyInfo(
             rest_url=rest.url,
             component_endpoint=ledger.component_endpoint,
             broker_url=broker_url,
             data_dir=options.data_dir,
             processors=tuple(
-                ProcessorStatus(processor.name, sidecar.pid, processor.families, processor in registered)
+                ProcessorStatus(
+                    processor.name,
+                    sidecar.pid,
+                    processor.families,
+                    processor in registered,
+                    metrics_address(processor.name, endpoint),
+                )
                 for processor, sidecar in sidecars
             ),
             families=tuple(sorted(options.accepted_families)),
             key_dir=options.key_dir,
-            keys=tuple(keys),
+            keys=(*keys, issuer),
             example_game=unused_game_name(ledger),
+            chips=_chips(ledger, [*keys, issuer], options.accepted_families),
         )
         print(banner(info), file=out, flush=True)
         for ready_file in _ready_files(options):
@@ -249,12 +260,22 @@ def _accepted(count: int, *verbs: str) -> str:
     return counted(count, "accepted batch", "accepted batches") + verb
 
 
-def _genesis(key_dir: Path, players: list[PlayerKey]) -> dict[str, bytes]:
-    """A new chain's genesis state: the issuer key (made if missing) may issue chips; each player has 1,000.
+def _chips(ledger: Ledger, keys: list[PlayerKey], families: frozenset[Family]) -> dict[str, KeyChips]:
+    """What each key holds on the chain's head, for the banner; nothing where the ledger takes no chips."""
+    if chips_family.FAMILY_NAME not in {name for name, _ in families}:
+        return {}
+    root = ledger.state_root_of(ledger.chain_head().header_signature)
+    if root is None:
+        return {}
+    public_keys = [key.public_key for key in keys if key.public_key is not None]
+    return key_chips(lambda address: ledger.state_get(address, root), public_keys)
+
+
+def _genesis(issuer: PlayerKey, players: list[PlayerKey]) -> dict[str, bytes]:
+    """A new chain's genesis state: the issuer key may issue chips; each player has 1,000.
 
     An issuer key that cannot be read or written leaves chips without an issuer (a warning says why).
     """
-    issuer = ensure_player_keys(key_dir, (ISSUER_KEY_NAME,))[0]
     if issuer.public_key is None:
         LOGGER.warning("no chips issuer on a new chain: %s", issuer.problem)
     known = [player.public_key for player in players if player.public_key is not None]

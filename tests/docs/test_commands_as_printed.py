@@ -1,5 +1,6 @@
 """Command lines of the README and docs/ that a newcomer types work as printed: playing the computer
-(README, docs/xo-command.md), issuing chips (docs/chips-operators.md).
+(README, docs/xo-command.md), issuing chips (docs/chips-operators.md); and what docs/metrics.md shows of
+xo-devnet (its processors' metrics where the banner says, its /health) is what it does.
 
 They run as a newcomer runs them after the Quick start's command 1: on that ledger (``$XO_URL`` standing for
 its default address), with the keys it made (``$XO_KEY_DIR`` standing for ~/.sawtooth/keys: alice and bob),
@@ -13,8 +14,11 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
+import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,7 @@ import pytest
 from tests.docs.markdown import DOCS, REPO_ROOT
 from tests.integration.devnet import running_devnet
 from tests.integration.players import console_script
+from tests.scraping import scrape, value
 from tests.xo_cli.devnet_play import Running
 
 SECONDS = 60.0
@@ -41,14 +46,38 @@ def bot_example() -> list[str]:
     return [line[2:].split("#", 1)[0].strip() for line in block.splitlines() if line.startswith("$ ")]
 
 
+@dataclass(frozen=True)
+class Devnet:
+    """Command 1's ledger, its xo-tp serving metrics as docs/metrics.md has it (XO_TP_METRICS, a free port)."""
+
+    url: str
+    ready: dict
+    xo_tp_metrics: str
+    """The URL xo-tp serves its metrics at."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @pytest.fixture(scope="module")
-def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
-    """The environment of a newcomer's shell beside command 1's ledger."""
+def devnet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Devnet]:
     workdir = tmp_path_factory.mktemp("newcomer")
-    with running_devnet(workdir) as url:
-        environment = {k: v for k, v in os.environ.items() if not k.startswith(("XO_", "LOGNAME", "USER"))}
-        environment.update(XO_URL=url, XO_KEY_DIR=str(workdir / "devnet-keys"), USER="newcomer", LOGNAME="newcomer")
-        yield environment
+    metrics = f"127.0.0.1:{free_port()}"
+    with running_devnet(workdir, {"XO_TP_METRICS": metrics}) as url:
+        ready = json.loads((workdir / "ready.json").read_text(encoding="utf-8"))
+        yield Devnet(url, ready, f"http://{metrics}/metrics")
+
+
+@pytest.fixture(scope="module")
+def newcomer(devnet: Devnet) -> dict[str, str]:
+    """The environment of a newcomer's shell beside command 1's ledger."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("XO_", "LOGNAME", "USER"))}
+    key_dir = devnet.ready["key_dir"]
+    environment.update(XO_URL=devnet.url, XO_KEY_DIR=key_dir, USER="newcomer", LOGNAME="newcomer")
+    return environment
 
 
 def argv(command: str) -> list[str]:
@@ -135,3 +164,41 @@ def test_chips_operators_issue_lines_run_as_printed(newcomer):
         assert done.returncode == 0, (command, done.stderr)
     assert balance("alice", newcomer) == before + 500
     assert balance(shlex.split(issues[1])[2], newcomer) == 500
+
+
+def console_block(document: str, command: str) -> list[str]:
+    """What a ``console`` block of ``document`` shows ``$ command`` print: the lines up to the next prompt."""
+    text = (DOCS / document).read_text(encoding="utf-8")
+    for block in re.findall(r"^```console\n(.*?)^```", text, flags=re.M | re.S):
+        lines = block.splitlines()
+        if f"$ {command}" in lines:
+            after = lines[lines.index(f"$ {command}") + 1 :]
+            return after[: next((i for i, line in enumerate(after) if line.startswith("$ ")), len(after))]
+    raise AssertionError(f"no console block of {document} runs {command}")
+
+
+def test_xo_devnets_processors_serve_metrics_where_the_banner_says_and_count_the_chains_work(devnet, newcomer):
+    [xo_tp] = [processor for processor in devnet.ready["processors"] if processor["command"] == "xo-tp"]
+    assert xo_tp["metrics"] == devnet.xo_tp_metrics
+    documented = console_block("metrics.md", "XO_TP_METRICS=127.0.0.1:9401 RPS_TP_METRICS=127.0.0.1:9402 xo-devnet")
+    assert any(", registered, metrics http://127.0.0.1:9401/metrics" in line for line in documented)
+    ok = {"family_version": "1.0", "result": "ok"}
+    before = value(scrape(devnet.xo_tp_metrics), "xo_tp_transactions_total", **ok)
+    assert run("xo create metered --username alice --wait", newcomer).returncode == 0
+    assert value(scrape(devnet.xo_tp_metrics), "xo_tp_transactions_total", **ok) == before + 1
+
+
+def test_health_answers_as_docs_metrics_md_shows_it(devnet):
+    with urllib.request.urlopen(f"{devnet.url}/health", timeout=SECONDS) as response:
+        answer = response.read().decode()
+    head = json.loads(answer)["data"]["head_block_num"]
+    documented = "\n".join(console_block("metrics.md", "curl -s http://127.0.0.1:8008/health"))
+    assert answer == re.sub(r'"head_block_num": \d+', f'"head_block_num": {head}', documented)
+
+
+def test_a_new_chain_says_which_keys_hold_chips_as_the_banner_of_docs_devnet_md_does(devnet):
+    assert devnet.ready["chips"] == {
+        "alice": {"balance": 1000, "issuer": False},
+        "bob": {"balance": 1000, "issuer": False},
+        "chips-issuer": {"balance": None, "issuer": True},
+    }

@@ -8,7 +8,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from tests.integration.players import console_script
@@ -20,8 +20,11 @@ ISSUER_KEY_NAME = "chips-issuer"
 
 
 @contextlib.contextmanager
-def running_devnet(workdir: Path) -> Iterator[str]:
-    """Run `xo-devnet --ephemeral` on free ports while the block runs; yield its REST API URL."""
+def running_devnet(workdir: Path, environment: Mapping[str, str] | None = None) -> Iterator[str]:
+    """Run `xo-devnet --ephemeral` on free ports while the block runs; yield its REST API URL.
+
+    ``environment`` adds to this process's (a processor's ``XO_TP_METRICS``, say); the ready file is
+    ``workdir/ready.json``."""
     ready_file = workdir / "ready.json"
     log_path = workdir / "xo-devnet.log"
     command = [
@@ -40,7 +43,8 @@ def running_devnet(workdir: Path) -> Iterator[str]:
     ]
     with log_path.open("wb") as log:
         # A session of its own, so that whatever xo-devnet started can be stopped with it.
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        env = {**os.environ, **(environment or {})}
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         try:
             yield _wait_until_ready(process, ready_file, log_path)
         finally:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
+from xo_devnet.key_chips import KeyChips
 from xo_devnet.player_keys import PlayerKey
 
 KEYS = (PlayerKey("alice", "02" + "a" * 64, created=True), PlayerKey("bob", None, created=False, problem="unreadable"))
@@ -41,8 +42,8 @@ def test_the_banner_says_where_everything_is_and_how_to_play():
         "                         rps-tp (rps 1.0), pid 43, not registered yet: batches wait for it\n"
         "  BlockInfo              built into the ledger: it opens every block\n",
         "families accepted      intkey 1.0, rps 1.0, xo 1.0",
-        "alice  02" + "a" * 64 + " (new)",
-        "bob    unusable: unreadable",
+        "  keys in " + str(DEFAULT_KEY_DIR.expanduser()) + ":\n    alice 02" + "a" * 64 + " (new)\n",
+        "    bob   unusable: unreadable\n",
         "xo create game1 --username alice --wait\n",
     ):
         assert expected in text
@@ -93,9 +94,10 @@ def test_the_ready_file_is_json_with_the_bound_addresses(tmp_path):
     assert document["keys"] == {"alice": "02" + "a" * 64, "bob": None}
     assert document["families"] == ["intkey:1.0", "rps:1.0", "xo:1.0"]
     assert document["processors"] == [
-        {"command": "xo-tp", "pid": 42, "families": ["xo:1.0"], "registered": True},
-        {"command": "rps-tp", "pid": 43, "families": ["rps:1.0"], "registered": False},
+        {"command": "xo-tp", "pid": 42, "families": ["xo:1.0"], "registered": True, "metrics": None},
+        {"command": "rps-tp", "pid": 43, "families": ["rps:1.0"], "registered": False, "metrics": None},
     ]
+    assert document["chips"] == {}
     assert list(path.parent.iterdir()) == [path]
 
 
@@ -113,3 +115,32 @@ def test_a_ready_file_another_devnet_wrote_since_is_left_alone(tmp_path):
         path.write_text(text)
         remove_ready_file(path)
         assert path.read_text() == text
+
+
+ISSUER = PlayerKey("chips-issuer", "03" + "c" * 64, created=False)
+
+
+def test_the_banner_says_which_keys_hold_chips_and_which_may_issue_them(tmp_path):
+    chips = {"02" + "a" * 64: KeyChips(1000, issuer=False), ISSUER.public_key: KeyChips(None, issuer=True)}
+    shown = info(keys=(*KEYS, ISSUER), chips=chips)
+    text = banner(shown)
+    assert "    alice        02" + "a" * 64 + " (new), 1,000 chips\n" in text
+    assert "    bob          unusable: unreadable\n" in text
+    assert "    chips-issuer 03" + "c" * 64 + ", may issue chips\n" in text
+    write_ready_file(tmp_path / "ready.json", shown)
+    document = json.loads((tmp_path / "ready.json").read_text())
+    assert document["chips"] == {
+        "alice": {"balance": 1000, "issuer": False},
+        "chips-issuer": {"balance": None, "issuer": True},
+    }
+
+
+def test_a_processor_serving_metrics_says_where_in_the_banner_and_the_ready_file(tmp_path):
+    served = ProcessorStatus("xo-tp", 42, (("xo", "1.0"),), True, "http://127.0.0.1:9401/metrics")
+    shown = info(processors=(served, PROCESSORS[1]))
+    text = banner(shown)
+    assert "transaction processors xo-tp (xo 1.0), pid 42, registered, metrics http://127.0.0.1:9401/metrics\n" in text
+    assert "rps-tp (rps 1.0), pid 43, not registered yet: batches wait for it\n" in text
+    write_ready_file(tmp_path / "ready.json", shown)
+    processors = json.loads((tmp_path / "ready.json").read_text())["processors"]
+    assert [processor["metrics"] for processor in processors] == ["http://127.0.0.1:9401/metrics", None]
