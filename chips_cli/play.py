@@ -9,14 +9,15 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections.abc import Callable
 
 from chips_cli import context
+from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
 from chips_client.channels import rounds_of
+from chips_client.computer import Computer
 from chips_client.match import Match, NotPlayable, Receiver
 from chips_client.messages import client_id, topic
 from chips_client.narration import Story, grid, player, xo_prompt
@@ -29,25 +30,8 @@ from client_core.errors import InvalidInput
 from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
-from xo_client.ai import Level, choose_move
 from xo_core.signing import Signer
 from xo_core.text import printable, quoted
-
-
-class BotChooser:
-    """The computer: xo's AI at ``level``; at rps a uniformly random throw (no strategy beats it)."""
-
-    def __init__(self, level: str, rng: random.Random | None = None) -> None:
-        self.level = Level(level)
-        self.rng = rng or random.SystemRandom()
-
-    def xo_space(self, board: str, mark: str) -> int:
-        """The bot's tic-tac-toe move (1-9) for ``mark`` on ``board``, at its level."""
-        return choose_move(board, mark, self.rng, self.level)  # type: ignore[arg-type]
-
-    def rps_throw(self) -> str:
-        """The bot's throw, at random so it cannot be predicted."""
-        return self.rng.choice(THROWS)
 
 
 class PersonChooser:
@@ -88,12 +72,12 @@ class PersonChooser:
 
 def play(args: argparse.Namespace) -> int:
     """``chips play CHANNEL``: the person's side."""
-    return _run(args, PersonChooser())
+    return _run(args, Immediate(PersonChooser()))
 
 
 def bot(args: argparse.Namespace) -> int:
     """``chips bot CHANNEL [--level L]``: the computer's side."""
-    return _run(args, BotChooser(args.level))
+    return _run(args, Immediate(Computer(args.level)))
 
 
 def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Receiver], BrokerSession]:
@@ -102,7 +86,7 @@ def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Receiver],
     return lambda on_message: BrokerSession(args.broker, client_id, on_message)
 
 
-def _run(args: argparse.Namespace, chooser: BotChooser | PersonChooser) -> int:
+def _run(args: argparse.Namespace, chooser: Chooser) -> int:
     signer = context.signer(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
@@ -169,6 +153,6 @@ def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel, nam
     terms = stored.channel(found.id)
     if terms is None:
         return
-    match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=None,  # type: ignore[arg-type]
-                  chooser=BotChooser("perfect"), say=say, names=names)  # fmt: skip
+    match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=None,
+                  chooser=Immediate(Computer("perfect")), say=say, names=names)  # fmt: skip
     match.defend_offline(found)

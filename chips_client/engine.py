@@ -138,6 +138,14 @@ class Channel:
         """Take a state the chain holds that is newer than ours (the chain has checked it is supported)."""
         self.history = [Held(state, signed)]
 
+    def rewind(self, base: Held) -> None:
+        """Play on from ``base``, the chain's recorded state, though this player holds a state of its turn or after:
+        what is held after it goes (a final proposal never countersigned), and so does everything held when this
+        player's copy of that turn is not the chain's (an opponent who signed two versions of it)."""
+        same = any(held.signed.state == base.signed.state for held in self.history)
+        before = [held for held in self.history if held.state.turn < base.state.turn] if same else []
+        self.history = [*before, base][-KEPT:]
+
     def proof(self) -> tuple[SignedState, ...]:
         """What supports the newest state the chain can be held to (not a final one: that is concluded): it alone if
         signed by both, or if it is the move after the chain's state (rule 3); otherwise it with the state before it,

@@ -1,28 +1,37 @@
 """A match in a channel, from its first state to conclude or finalize: one player's side, off chain and on.
 
-The loop reads the peer's signed states from the broker, checks them
-(:mod:`chips_client.engine`), writes each one accepted to the store before going on,
-signs this player's moves (written before they are published), and proposes or
-countersigns the final state once the match is over; then the proposer concludes on
-chain (the other concludes only if the channel is still open a while later). It goes
-to the chain on its own only to conclude and to defend: a challenge against this
-player is answered with the newest state it holds (``checkpoint``), its next move
-(``respond``) or the final state (``conclude``). With ``patience`` it also challenges
-an opponent silent that long, and finalizes once the deadline passes.
-Transport, chain and the choice of moves are given to it, so tests drive it with fakes.
+The loop never blocks on the player: each pass reads the peer's signed states from the
+broker, checks them (:mod:`chips_client.engine`) and writes each one accepted to the
+store before going on; asks the player for a move and polls for the answer
+(:mod:`chips_client.asking`), signs it (written before it is published), proposes or
+countersigns the final state once the match is over, and reads the chain every half
+second. The proposer concludes on chain (the other only if the channel is still open a
+while later). It goes to the chain on its own only to conclude and to defend: a
+challenge against this player is answered, whatever the loop is doing, with the newest
+state the chain will accept (:mod:`chips_client.defence`): ``conclude``, ``checkpoint``,
+or the player's next move as ``respond``, which the computer plays for them (``stand_in``)
+if it has not come by half the time left. With ``patience`` it also challenges an
+opponent silent that long, and finalizes once the deadline passes.
+
+A REST API that goes away is said once and retried with a capped backoff while the play
+off chain goes on; the broker reconnects on its own (:meth:`Match.reconnected` has the
+latest state published again). Transport, chain and the choice of moves are given to
+it, so tests drive it with fakes.
 """
 
 from __future__ import annotations
 
 import queue
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
-from chips_client import moves
+from chips_client import defence, moves
 from chips_client import transactions as tx
+from chips_client.asking import Answer, Chooser, Picker, Question, pick
 from chips_client.engine import KEPT, Channel, Held, Refusal, Stale
 from chips_client.messages import decode_message, encode_message, topic
 from chips_client.narration import Story, clock_time, deadline_text, duration, player, possessive
@@ -35,7 +44,8 @@ from chips_tp.hashes import sign, state_message
 from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
-from client_core.errors import Rejected
+from client_core.broker import BrokerError
+from client_core.errors import Rejected, Unavailable
 from client_core.keys import NO_NAMES, KeyNames
 from xo_core.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
@@ -43,6 +53,8 @@ from xo_core.signing import Signer
 
 #: How often the chain is read for challenges and closes while playing (seconds).
 POLL_SECONDS: Final = 0.5
+#: How long one pass of the loop waits for a message before doing the rest of its work (seconds).
+PASS_SECONDS: Final = POLL_SECONDS / 5
 #: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
 CONCLUDE_GRACE_SECONDS: Final = 10.0
 #: Resending the latest state to a peer that is behind: at most this often.
@@ -54,6 +66,10 @@ JUNK_NOTICE_SECONDS: Final = 10.0
 #: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
 FINALIZE_MARGIN_SECONDS: Final = 1.0
 PUBLISH_TIMEOUT: Final = 10.0
+#: While the broker is away, a publish waits this long (paho queues it for the reconnection) so the loop goes on.
+OFFLINE_PUBLISH_TIMEOUT: Final = 0.05
+#: A REST API that cannot be reached is tried again after a backoff doubling from the first to the second (seconds).
+CHAIN_RETRY_SECONDS: Final = (0.5, 5.0)
 
 
 Receiver = Callable[[str, bytes], "Future[None] | None"]
@@ -86,18 +102,16 @@ class Chain(Protocol):
         """Submit ``transaction`` and return once it committed; ``what`` names it in an error."""
 
 
-class Chooser(Protocol):
-    """Who picks this player's moves: a person at ``chips play`` or a bot."""
-
-    def xo_space(self, board: str, mark: str) -> int:
-        """The space (1-9) this player takes for ``mark`` on ``board``."""
-
-    def rps_throw(self) -> str:
-        """This player's throw: rock, paper or scissors."""
-
-
 class NotPlayable(Exception):
     """The channel cannot be played now (not found, still funding, not this key's); the message says why."""
+
+
+class Due(NamedTuple):
+    """A challenge that waits on this player's move after ``turn``: answered by ``deadline`` (the chain's clock)."""
+
+    turn: int
+    deadline: int
+    computer_at: float | None
 
 
 class Match:
@@ -105,8 +119,9 @@ class Match:
 
     def __init__(
         self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
-        connect: Callable[[Receiver], Session], chooser: Chooser, say: Callable[[str], None],
-        patience: float | None = None, clock: Callable[[], float] = time.time, names: KeyNames = NO_NAMES,
+        connect: Callable[[Receiver], Session] | None, chooser: Chooser, say: Callable[[str], None],
+        patience: float | None = None, clock: Callable[[], float] = time.time, stand_in: Picker | None = None,
+        names: KeyNames = NO_NAMES,
     ) -> None:  # fmt: skip
         self.signer, self.terms, self.store, self.chain = signer, terms, store, chain
         self.fixed = terms.fixed
@@ -115,6 +130,7 @@ class Match:
         self.me = self.fixed.participants.index(signer.public_key)
         self.peer = self.fixed.participants[1 - self.me]
         self.chooser, self.say, self.patience, self.clock = chooser, say, patience, clock
+        self.stand_in = stand_in
         self.inbox: queue.Queue[tuple[bytes, Future[None]]] = queue.Queue(maxsize=1000)
         self._connect = connect
         self.session: Session | None = None
@@ -128,6 +144,16 @@ class Match:
         self._defended: tuple[int, int] | None = None
         self._games = 0
         self._finalize_after = 0.0
+        self._asked: tuple[Question, bytes] | None = None
+        self._due: Due | None = None
+        self._cannot_move: bytes | None = None
+        self._opponents_challenge: tuple[int, int] | None = None
+        self._reconnected = threading.Event()
+        self._next_poll = 0.0
+        self._chain_retry = 0.0
+        self._chain_at = 0.0
+        self._chain_lost: str | None = None
+        self._broker_lost = False
         self.story = Story(self.fixed, terms.rounds, signer.public_key, names)
         self.opponent = player(self.peer, None, names)
         """The opponent as the player knows them (the key's name, or a short key), for the lines said."""
@@ -146,6 +172,11 @@ class Match:
             return None
         return handled
 
+    def reconnected(self) -> None:
+        """On the transport's thread, after the broker connection came back: the loop publishes the latest state
+        again, since what was published while away (or a session the broker forgot) may be lost."""
+        self._reconnected.set()
+
     # -- start ------------------------------------------------------------------------------------------------
     def start(self) -> Record:
         """Load the channel from the chain before playing; :class:`NotPlayable` saying why it cannot be played now."""
@@ -154,19 +185,23 @@ class Match:
             raise NotPlayable(f"channel {self.terms.name!r} is not on the chain")
         if record.status == "funding":
             raise NotPlayable(f"channel {self.terms.name!r} is still waiting for a deposit: 'chips join' it first")
-        self._load(record)
+        resumed = self._load(record)
         if record.status == CLOSED:
             return record
-        self.session = self._connect(self._on_message)
-        self.session.connect(PUBLISH_TIMEOUT)
-        self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
-        self._send_latest()
+        if resumed:
+            self.say(f"resuming channel {self.terms.name!r} at turn {self._channel.latest.state.turn}, from your store")
+        if self._connect is not None:
+            self.session = self._connect(self._on_message)
+            self.session.connect(PUBLISH_TIMEOUT)
+            self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
+            self._send_latest()
         return record
 
-    def _load(self, record: Record) -> None:
-        """The channel from the store (the chain's turn-0 state the first time)."""
+    def _load(self, record: Record) -> bool:
+        """The channel from the store (the chain's turn-0 state the first time); whether the store held it."""
         self.store.remember_channel(self.id, self.terms)
         held = [Held(self._decode(signed.state), signed) for _turn, signed in self.store.states(self.id, KEPT)]
+        resumed = bool(held) and held[-1].state.turn > 0
         if not held:
             assert record.state is not None
             first = SignedState(record.state, (None, None))
@@ -179,11 +214,18 @@ class Match:
             self.story.follow([state])
             if self.fixed.app != RPS:
                 self._games = moves.rounds_done(state, self._games)
+        return resumed
 
     def defend_offline(self, record: Record) -> None:
-        """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``)."""
+        """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``):
+        the same answer the loop gives, the move (if one is due) the chooser's."""
         self._load(record)
-        self._watch_chain()
+        self._follow(record)
+        if record.status == CLOSED or record.challenge is None or record.challenge.challenger == self.signer.public_key:
+            return
+        self._defend(record)
+        if self._due is not None:
+            self._my_move()
 
     def _decode(self, data: bytes) -> State:
         return decode_state(data, APPS[self.fixed.app].decode)
@@ -195,26 +237,40 @@ class Match:
         if record.status == CLOSED:
             return "closed"
         ends = None if time_limit is None else time.monotonic() + time_limit
-        next_poll = 0.0
         try:
             while ends is None or time.monotonic() < ends:
-                self._drain(POLL_SECONDS / 5)
-                outcome = self._act()
+                outcome = self.step()
                 if outcome:
                     return outcome
-                if time.monotonic() >= next_poll:
-                    next_poll = time.monotonic() + POLL_SECONDS
-                    outcome = self._watch_chain()
-                    if outcome:
-                        return outcome
             raise TimeoutError(f"the match in channel {self.terms.name!r} did not end within {time_limit:g} s")
         finally:
             if self.session is not None:
                 self.session.close()
 
+    def step(self, wait: float = PASS_SECONDS) -> str | None:
+        """One pass: the messages come in (waiting up to ``wait`` for the first), this player acts, and the chain is
+        read when due; the outcome once the channel closed. A REST API out of reach delays only the chain's part."""
+        self._drain(wait)
+        if self._reconnected.is_set():
+            self._reconnected.clear()
+            self._send_latest()
+        try:
+            outcome = self._act()
+            if outcome is None and time.monotonic() >= self._next_poll and self._chain_due():
+                self._next_poll = time.monotonic() + POLL_SECONDS
+                outcome = self._watch_chain()
+        except BrokerError:
+            raise
+        except Unavailable as error:
+            self._lose_chain(error)
+            return None
+        if outcome:
+            self._withdraw(f"the channel is {outcome}")
+        return outcome
+
     def _drain(self, wait: float) -> None:
         try:
-            message = self.inbox.get(timeout=wait)
+            message = self.inbox.get(timeout=wait) if wait > 0 else self.inbox.get_nowait()
         except queue.Empty:
             return
         while True:
@@ -262,31 +318,107 @@ class Match:
     def _act(self) -> str | None:
         channel = self._channel
         latest = channel.latest
+        self._drop_stale_question()
         if channel.concluded:
             return self._conclude_when_due()
         if latest.state.final and mover(latest.state.turn) != self.me:
             self._countersign()
         elif channel.my_move:
-            self._move()
-        elif self.patience is not None and channel.proof() and time.monotonic() - self._progress > self.patience:
+            self._my_move()
+        elif (self.patience is not None and channel.proof() and time.monotonic() - self._progress > self.patience
+              and self._chain_due()):  # fmt: skip
             self._challenge()
         elif time.monotonic() - max(self._progress, self._last_send) > IDLE_RESEND_SECONDS:
             self._send_latest()  # the broker may have dropped a message either way: this heals it
         return None
 
-    def _move(self) -> State:
-        channel = self._channel
-        latest = channel.latest.state
+    # -- this player's moves ----------------------------------------------------------------------------------
+    def _my_move(self) -> None:
+        """Play this player's move if it is known: built at once when there is nothing to choose, otherwise asked
+        for (once) and taken when the chooser has it, or the computer's when a challenge's deadline nears."""
+        latest = self._channel.latest
+        if self._cannot_move == latest.signed.state:
+            return
+        question = self._question(latest.state)
+        reply: Answer | None = None
+        if question is not None:
+            if self._asked is None or self._asked != (question, latest.signed.state):
+                self._asked = (question, latest.signed.state)
+                self.chooser.ask(question)
+            reply = self.chooser.answer()
+            if reply is None:
+                if question.computer_at is None or self.clock() < question.computer_at or self.stand_in is None:
+                    return
+                reply = pick(self.stand_in, question)
+                self.say(f"no move from you by {clock_time(question.computer_at, self.clock())}: the computer plays "
+                         f"{reply} for you, to answer {possessive(self.opponent)} challenge in time")  # fmt: skip
+                self.chooser.withdraw("the computer played this move for you")
+        try:
+            state = self._next_state(latest.state, reply)
+        except moves.IllegalMove as illegal:
+            if question is None:  # nothing the player could change: say it once, and leave it to the chain
+                self._cannot_move = latest.signed.state
+                self.say(f"no move can follow turn {latest.state.turn}: {illegal}")
+            else:
+                self.say(f"{reply} cannot be played: {illegal}")
+                self._asked = None
+            return
+        self._asked = None
+        self._play(state)
+
+    def _question(self, latest: State) -> Question | None:
+        """What the player must choose for the move after ``latest``, or None when the move follows by itself."""
+        due = self._due if self._due is not None and self._due.turn == latest.turn else None
+        if due is None and self._match_over(latest):
+            return None
+        deadline = None if due is None else due.deadline
+        computer_at = None if due is None else due.computer_at
+        if self.fixed.app == RPS:
+            if latest.app.position in ("Start", "RoundProposed"):  # type: ignore[attr-defined]
+                return Question(latest.turn + 1, "rps", deadline=deadline, computer_at=computer_at)
+            return None
+        mark = moves.xo_mark(latest.app)  # type: ignore[arg-type]
+        if mark is None:
+            return None
+        board = moves.xo_board(latest.app)  # type: ignore[arg-type]
+        return Question(latest.turn + 1, "xo", board, mark, deadline, computer_at)
+
+    def _match_over(self, latest: State) -> bool:
         done = latest.app.round if self.fixed.app == RPS else self._games  # type: ignore[attr-defined]
-        if moves.match_over(latest, self.fixed, done, self.terms.rounds):
-            state = moves.final_of(latest)
-        elif self.fixed.app == RPS:
-            state = self._rps_move(latest)
-        else:
-            data = latest.app
-            mark = moves.xo_mark(data)  # type: ignore[arg-type]
-            space = None if mark is None else self.chooser.xo_space(moves.xo_board(data), mark)  # type: ignore[arg-type]
-            state = moves.xo_next(latest, self.fixed, space)
+        return moves.match_over(latest, self.fixed, done, self.terms.rounds)
+
+    def _next_state(self, latest: State, reply: Answer | None) -> State:
+        """The move after ``latest`` with the player's ``reply`` (if one was asked for); never final when a challenge
+        waits on it (a response cannot be)."""
+        answering = self._due is not None and self._due.turn == latest.turn
+        if not answering and self._match_over(latest):
+            return moves.final_of(latest)
+        if self.fixed.app == RPS:
+            return self._rps_move(latest, None if reply is None else str(reply))
+        space = None if reply is None else int(reply)
+        return moves.xo_next(latest, self.fixed, space)
+
+    def _rps_move(self, latest: State, throw: str | None) -> State:
+        data = latest.app
+        position = data.position  # type: ignore[attr-defined]
+        if position == "Start":
+            if throw is None:
+                raise moves.IllegalMove("a proposal needs a throw")
+            secret = Secret(throw, secrets.token_bytes(32))
+            self.store.save_secret(self.id, data.round + 1, secret)  # type: ignore[attr-defined]
+            return moves.rps_next(latest, self.fixed, secret.throw, secret.salt)
+        if position == "RoundProposed":
+            return moves.rps_next(latest, self.fixed, throw, None)
+        if position == "RoundAccepted":
+            kept = self.store.secret(self.id, data.round)  # type: ignore[attr-defined]
+            if kept is None:
+                raise NotPlayable(f"the throw of round {data.round} is not in the store: it cannot be revealed")  # type: ignore[attr-defined]
+            return moves.rps_next(latest, self.fixed, kept.throw, kept.salt)
+        return moves.rps_next(latest, self.fixed, None, None)
+
+    def _play(self, state: State) -> None:
+        """Sign ``state``, keep it, send it; and put it on chain as the response when a challenge waits on it."""
+        channel = self._channel
         signed = tx.sign_move(self.fixed, state, self.signer)
         channel.accept(state, signed)
         self.store.save_state(self.id, state.turn, signed)
@@ -295,23 +427,16 @@ class Match:
             self._games = moves.rounds_done(state, self._games)
         self._publish(signed)
         self.say(self.story.tell(state))
-        return state
-
-    def _rps_move(self, latest: State) -> State:
-        data = latest.app
-        position = data.position  # type: ignore[attr-defined]
-        if position == "Start":
-            secret = Secret(self.chooser.rps_throw(), secrets.token_bytes(32))
-            self.store.save_secret(self.id, data.round + 1, secret)  # type: ignore[attr-defined]
-            return moves.rps_next(latest, self.fixed, secret.throw, secret.salt)
-        if position == "RoundProposed":
-            return moves.rps_next(latest, self.fixed, self.chooser.rps_throw(), None)
-        if position == "RoundAccepted":
-            kept = self.store.secret(self.id, data.round)  # type: ignore[attr-defined]
-            if kept is None:
-                raise NotPlayable(f"the throw of round {data.round} is not in the store: it cannot be revealed")  # type: ignore[attr-defined]
-            return moves.rps_next(latest, self.fixed, kept.throw, kept.salt)
-        return moves.rps_next(latest, self.fixed, None, None)
+        due = self._due
+        if due is not None and due.turn + 1 == state.turn:
+            try:
+                self.chain.submit(tx.respond(self.signer, self.fixed, signed), "the response")
+            except Rejected as refused:  # e.g. past the deadline: the chain decides; the next poll looks again
+                self._defended = None
+                self.say(f"could not answer the challenge with turn {state.turn}: {refused.message}")
+                return
+            self._due = None
+            self.say(f"answered {possessive(self.opponent)} challenge on chain with your move of turn {state.turn}")
 
     def _countersign(self) -> None:
         channel = self._channel
@@ -330,7 +455,7 @@ class Match:
         if self._concluded_at is None:
             self._concluded_at = self.clock()
         proposer = mover(final.state.turn) == self.me
-        if proposer or self.clock() - self._concluded_at > CONCLUDE_GRACE_SECONDS:
+        if (proposer or self.clock() - self._concluded_at > CONCLUDE_GRACE_SECONDS) and self._chain_due():
             record = self.chain.channel(self.address)
             if record is not None and record.status == CLOSED:
                 return "concluded"
@@ -344,14 +469,43 @@ class Match:
             return "concluded"
         return None
 
+    # -- the person's question --------------------------------------------------------------------------------
+    def _drop_stale_question(self) -> None:
+        """Withdraw the question asked once its move can no longer count: the channel moved on without it."""
+        if self._asked is None:
+            return
+        question, base = self._asked
+        latest = self._channel.latest
+        if latest.signed.state != base or not self._channel.my_move:
+            self._asked = None
+            self.chooser.withdraw(f"turn {question.turn} is no longer yours to play: the channel is at turn "
+                                  f"{latest.state.turn}")  # fmt: skip
+
+    def _withdraw(self, reason: str) -> None:
+        if self._asked is not None:
+            self._asked = None
+            self.chooser.withdraw(reason)
+
     # -- the chain --------------------------------------------------------------------------------------------
     def _watch_chain(self) -> str | None:
         record = self.chain.channel(self.address)
+        self._reach_chain()
         if record is None:
             return None
         if record.status == CLOSED:
-            concluded = self._channel.concluded
-            return "concluded" if concluded else "finalized"
+            return self._closed(record)
+        self._follow(record)
+        challenge = record.challenge
+        if challenge is None or challenge.challenger == self.signer.public_key:
+            if self._due is not None:
+                self.say("the challenge against you is cleared")
+            self._due, self._opponents_challenge = None, None
+            return None if challenge is None else self._finalize_when_due(record, challenge.deadline)
+        self._defend(record)
+        return None
+
+    def _follow(self, record: Record) -> None:
+        """Play on from the chain's state when it is newer than this player's (a response or checkpoint there)."""
         channel = self._channel
         if record.turn > channel.latest.state.turn and record.state is not None:
             state = self._decode(record.state)
@@ -361,47 +515,91 @@ class Match:
                 self._games = moves.rounds_done(state, self._games)
             self._progress = time.monotonic()
             self.say(f"the chain holds a newer state than your store, playing on from it: {self.story.tell(state)}")
-        challenge = record.challenge
-        if challenge is None:
+
+    def _closed(self, record: Record) -> str:
+        """How the channel closed, said when it cost this player a challenge."""
+        if self._channel.concluded:
+            return "concluded"
+        if self._opponents_challenge is not None and record.payout is not None:
+            turn, _deadline = self._opponents_challenge
+            paid, deposit = record.payout[self.me], self.fixed.deposits[self.me]
+            change = f"{deposit - paid} chips down" if paid < deposit else f"{paid - deposit} chips up"
+            self.say(f"YOU LOST THE CHALLENGE: nobody answered {possessive(self.opponent)} challenge at turn {turn} "
+                     f"in time, so the chain paid that turn out: {paid} to you, {record.payout[1 - self.me]} to "
+                     f"{self.opponent} (you paid {deposit} in: {change})")  # fmt: skip
+        return "finalized"
+
+    def _finalize_when_due(self, record: Record, deadline: int) -> str | None:
+        if self.clock() < max(deadline + FINALIZE_MARGIN_SECONDS, self._finalize_after):
             return None
-        if challenge.challenger == self.signer.public_key:
-            if self.clock() >= max(challenge.deadline + FINALIZE_MARGIN_SECONDS, self._finalize_after):
-                try:
-                    self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
-                except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
-                    self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
-                    self.say(f"not final yet: {refused.message}")
-                    return None
-                held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
-                by = clock_time(challenge.deadline, self.clock())
-                self.say(f"{self.opponent} did not answer your challenge by {by}: finalized, paying the challenged "
-                         f"state ({held})")  # fmt: skip
-                return "finalized"
-            return None
-        if self._defended == (challenge.deadline, record.turn):
-            return None
-        self._defended = (challenge.deadline, record.turn)
         try:
-            self._defend(record)
+            self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
+        except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
+            self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
+            self.say(f"not final yet: {refused.message}")
+            return None
+        held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
+        by = clock_time(deadline, self.clock())
+        self.say(f"{self.opponent} did not answer your challenge by {by}: finalized, paying the challenged "
+                 f"state ({held})")  # fmt: skip
+        return "finalized"
+
+    def _defend(self, record: Record) -> None:
+        """Answer the opponent's challenge on ``record`` (once per challenge, again after a refusal)."""
+        challenge = record.challenge
+        assert challenge is not None
+        key = (record.turn, challenge.deadline)
+        if self._defended == key:
+            return
+        self._defended = key
+        self._opponents_challenge = key
+        self._due = None
+        channel = self._channel
+        latest = channel.latest
+        if latest.state.final and not channel.concluded and mover(latest.state.turn) != self.me:
+            self._countersign()  # the opponent proposed the end: agreeing is the best answer (conclude)
+        reply = defence.answer(channel, record)
+        until = deadline_text(challenge.deadline, self.clock())
+        if reply is None:
+            self.say(f"{self.opponent} challenged at turn {record.turn} (until {until}), where the move is theirs: "
+                     "nothing for you to answer")  # fmt: skip
+            return
+        try:
+            if isinstance(reply, defence.Concluding):
+                self.say(f"{self.opponent} challenged you at turn {record.turn}: concluding on the final state you "
+                         "both signed")  # fmt: skip
+                self.chain.submit(tx.conclude(self.signer, self.fixed, reply.final), "the conclude")
+            elif isinstance(reply, defence.Checkpointing):
+                self.say(f"{self.opponent} challenged you at turn {record.turn}, to answer before {until}: answering "
+                         f"with turn {reply.turn}, the newest state you hold")  # fmt: skip
+                self.chain.submit(tx.checkpoint(self.signer, self.fixed, reply.proof), "the checkpoint")
+                self.say(f"answered {possessive(self.opponent)} challenge on chain with turn {reply.turn}")
+            else:
+                self._owe_move(record, reply.challenged)
         except Rejected as refused:  # e.g. the peer moved on chain meanwhile: look again at the next poll
             self._defended = None
             self.say(f"could not answer the challenge yet: {refused.message}")
-        return None
+        except Unavailable:
+            self._defended = None
+            raise
 
-    def _defend(self, record: Record) -> None:
+    def _owe_move(self, record: Record, challenged: Held) -> None:
+        """The answer is this player's next move from the chain's state: play on from it, and ask for the move with
+        the deadline (the computer plays it at half the time left, if there is a stand-in)."""
+        challenge = record.challenge
+        assert challenge is not None
         channel = self._channel
-        latest = channel.latest
-        assert record.challenge is not None
-        self.say(f"{self.opponent} challenged you at turn {record.turn}, to answer before "
-                 f"{deadline_text(record.challenge.deadline, self.clock())}: answering")  # fmt: skip
-        if channel.concluded:
-            self.chain.submit(tx.conclude(self.signer, self.fixed, latest.signed), "the conclude")
-        elif latest.state.turn > record.turn and not latest.state.final:
-            self.chain.submit(tx.checkpoint(self.signer, self.fixed, channel.proof()), "the checkpoint")
-        elif latest.state.turn == record.turn and channel.my_move:
-            state = self._move()
-            self.chain.submit(tx.respond(self.signer, self.fixed, channel.latest.signed), "the response")
-            self.say(f"answered {possessive(self.opponent)} challenge on chain with your move of turn {state.turn}")
+        if channel.latest.signed.state != challenged.signed.state:
+            channel.rewind(challenged)
+            self.store.save_state(self.id, record.turn, challenged.signed)
+            self.say(f"playing on from turn {record.turn} as the chain recorded it")
+        now = self.clock()
+        computer_at = now + (challenge.deadline - now) / 2 if self.stand_in is not None else None
+        self._due = Due(record.turn, challenge.deadline, computer_at)
+        fallback = (f"if you have not moved by {clock_time(computer_at, now)}, the computer plays for you"
+                    if computer_at is not None else "nobody plays it for you")  # fmt: skip
+        self.say(f"*** {self.opponent} CHALLENGED YOU at turn {record.turn}: your move must be on chain "
+                 f"by {deadline_text(challenge.deadline, now)}; {fallback} ***")  # fmt: skip
 
     def challenge(self) -> None:
         """Challenge the opponent with the newest state held (``chips challenge``, or ``--patience``); before any
@@ -422,11 +620,40 @@ class Match:
         self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "
                  f"{duration(self.fixed.duration)} to answer, or the chain pays that state out")  # fmt: skip
 
+    # -- reaching the chain -----------------------------------------------------------------------------------
+    def _chain_due(self) -> bool:
+        """Whether the chain may be tried now (always, unless it was out of reach a moment ago)."""
+        return time.monotonic() >= self._chain_at
+
+    def _lose_chain(self, error: Unavailable) -> None:
+        """The REST API is out of reach: said once, then tried again after a backoff that doubles up to a cap."""
+        self._chain_retry = min(max(2 * self._chain_retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+        self._chain_at = time.monotonic() + self._chain_retry
+        self._defended = None  # an answer cut short is looked at again once the chain answers
+        if self._chain_lost is None:
+            self._chain_lost = error.message
+            self.say(f"{error.message}; retrying (the play off chain goes on)")
+
+    def _reach_chain(self) -> None:
+        if self._chain_lost is not None:
+            self._chain_lost = None
+            self.say("the REST API answers again: resuming")
+        self._chain_retry = 0.0
+
     # -- the broker -------------------------------------------------------------------------------------------
     def _publish(self, signed: SignedState) -> None:
         if self.session is None:  # a watchtower: the peer reads the move from the chain
             return
-        self.session.publish(topic(self.id, self.peer), encode_message(signed), PUBLISH_TIMEOUT)
+        online = getattr(self.session, "connected", True)
+        try:
+            self.session.publish(topic(self.id, self.peer), encode_message(signed),
+                                 PUBLISH_TIMEOUT if online else OFFLINE_PUBLISH_TIMEOUT)  # fmt: skip
+        except BrokerError as error:  # queued for the reconnection, or lost: the latest state is resent anyway
+            if not self._broker_lost:
+                self.say(f"{error.message}; the match goes on, and the latest state is sent again once it is back")
+            self._broker_lost = True
+            return
+        self._broker_lost = False
 
     def _send_latest(self) -> None:
         """Publish the latest state: to the peer a hello if it is as far, what it missed if it is behind, and a
@@ -448,3 +675,4 @@ class Match:
 def state_turn(channel: Channel, payload: bytes) -> int:
     """The turn of the state in a message :meth:`Channel.check` found stale (so it decodes)."""
     return channel.decode(decode_message(payload).state).turn
+

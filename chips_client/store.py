@@ -166,13 +166,17 @@ class Store:
         return {bytes.fromhex(row[0]): _terms(row) for row in self._rows("SELECT * FROM channels", ())}
 
     def save_state(self, channel_id: bytes, turn: int, signed: SignedState) -> None:
-        """Write (or add signatures to) the state of ``turn``; on disk when this returns."""
+        """Write (or add signatures to) the state of ``turn``; on disk when this returns. Other bytes for a turn
+        replace what was held with their own signatures only: a signature never moves to bytes it did not sign."""
         sig0, sig1 = signed.signatures
         with self._write():
             self._db.execute(
                 "INSERT INTO states VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, turn) DO UPDATE SET "
-                "data = excluded.data, signature0 = coalesce(excluded.signature0, signature0), "
-                "signature1 = coalesce(excluded.signature1, signature1)",
+                "data = excluded.data, "
+                "signature0 = CASE WHEN data = excluded.data THEN coalesce(excluded.signature0, signature0) "
+                "ELSE excluded.signature0 END, "
+                "signature1 = CASE WHEN data = excluded.data THEN coalesce(excluded.signature1, signature1) "
+                "ELSE excluded.signature1 END",
                 (channel_id.hex(), turn, signed.state, sig0, sig1),
             )
 

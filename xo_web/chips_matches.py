@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+from chips_client.asking import Immediate
 from chips_client.chain import RestChain
 from chips_client.match import Match
 from chips_client.messages import client_id
@@ -200,7 +201,7 @@ class Matches:
                 run.match = Match(
                     signer=run.signer, terms=run.terms, store=store, chain=chain,
                     connect=lambda on_message: BrokerSession(address, cid, on_message),
-                    chooser=run.chooser, say=lambda line: self._tell(run, line), names=self.names(),
+                    chooser=Immediate(run.chooser), say=lambda line: self._tell(run, line), names=self.names(),
                 )  # fmt: skip
                 outcome = run.match.run()
                 said = f"the channel is {outcome}" if outcome != "closed" else "the channel is closed already"

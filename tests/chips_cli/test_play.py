@@ -8,8 +8,9 @@ from collections import Counter
 
 import pytest
 
-from chips_cli.play import BotChooser, PersonChooser, watched_line
+from chips_cli.play import PersonChooser, watched_line
 from chips_client.channels import nonce_of
+from chips_client.computer import Computer
 from chips_client.store import ChannelTerms
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import ChallengeRecord, Channel
@@ -39,12 +40,12 @@ def test_the_end_of_the_input_before_the_end_of_the_match_is_an_error():
 
 
 def test_the_bot_plays_xo_with_xos_ai_and_takes_a_win():
-    assert BotChooser("perfect").xo_space("XX-OO----", "X") == 3
+    assert Computer("perfect").xo_space("XX-OO----", "X") == 3
 
 
 def test_at_rps_every_level_throws_at_random():
     for level in ("perfect", "heuristic", "random"):
-        bot = BotChooser(level, random.Random(7))
+        bot = Computer(level, random.Random(7))
         counts = Counter(bot.rps_throw() for _ in range(900))
         assert set(counts) == {"rock", "paper", "scissors"} and min(counts.values()) > 240
 

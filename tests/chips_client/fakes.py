@@ -12,12 +12,15 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable
 
+from chips_client.asking import Question
+from chips_client.match import Match
 from chips_tp import rules
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.family import channel_address
 from chips_tp.ops import Challenge, Checkpoint, Conclude, Finalize, Join, Open, Respond
 from chips_tp.payload import parse_payload
 from chips_tp.state import Channel
+from client_core.errors import Unavailable
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 
 
@@ -75,7 +78,8 @@ class FakeSession:
 
 
 class FakeChain:
-    """One running channel's record, changed only by the chips rules; ``now`` is the BlockInfo time."""
+    """One running channel's record, changed only by the chips rules; ``now`` is the BlockInfo time. While ``away``,
+    every call raises :class:`Unavailable`, as a REST API that cannot be reached does."""
 
     def __init__(self, fixed: Fixed, now: float = 1_700_000_000.0) -> None:
         self.now = now
@@ -89,6 +93,11 @@ class FakeChain:
             channel, rules.credited(None, joiner, 10_000), Join(channel_id(fixed), channel.held), joiner
         )
         self.record: Channel = channel
+        self.away = False
+
+    def _reach(self) -> None:
+        if self.away:
+            raise Unavailable("cannot reach the REST API at http://127.0.0.1:9: Connection refused")
 
     @property
     def address(self) -> str:
@@ -98,10 +107,12 @@ class FakeChain:
         return self.now
 
     def channel(self, address: str) -> Channel | None:
+        self._reach()
         with self.lock:
             return self.record if address == self.address else None
 
     def submit(self, transaction: Transaction, what: str) -> None:
+        self._reach()
         header = TransactionHeader()
         header.ParseFromString(transaction.header)
         op = parse_payload(transaction.payload)
@@ -124,3 +135,30 @@ class FakeChain:
                 self.refusals.append(str(refused))
                 raise
             self.submitted.append(op.NAME)
+
+
+class Silent:
+    """A person who never answers: the questions the match asks and withdraws are recorded."""
+
+    def __init__(self) -> None:
+        self.asked: list[Question] = []
+        self.withdrawn: list[str] = []
+
+    def ask(self, question: Question) -> None:
+        self.asked.append(question)
+
+    def answer(self) -> None:
+        return None
+
+    def withdraw(self, reason: str) -> None:
+        self.withdrawn.append(reason)
+
+
+def step_until(sides: list[Match], done: Callable[[], bool], passes: int = 3000) -> None:
+    """Pass through each side's loop in turn (no waiting: the fake broker delivers at once) until ``done()``."""
+    for _ in range(passes):
+        if done():
+            return
+        for side in sides:
+            side.step(0)
+    raise AssertionError(f"not reached in {passes} passes")

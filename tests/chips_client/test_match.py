@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from chips_client import transactions as tx
+from chips_client.asking import Immediate
 from chips_client.channels import nonce_of
 from chips_client.match import Match
 from chips_client.messages import decode_message, encode_message, topic
@@ -51,10 +52,11 @@ def terms(app: str, rounds: int = 3, stake: int = 10, deposit: int = 100, name: 
 def match(signer: Signer, channel: ChannelTerms, tmp_path: Path, broker: FakeBroker, chain: FakeChain, **kw) -> Match:
     """``signer``'s side, with a store of its own (the same file each time for the same key)."""
     store = Store(tmp_path / f"{signer.public_key}.sqlite")
-    chooser = kw.pop("chooser", Bot(ord(signer.public_key[-1])))
+    picked = kw.pop("chooser", Bot(ord(signer.public_key[-1])))
+    chooser = picked if hasattr(picked, "ask") else Immediate(picked)
     return Match(
         signer=signer, terms=channel, store=store, chain=chain, connect=broker.session, chooser=chooser,
-        say=lambda _line: None, clock=chain.clock, **kw,
+        say=kw.pop("say", lambda _line: None), clock=chain.clock, **kw,
     )  # fmt: skip
 
 
@@ -204,7 +206,7 @@ def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_s
 
     bob = Match(
         signer=BOB, terms=channel, store=Store(tmp_path / "bob.sqlite"), chain=chain, connect=acknowledging,
-        chooser=Bot(2), say=lambda _line: None, clock=chain.clock,
+        chooser=Immediate(Bot(2)), say=lambda _line: None, clock=chain.clock,
     )  # fmt: skip
     assert play_both(alice, bob) == {"alice": "concluded", "bob": "concluded"}
     assert stored_when_acknowledged and all(stored_when_acknowledged)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from chips_client.asking import Immediate
 from chips_client.channels import nonce_of
 from chips_client.match import Match
 from chips_client.store import ChannelTerms, Store
@@ -35,7 +36,8 @@ def play(app: str, tmp_path: Path) -> dict[str, list[str]]:
     said: dict[str, list[str]] = {"alice": [], "bob": []}
     sides = {
         name: Match(signer=signer, terms=terms, store=Store(tmp_path / f"{name}.sqlite"), chain=chain,
-                    connect=broker.session, chooser=Bot(seed), say=said[name].append, clock=chain.clock, names=NAMES)
+                    connect=broker.session, chooser=Immediate(Bot(seed)), say=said[name].append, clock=chain.clock,
+                    names=NAMES)
         for name, signer, seed in (("alice", ALICE, 1), ("bob", BOB, 2))
     }  # fmt: skip
     outcomes: dict[str, object] = {}

@@ -1,0 +1,28 @@
+"""The computer's moves: ``chips bot``'s, the watchtower's, and the stand-in for a player who does not answer in time.
+
+At XO it plays xo's AI (:mod:`xo_client.ai`) at a level; at rps every level throws
+uniformly at random, since no strategy beats that.
+"""
+
+from __future__ import annotations
+
+import random
+
+from rps_tp.game import THROWS
+from xo_client.ai import Level, choose_move
+
+
+class Computer:
+    """xo's AI at ``level``; at rps a uniformly random throw."""
+
+    def __init__(self, level: str = "perfect", rng: random.Random | None = None) -> None:
+        self.level = Level(level)
+        self.rng = rng or random.SystemRandom()
+
+    def xo_space(self, board: str, mark: str) -> int:
+        """The computer's tic-tac-toe move (1-9) for ``mark`` on ``board``, at its level."""
+        return choose_move(board, mark, self.rng, self.level)  # type: ignore[arg-type]
+
+    def rps_throw(self) -> str:
+        """A throw at random, so it cannot be predicted."""
+        return self.rng.choice(THROWS)

@@ -1,0 +1,133 @@
+"""A challenge against a player is answered with the newest state the chain will accept, wherever the loop stands.
+
+The two sides are stepped pass by pass (:func:`tests.chips_client.fakes.step_until`) so
+that each test stops the match exactly where its challenge comes: after a final state
+was proposed and never countersigned, with an opponent who signed two versions of a
+turn, or while the player has not answered the prompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chips_client import moves
+from chips_client import transactions as tx
+from chips_client.match import Match
+from chips_client.messages import decode_message
+from chips_tp.apps import APPS
+from chips_tp.channel import mover
+from chips_tp.channel_state import decode_state
+from tests.chips_client.fakes import FakeBroker, FakeChain, Silent, step_until
+from tests.chips_client.test_match import ALICE, BOB, Bot, match, terms
+
+
+def final_dropped(_topic: str, payload: bytes) -> bool:
+    """The broker loses every final state: a proposal never reaches the one who would countersign it."""
+    return decode_state(decode_message(payload).state, APPS["xo"].decode).final
+
+
+def started(*sides: Match) -> tuple[Match, ...]:
+    for side in sides:
+        side.start()
+    return sides
+
+
+@pytest.mark.parametrize("answerer", ["the match loop", "chips watch --defend"])
+def test_a_proposer_waiting_for_the_countersignature_answers_a_stale_challenge_with_the_state_before_it(
+    tmp_path, answerer
+):
+    """Issue 34, finding 1: pat proposed the final state holding quinn's move before it; quinn challenges with an
+    older turn that pays quinn more. pat's answer is the checkpoint of quinn's last move."""
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    broker.drop = final_dropped
+    alice, bob = started(match(ALICE, channel, tmp_path, broker, chain), match(BOB, channel, tmp_path, broker, chain))
+    step_until([alice, bob], lambda: any(side.channel.latest.state.final for side in (alice, bob)))
+    pat, quinn = (alice, bob) if alice.channel.latest.state.final else (bob, alice)
+    final = pat.channel.latest.state
+    assert mover(final.turn) == pat.me and quinn.channel.latest.state.turn == final.turn - 1
+    stale = final.turn - 3
+    proof = tuple(signed for turn, signed in quinn.store.states(quinn.id, 50) if turn in (stale - 1, stale))
+    chain.submit(tx.challenge(quinn.signer, channel.fixed, proof), "a stale challenge")
+    if answerer == "the match loop":
+        pat._next_poll = 0.0
+        assert pat.step(0) is None
+    else:
+        tower = match(pat.signer, channel, tmp_path, FakeBroker(), chain)
+        tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "checkpoint"]
+    assert chain.record.challenge is None and chain.record.turn == final.turn - 1
+    assert chain.record.state == quinn.channel.latest.signed.state
+
+
+def test_a_challenge_at_the_chains_own_turn_is_answered_from_the_bytes_the_chain_recorded(tmp_path):
+    """Issue 34, finding 6: alice sends bob one first move, challenges with another; bob plays on from the chain's."""
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = started(
+        match(ALICE, channel, tmp_path, broker, chain), match(BOB, channel, tmp_path, broker, chain, chooser=Silent())
+    )
+    step_until([alice, bob], lambda: bob.channel.latest.state.turn == 1)
+    sent = bob.channel.latest.state
+    first = decode_state(chain.record.state, APPS["xo"].decode)
+    space = next(s for s in range(1, 10) if moves.xo_next(first, channel.fixed, s).app != sent.app)
+    other = tx.sign_move(channel.fixed, moves.xo_next(first, channel.fixed, space), ALICE)
+    chain.submit(tx.challenge(ALICE, channel.fixed, (other,)), "a challenge with the other version")
+    tower = match(BOB, channel, tmp_path, FakeBroker(), chain, chooser=Bot(3))
+    tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "respond"]
+    assert chain.record.challenge is None and chain.record.turn == 2
+    held = dict(tower.store.states(tower.id, 2))
+    assert held[1] == (other.state, (None, None))  # the chain's bytes, and no signature made for the other version
+    assert held[2].state == chain.record.state
+
+
+def stalled_at_bobs_move(tmp_path, **bob_options) -> tuple[Match, Match, FakeChain, Silent, list[str]]:
+    """Alice moved; Bob is asked and never answers; Alice challenges."""
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    person, said = Silent(), []
+    alice, bob = started(
+        match(ALICE, channel, tmp_path, broker, chain),
+        match(BOB, channel, tmp_path, broker, chain, chooser=person, say=said.append, **bob_options),
+    )
+    step_until([alice, bob], lambda: bool(person.asked))
+    chain.submit(tx.challenge(ALICE, channel.fixed, alice.channel.proof()), "a challenge")
+    bob._next_poll = 0.0
+    bob.step(0)
+    bob.step(0)
+    return alice, bob, chain, person, said
+
+
+def test_a_challenge_waiting_on_the_players_move_is_said_loudly_and_the_computer_plays_it_at_half_the_time_left(
+    tmp_path,
+):
+    _alice, bob, chain, person, said = stalled_at_bobs_move(tmp_path, stand_in=Bot(5))
+    deadline = chain.record.challenge.deadline
+    asked = person.asked[-1]
+    assert asked.deadline == deadline and asked.computer_at == pytest.approx(chain.now + 30)
+    (loud,) = [line for line in said if "CHALLENGED YOU" in line]
+    assert re.search(r"\d\d:\d\d:\d\d( \w+)? \(60 s left\)", loud) and str(deadline) not in loud
+    bob.step(0)
+    assert chain.submitted == ["challenge"]  # not before half the time left
+    chain.now = asked.computer_at
+    bob.step(0)
+    assert chain.submitted == ["challenge", "respond"]
+    assert chain.record.challenge is None and chain.record.turn == 2
+    assert any("the computer plays" in line for line in said) and person.withdrawn
+
+
+def test_without_a_stand_in_the_challenge_is_lost_and_the_player_is_told_what_it_cost(tmp_path):
+    alice, bob, chain, person, said = stalled_at_bobs_move(tmp_path)
+    assert person.asked[-1].computer_at is None
+    chain.now = chain.record.challenge.deadline + 2
+    alice._next_poll = 0.0
+    assert alice.step(0) == "finalized"
+    bob._next_poll = 0.0
+    assert bob.step(0) == "finalized"
+    (lost,) = [line for line in said if "LOST THE CHALLENGE" in line]
+    paid = chain.record.payout[1]
+    assert f"{paid} to you" in lost and "you paid 100 in" in lost and f"{100 - paid} chips down" in lost
+    assert person.withdrawn[-1] == "the channel is finalized"
