@@ -34,7 +34,7 @@ from chips_client import transactions as tx
 from chips_client.asking import Answer, Chooser, Picker, Question, pick
 from chips_client.engine import KEPT, Channel, Held, Refusal, Stale
 from chips_client.messages import decode_message, encode_message, topic
-from chips_client.narration import Story, clock_time, deadline_text, duration, player, possessive
+from chips_client.narration import Story, clock_time, clock_times, deadline_text, duration, player, possessive
 from chips_client.store import ChannelTerms, Secret, Store
 from chips_tp.apps import APPS
 from chips_tp.channel import RPS, channel_id, mover
@@ -536,7 +536,7 @@ class Match:
             self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
         except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
             self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
-            self.say(f"not final yet: {refused.message}")
+            self.say(f"not final yet: {clock_times(refused.message, [deadline], self.clock())}")
             return None
         held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
         by = clock_time(deadline, self.clock())
@@ -675,4 +675,3 @@ class Match:
 def state_turn(channel: Channel, payload: bytes) -> int:
     """The turn of the state in a message :meth:`Channel.check` found stale (so it decodes)."""
     return channel.decode(decode_message(payload).state).turn
-

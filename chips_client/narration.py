@@ -10,6 +10,7 @@ for a stranger), local clock times with the seconds left, and the board drawn as
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from datetime import datetime, tzinfo
 from typing import NamedTuple
@@ -64,6 +65,13 @@ def clock_time(moment: float, now: float, zone: tzinfo | None = None) -> str:
 
 def _local(moment: float, zone: tzinfo | None) -> datetime:
     return datetime.fromtimestamp(moment, zone) if zone is not None else datetime.fromtimestamp(moment).astimezone()
+
+
+def clock_times(text: str, moments: Iterable[int], now: float, zone: tzinfo | None = None) -> str:
+    """``text`` (the validator's words, say) with each of ``moments`` it quotes as a Unix time said as a clock time."""
+    for moment in moments:
+        text = re.sub(rf"\b{moment}\b", clock_time(moment, now, zone), text)
+    return text
 
 
 def seconds_left(deadline: float, now: float) -> int:

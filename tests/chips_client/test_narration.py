@@ -187,3 +187,12 @@ def test_a_gap_is_told_as_the_position_reached_and_an_old_state_changes_nothing(
     assert story.tell(states[2]) == "turn 3: game 1 of 3, bob (O) to move"
     story.tell(states[4])
     assert story.tell(states[5]).endswith("; you lead 1-0")
+
+
+def test_the_validators_words_quote_a_unix_time_as_a_clock_time():
+    moment = int(MORNING)
+    said = f"the challenge on channel 7eadee1d runs until {moment}: 3 seconds left to answer it"
+    assert narration.clock_times(said, [moment], MORNING, UTC) == (
+        "the challenge on channel 7eadee1d runs until 04:31:07 UTC: 3 seconds left to answer it"
+    )
+    assert narration.clock_times(f"turn {moment}1", [moment], MORNING, UTC) == f"turn {moment}1"
