@@ -70,7 +70,7 @@ from chips_client import transactions as chips_tx
 from chips_tp import family as chips_family
 from chips_tp import rules as chips_rules
 from chips_tp import xo_app
-from chips_tp.channel import Fixed
+from chips_tp.channel import DEFAULT_MIN_DURATION, Fixed
 from chips_tp.channel_state import State as ChipsState
 from chips_tp.ops import Challenge as ChipsChallenge
 from chips_tp.ops import Conclude as ChipsConclude
@@ -310,7 +310,9 @@ def chips_channel(serial: int) -> tuple[Fixed, Signer, Signer, Channel]:
     alice, bob = chips_players(serial)
     fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (100, 100), 3600, serial)
     opening = ChipsOpen(bob.public_key, "xo", 10, (100, 100), 3600, serial)
-    channel, _ = chips_rules.open_channel(None, Account(alice.public_key, 100), opening, alice.public_key)
+    channel, _ = chips_rules.open_channel(
+        None, Account(alice.public_key, 100), opening, alice.public_key, DEFAULT_MIN_DURATION
+    )
     channel, _ = chips_rules.join(channel, Account(bob.public_key, 100), ChipsJoin(channel.id, 100), bob.public_key)
     return fixed, alice, bob, channel
 

@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "cover the stake (default: 3)")  # fmt: skip
     opening.add_argument("--challenge", type=whole(MIN_DURATION, MAX_DURATION), default=DEFAULT_DURATION,
                          metavar="SECONDS", help="how long a challenged player has to answer "
-                         f"(default: {DEFAULT_DURATION})")  # fmt: skip
+                         f"(default: {DEFAULT_DURATION}; at least the network's floor, the setting "
+                         "chips.min_challenge_seconds: 600 where it is unset, 10 on xo-devnet)")  # fmt: skip
 
     joining = sub.add_parser("join", parents=signs, help="pay your deposit into a channel opened with you",
                              description="Pay your deposit into CHANNEL (its name, or its id or the first 8+ "

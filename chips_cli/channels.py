@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 from chips_cli import context
 from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
-from chips_client.channels import name_problem, nonce_of, rounds_of
+from chips_client.channels import name_problem, nonce_of, rounds_of, short_challenge_note
 from chips_client.narration import Story, deadline_text, grid
 from chips_client.store import ChannelTerms
 from chips_tp import xo_app
@@ -39,9 +40,11 @@ def open_channel(args: argparse.Namespace) -> int:
     if problem := fixed_problem(fixed):
         raise InvalidInput(problem)
     terms = ChannelTerms(args.channel, fixed, args.rounds)
-    with context.store(args, signer.public_key) as stored:
-        stored.remember_channel(channel_id(fixed), terms)
     with context.chain(args, signer) as chain:
+        if problem := fixed_problem(fixed, chain.challenge_floor()):
+            raise InvalidInput(f"{problem}; nothing was submitted")
+        with context.store(args, signer.public_key) as stored:
+            stored.remember_channel(channel_id(fixed), terms)
         batch = chain.submit_all([tx.open_channel(signer, fixed)], "the open")
     names = session.key_names(args)
     identity = channel_id(fixed).hex()
@@ -66,13 +69,18 @@ def join(args: argparse.Namespace) -> int:
                 if found.funded[me]
                 else f"channel {args.channel!r} is {found.status}: too late to join"
             )
+        duration, note = found.fixed.duration, short_challenge_note(found.fixed.duration)
+        if note:
+            print(f"chips: warning: {note}", file=sys.stderr, flush=True)
         stored.remember_channel(found.id, terms)
         batch = chain.submit_all([tx.join(signer, found.fixed, found.held)], "the join")
     if args.format == "json":
-        print(json.dumps({"channel": found.id.hex(), "batch": batch, "deposit": found.fixed.deposits[me]}))
+        print(json.dumps({"channel": found.id.hex(), "batch": batch, "deposit": found.fixed.deposits[me],
+                          "challenge_seconds": duration, "short_challenge": note is not None}))  # fmt: skip
     else:
-        print(f"joined channel {args.channel!r}: your deposit of {found.fixed.deposits[me]} chips is paid in; "
-              f"play with: chips play {args.channel}  (or chips bot {args.channel})")  # fmt: skip
+        print(f"joined channel {args.channel!r}: your deposit of {found.fixed.deposits[me]} chips is paid in; a "
+              f"challenge must be answered within {duration} s; play with: chips play {args.channel}  (or chips bot "
+              f"{args.channel})")  # fmt: skip
     return 0
 
 

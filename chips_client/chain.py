@@ -7,8 +7,8 @@ validator's reason (``Rejected``), an unreachable REST API as ``Unavailable``.
 
 from __future__ import annotations
 
-from chips_client.channels import OnChain, account_balance, channel_transactions, channels_in
-from chips_tp.family import CHANNEL_TYPE, NAMESPACE, account_address
+from chips_client.channels import OnChain, account_balance, challenge_floor, channel_transactions, channels_in
+from chips_tp.family import CHANNEL_TYPE, MIN_CHALLENGE_ADDRESS, NAMESPACE, account_address
 from chips_tp.state import Channel, decode_channel
 from client_core.rest import RestClient
 from client_core.submission import require_committed, submit_and_wait
@@ -38,6 +38,10 @@ class RestChain:
     def balance(self, key: str) -> int:
         """The chips in ``key``'s account (0 when it has none)."""
         return account_balance(self.client.get_state(account_address(key)), key)
+
+    def challenge_floor(self) -> int:
+        """The shortest challenge duration an open may fix here (``chips.min_challenge_seconds``, 600 when unset)."""
+        return challenge_floor(self.client.get_state(MIN_CHALLENGE_ADDRESS))
 
     def submit(self, transaction: Transaction, what: str) -> None:
         """Submit one transaction and wait until it committed; ``what`` names it in an error."""

@@ -15,13 +15,18 @@ import hashlib
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
-from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel import DEFAULT_MIN_DURATION, MIN_CHALLENGE_SETTING, Fixed, channel_id, min_duration
 from chips_tp.family import CHANNEL_TYPE, FAMILY_NAME, NAMESPACE, account_address, channel_address
 from chips_tp.payload import InvalidPayload, parse_payload
 from chips_tp.state import Account, Channel, decode_account, decode_channel
 from client_core.blocks import ChainBlock
+from client_core.errors import InvalidInput
+from xo_core.settings import CorruptSetting, setting_value
 
 NAME_PURPOSE: Final = b"chips/1.0 channel name\x00"
+#: A challenge duration below this is *short*: under the floor the family sets where a network sets none (600 s),
+#: so it holds only on a network that trusts its clock more, and only for a player whose watchtower never stops.
+SHORT_CHALLENGE: Final = DEFAULT_MIN_DURATION
 MAX_ROUNDS: Final = 255
 MAX_NAME_LENGTH: Final = 64
 
@@ -53,6 +58,25 @@ def rounds_of(fixed: Fixed) -> int:
 def named(fixed: Fixed, name: str) -> bool:
     """Whether ``fixed`` is a channel named ``name``."""
     return fixed.nonce >> 8 == name_tag(name)
+
+
+def challenge_floor(data: bytes | None) -> int:
+    """The shortest challenge an open may fix, from the data at the setting's address, as chips-tp reads it."""
+    try:
+        return min_duration(setting_value(data or b"", MIN_CHALLENGE_SETTING))
+    except (ValueError, CorruptSetting) as error:
+        raise InvalidInput(str(error)) from None
+
+
+def short_challenge_note(duration: int) -> str | None:
+    """What a player joining a channel whose challenges last ``duration`` seconds should know, or None."""
+    if duration >= SHORT_CHALLENGE:
+        return None
+    return (
+        f"a challenge in this channel must be answered within {duration} s, which is short (under {SHORT_CHALLENGE} s, "
+        "the floor the chips family sets for a network whose clock a validator may run 300 s ahead): keep chips play, "
+        "chips bot or chips watch --defend running for the whole match, or a challenge can be lost unanswered"
+    )
 
 
 def channels_in(entries: Iterable[tuple[str, bytes]]) -> list[Channel]:

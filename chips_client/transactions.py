@@ -15,6 +15,7 @@ from chips_tp.family import (
     FAMILY_VERSION,
     channel_addresses,
     issue_addresses,
+    open_addresses,
     transfer_addresses,
 )  # fmt: skip
 from chips_tp.hashes import challenge_message, sign, state_message
@@ -62,7 +63,7 @@ def open_channel(signer: Signer, fixed: Fixed) -> Transaction:
     if signer.public_key != fixed.participants[0]:
         raise ValueError("the channel's first participant opens it: sign with that key")
     op = Open(fixed.participants[1], fixed.app, fixed.stake, fixed.deposits, fixed.duration, fixed.nonce)
-    return _signed(signer, op, channel_addresses(channel_id(fixed), fixed.participants))
+    return _signed(signer, op, open_addresses(channel_id(fixed), fixed.participants))
 
 
 def _channel_op(signer: Signer, fixed: Fixed, op: Op) -> Transaction:

@@ -20,6 +20,11 @@ RPS: Final = "rps"
 APPS: Final = (XO, RPS)
 MIN_DURATION: Final = 1
 MAX_DURATION: Final = 30 * 24 * 60 * 60
+#: The on-chain setting naming the shortest challenge duration an ``open`` may fix (whole seconds).
+MIN_CHALLENGE_SETTING: Final = "chips.min_challenge_seconds"
+#: The floor when the setting is not set: the 300 s a publishing validator may run the clock ahead (BlockInfo's
+#: sync tolerance), plus 300 s for a watchtower to see a challenge and have its answer committed.
+DEFAULT_MIN_DURATION: Final = 600
 #: What clients offer when the player names no challenge duration: an hour to answer a challenge.
 DEFAULT_DURATION: Final = 3600
 ID_BYTES: Final = 32
@@ -65,11 +70,33 @@ def short(text: str) -> str:
     return text[:SHORT] + "..."
 
 
-def fixed_problem(fixed: Fixed) -> str | None:
-    """Why a channel cannot be opened with ``fixed``, or None."""
+def min_duration(value: str | None) -> int:
+    """The shortest challenge duration an ``open`` may fix, from the value of :data:`MIN_CHALLENGE_SETTING`.
+
+    No value is :data:`DEFAULT_MIN_DURATION`; one that is no whole number of seconds from
+    :data:`MIN_DURATION` to :data:`MAX_DURATION` is a ``ValueError`` saying so.
+    """
+    if value is None:
+        return DEFAULT_MIN_DURATION
+    text = value.strip()
+    if not (text.isascii() and text.isdigit() and MIN_DURATION <= int(text) <= MAX_DURATION):
+        raise ValueError(
+            f"the setting {MIN_CHALLENGE_SETTING} is {value[:20]!r}, not a whole number of seconds from {MIN_DURATION} "
+            f"to {MAX_DURATION}: no channel can be opened until it is corrected"
+        )
+    return int(text)
+
+
+def fixed_problem(fixed: Fixed, floor: int = MIN_DURATION) -> str | None:
+    """Why a channel cannot be opened with ``fixed`` where challenges last at least ``floor`` seconds, or None."""
     first, second = fixed.participants
     if first == second:
         return "a channel needs two different participants; the opponent is the opener's own key"
+    if fixed.duration < floor:
+        return (
+            f"a challenge duration of {fixed.duration} seconds is below this network's floor of {floor} (the setting "
+            f"{MIN_CHALLENGE_SETTING}): a challenge that short could expire before a watchtower can answer it"
+        )
     if min(fixed.deposits) < fixed.stake:
         return (
             f"each deposit must cover the stake of {fixed.stake} chips; "

@@ -8,6 +8,7 @@ record's key. Processor, clients and ledger all derive addresses from here.
 import hashlib
 from typing import Final
 
+from chips_tp.channel import MIN_CHALLENGE_SETTING
 from xo_core import block_info
 from xo_core.addressing import namespace_of
 from xo_core.settings import setting_address
@@ -21,6 +22,8 @@ CHANNEL_TYPE: Final = "01"
 #: The on-chain Sawtooth setting listing the keys that may issue chips (comma-separated).
 ISSUERS_SETTING: Final = "chips.issuers"
 ISSUERS_ADDRESS: Final = setting_address(ISSUERS_SETTING)
+#: Where the setting holding the shortest challenge duration an ``open`` may fix is kept.
+MIN_CHALLENGE_ADDRESS: Final = setting_address(MIN_CHALLENGE_SETTING)
 #: Where BlockInfo keeps the time: channel ops list both (which block is newest changes every block).
 CLOCK_INPUTS: Final = (block_info.CONFIG_ADDRESS, block_info.BLOCK_NAMESPACE)
 _HASH_DIGITS: Final = 62
@@ -59,3 +62,10 @@ def channel_addresses(channel_id: bytes, participants: tuple[str, str]) -> tuple
     """
     outputs = [channel_address(channel_id), account_address(participants[0]), account_address(participants[1])]
     return [*outputs, *CLOCK_INPUTS], outputs
+
+
+def open_addresses(channel_id: bytes, participants: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """Inputs and outputs of an ``open``: those of every channel op, and (read only) the setting naming the shortest
+    challenge duration it may fix."""
+    inputs, outputs = channel_addresses(channel_id, participants)
+    return [*inputs, MIN_CHALLENGE_ADDRESS], outputs

@@ -10,12 +10,13 @@ from typing import Final
 from sawtooth_sdk.processor.exceptions import AuthorizationException, InternalError, InvalidTransaction
 
 from chips_tp import rules
-from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel import MIN_CHALLENGE_SETTING, Fixed, channel_id, min_duration
 from chips_tp.family import (
     FAMILY_NAME,
     FAMILY_VERSION,
     ISSUERS_ADDRESS,
     ISSUERS_SETTING,
+    MIN_CHALLENGE_ADDRESS,
     NAMESPACE,
     account_address,
     channel_address,
@@ -80,7 +81,7 @@ def _channel_op(op: Op, signer: str, context: StateContext) -> None:
     if isinstance(op, Open):
         identity = channel_id(Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce))
         existing = _channel(context, identity)
-        channel, account = rules.open_channel(existing, _accounts(context, signer)[signer], op, signer)
+        channel, account = rules.open_channel(existing, _accounts(context, signer)[signer], op, signer, _floor(context))
         changed: dict[str, Account | None] = {signer: account}
     else:
         found = _channel(context, op.channel)
@@ -134,6 +135,22 @@ def _issuers(context: StateContext) -> list[str]:
         ) from None
     except CorruptSetting as error:
         raise InternalError(str(error)) from None
+
+
+def _floor(context: StateContext) -> int:
+    """The shortest challenge duration an open may fix: ``chips.min_challenge_seconds``, read as ``chips.issuers``."""
+    try:
+        value = setting_value(read_entry(context, MIN_CHALLENGE_ADDRESS), MIN_CHALLENGE_SETTING)
+    except AuthorizationException:
+        raise InvalidTransaction(
+            f"an open reads the setting {MIN_CHALLENGE_SETTING}: list {MIN_CHALLENGE_ADDRESS} in its inputs"
+        ) from None
+    except CorruptSetting as error:
+        raise InternalError(str(error)) from None
+    try:
+        return min_duration(value)
+    except ValueError as error:
+        raise InvalidTransaction(str(error)) from None
 
 
 def _accounts(context: StateContext, *keys: str) -> dict[str, Account | None]:

@@ -61,14 +61,15 @@ def transfer(
 
 
 def open_channel(
-    existing: Channel | None, account: Account | None, op: Open, signer: str
+    existing: Channel | None, account: Account | None, op: Open, signer: str, floor: int
 ) -> tuple[Channel, Account | None]:
     """A new channel between the signer (participant 0) and ``op.opponent``, holding the signer's deposit.
 
     The opener pays in at once, so a whole match is three transactions: open, join, conclude.
+    Its challenge duration is at least ``floor`` seconds (the setting ``chips.min_challenge_seconds``).
     """
     fixed = Fixed((signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce)
-    problem = fixed_problem(fixed)
+    problem = fixed_problem(fixed, floor)
     if problem:
         raise Refused(f"cannot open the channel: {problem}")
     identity = channel_id(fixed)

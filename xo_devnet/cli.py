@@ -16,10 +16,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from chips_tp.channel import MAX_DURATION, MIN_DURATION, min_duration
 from xo_core import __version__, logs
 from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.already_running import WAIT_SECONDS, RunningDevnet, describe, find_running, is_held
 from xo_devnet.families import Family, parse_families
+from xo_devnet.genesis import MIN_CHALLENGE_SECONDS
 
 LOGGER = logging.getLogger("xo_devnet")
 
@@ -106,6 +108,16 @@ def max_subscribers(text: str) -> int:
     return count
 
 
+def challenge_floor(text: str) -> int:
+    """``--min-challenge``: whole seconds, as the chips family reads its setting (1 to 30 days)."""
+    try:
+        return min_duration(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of seconds from {MIN_DURATION} to {MAX_DURATION}, got {text!r}"
+        ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="xo-devnet",
@@ -155,6 +167,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-broker",
         action="store_true",
         help="run no MQTT broker, whatever --broker says (players then need one of their own)",
+    )
+    parser.add_argument(
+        "--min-challenge",
+        type=challenge_floor,
+        default=MIN_CHALLENGE_SECONDS,
+        metavar="SECONDS",
+        help="the shortest challenge duration a chips channel may have on a new chain (its setting "
+        f"chips.min_challenge_seconds; default: {MIN_CHALLENGE_SECONDS}, since nobody else sets this node's clock; a "
+        "chain already started keeps its own)",
     )
     parser.add_argument(
         "--block-interval",
@@ -247,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         rest_port=args.rest_api[1],
         component_endpoint=args.component_endpoint,
         broker=None if args.no_broker else args.broker,
+        min_challenge=args.min_challenge,
         block_interval=args.block_interval,
         max_subscribers=args.max_subscribers,
         run_processor=not args.no_tp,

@@ -28,7 +28,7 @@ from xo_core.text import counted
 from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
-from xo_devnet.genesis import ISSUER_KEY_NAME, genesis_state
+from xo_devnet.genesis import ISSUER_KEY_NAME, MIN_CHALLENGE_SECONDS, genesis_state
 from xo_devnet.key_chips import KeyChips, key_chips
 from xo_devnet.ledger import Ledger, LedgerConfig
 from xo_devnet.player_keys import PlayerKey, ensure_player_keys
@@ -93,6 +93,8 @@ class DevnetOptions:
     """Seconds a batch may wait for its dependencies to run (``LedgerConfig.dependency_wait``)."""
     broker: tuple[str, int] | None = None
     """Where the embedded MQTT broker listens (port 0: a free one); None runs no broker."""
+    min_challenge: int = MIN_CHALLENGE_SECONDS
+    """The shortest challenge duration a chips open may fix on a new chain (``chips.min_challenge_seconds``)."""
 
     @property
     def accepted_families(self) -> frozenset[Family]:
@@ -115,7 +117,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
     async with contextlib.AsyncExitStack() as running:
         keys = ensure_player_keys(options.key_dir)
         issuer = ensure_player_keys(options.key_dir, (ISSUER_KEY_NAME,))[0]
-        ledger = await _start_ledger(options, _genesis(issuer, keys))
+        ledger = await _start_ledger(options, _genesis(issuer, keys, options.min_challenge))
         running.push_async_callback(ledger.stop)
         where = f"{options.rest_host}:{options.rest_port}"
         try:
@@ -271,15 +273,16 @@ def _chips(ledger: Ledger, keys: list[PlayerKey], families: frozenset[Family]) -
     return key_chips(lambda address: ledger.state_get(address, root), public_keys)
 
 
-def _genesis(issuer: PlayerKey, players: list[PlayerKey]) -> dict[str, bytes]:
-    """A new chain's genesis state: the issuer key may issue chips; each player has 1,000.
+def _genesis(issuer: PlayerKey, players: list[PlayerKey], min_challenge: int) -> dict[str, bytes]:
+    """A new chain's genesis state: the issuer key may issue chips; each player has 1,000; chips challenges last
+    at least ``min_challenge`` seconds.
 
     An issuer key that cannot be read or written leaves chips without an issuer (a warning says why).
     """
     if issuer.public_key is None:
         LOGGER.warning("no chips issuer on a new chain: %s", issuer.problem)
     known = [player.public_key for player in players if player.public_key is not None]
-    return genesis_state(issuer.public_key, known) if issuer.public_key is not None else {}
+    return genesis_state(issuer.public_key, known, min_challenge)
 
 
 async def _start_ledger(options: DevnetOptions, genesis: dict[str, bytes]) -> Ledger:

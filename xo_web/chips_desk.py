@@ -19,7 +19,14 @@ from typing import Any, Final, NamedTuple
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.challenges import challenge_proof, held_engine
-from chips_client.channels import MAX_NAME_LENGTH, MAX_ROUNDS, name_problem, nonce_of, rounds_of
+from chips_client.channels import (
+    MAX_NAME_LENGTH,
+    MAX_ROUNDS,
+    name_problem,
+    nonce_of,
+    rounds_of,
+    short_challenge_note,
+)  # fmt: skip
 from chips_client.narration import Story, player
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.apps import APPS
@@ -173,6 +180,7 @@ def channel_view(
         "deposits": [fixed.deposits[index], fixed.deposits[1 - index]],
         "rounds": rounds_of(fixed),
         "challenge_seconds": fixed.duration,
+        "challenge_note": short_challenge_note(fixed.duration),
         "me": index,
         "opponent": {"public_key": opponent, "name": None if opponent_name is None else printable(opponent_name)},
         "status": record.status,
@@ -240,7 +248,7 @@ class ChipsDesk(Sender):
             (signer.public_key, opponent), request.game, request.stake, (request.deposit, request.deposit),
             request.challenge, nonce_of(request.name, request.rounds),
         )  # fmt: skip
-        if problem := fixed_problem(fixed):
+        if problem := fixed_problem(fixed, self.challenge_floor()):
             raise refused(f"{problem}; nothing was submitted")
         with self.store(signer.public_key) as store:
             store.remember_channel(channel_id(fixed), ChannelTerms(request.name, fixed, request.rounds))
@@ -260,8 +268,10 @@ class ChipsDesk(Sender):
             if store.channel(ident) is None:
                 store.remember_channel(ident, ChannelTerms(ident.hex()[:8], record.fixed, rounds_of(record.fixed)))
         self._submit(signer, [tx.join(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
+        note = short_challenge_note(record.fixed.duration)
         return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
-                "the match can start."}  # fmt: skip
+                f"the match can start. A challenge must be answered within {record.fixed.duration} s."
+                + (f" Note: {note}." if note else "")}  # fmt: skip
 
     def challenge(self, player: str, ident: bytes) -> Json:
         """``chips challenge``: hold the opponent to the newest state the player's store has; they must answer by the
@@ -321,6 +331,16 @@ class ChipsDesk(Sender):
             return key
         raise refused(f"{quoted(given, None)} is neither a public key nor the name of a key in {self.key_dir}; "
                       "nothing was submitted")  # fmt: skip
+
+    def challenge_floor(self) -> int:
+        """The chain's shortest challenge (``chips.min_challenge_seconds``): a 409 if unreadable, a 502 if no answer."""
+        try:
+            with self.client() as client:
+                return self.chain(client).challenge_floor()
+        except InvalidInput as error:
+            raise refused(f"{error.message}; nothing was submitted") from None
+        except CommandError as error:
+            raise unavailable(error) from None
 
     def player_signer(self, player: str) -> Signer:
         """``player``'s key, or a 409 saying why it cannot sign (a 400 when there is no such key)."""

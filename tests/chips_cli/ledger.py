@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from chips_client.channels import account_balance, channels_in
-from chips_tp.family import account_address
+from chips_client.channels import account_balance, challenge_floor, channels_in
+from chips_tp.family import MIN_CHALLENGE_ADDRESS, account_address
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.state import Channel, decode_channel
 from client_core.errors import Rejected
@@ -46,8 +46,8 @@ class HandlerChain:
     def balance(self, key: str) -> int:
         return account_balance(self.ledger.state.get(account_address(key)), key)
 
-    def state(self, address: str) -> bytes | None:
-        return self.ledger.state.get(address)
+    def challenge_floor(self) -> int:
+        return challenge_floor(self.ledger.state.get(MIN_CHALLENGE_ADDRESS))
 
     def submit(self, transaction: Transaction, what: str) -> None:
         self.submit_all([transaction], what)

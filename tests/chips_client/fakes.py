@@ -15,7 +15,7 @@ from collections.abc import Callable
 from chips_client.asking import Question
 from chips_client.match import Match
 from chips_tp import rules
-from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel import MIN_DURATION, Fixed, channel_id
 from chips_tp.family import channel_address
 from chips_tp.ops import Challenge, Checkpoint, Conclude, Finalize, Join, Open, Respond
 from chips_tp.payload import parse_payload
@@ -88,7 +88,7 @@ class FakeChain:
         self.refusals: list[str] = []
         opening = Open(fixed.participants[1], fixed.app, fixed.stake, fixed.deposits, fixed.duration, fixed.nonce)
         opener, joiner = fixed.participants
-        channel, _ = rules.open_channel(None, rules.credited(None, opener, 10_000), opening, opener)
+        channel, _ = rules.open_channel(None, rules.credited(None, opener, 10_000), opening, opener, MIN_DURATION)
         channel, _ = rules.join(
             channel, rules.credited(None, joiner, 10_000), Join(channel_id(fixed), channel.held), joiner
         )

@@ -8,7 +8,7 @@ deterministic (RFC 6979), so every byte below is reproducible.
 """
 
 from chips_tp import rps_app, rules, xo_app
-from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel import DEFAULT_MIN_DURATION, Fixed, channel_id
 from chips_tp.channel_state import State, encode_state
 from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_message
 from chips_tp.ops import Challenge, Issue, Join, Open, Respond, SignedState, Transfer
@@ -56,7 +56,7 @@ def turn_2() -> bytes:
 
 def examples() -> dict[str, bytes]:
     """Every example the specification shows, by title."""
-    channel, _ = rules.open_channel(None, Account(ALICE.public_key, 1000), OPEN, ALICE.public_key)
+    channel, _ = rules.open_channel(None, Account(ALICE.public_key, 1000), OPEN, ALICE.public_key, DEFAULT_MIN_DURATION)
     channel, _ = rules.join(channel, Account(BOB.public_key, 1000), JOIN, BOB.public_key)
     assert channel.state is not None
     funded_state = channel.state

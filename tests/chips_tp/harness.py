@@ -1,7 +1,9 @@
 """A chips chain in memory: transactions built by the client library, applied by the handler to a dict of state.
 
 The BlockInfo clock is set with :meth:`Chain.at`; the issuers setting holds the
-issuer's key. Every refusal is checked to change nothing and emit nothing.
+issuer's key, and the challenge floor (``chips.min_challenge_seconds``) is 60 s, as a
+network may set it, so that the channels here may last a minute. Every refusal is
+checked to change nothing and emit nothing.
 """
 
 from dataclasses import dataclass, field
@@ -10,7 +12,7 @@ import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.family import ISSUERS_ADDRESS, account_address, channel_address
+from chips_tp.family import ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, account_address, channel_address
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.state import Channel, decode_account, decode_channel
 from tests.fake_context import Event, FakeContext
@@ -25,6 +27,8 @@ BOB = Signer.from_hex("00" * 31 + "02")
 ISSUER = Signer.from_hex("00" * 31 + "03")
 CAROL = Signer.from_hex("00" * 31 + "04")
 NOW = 1_700_000_000
+#: The challenge floor the harness's network sets.
+FLOOR = 60
 XO_TERMS = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 100), 60, 1)
 RPS_TERMS = Fixed((ALICE.public_key, BOB.public_key), "rps", 10, (100, 100), 60, 2)
 
@@ -47,6 +51,7 @@ class Chain:
     def __post_init__(self) -> None:
         self.state.update(block_info_entries(NOW, self.block))
         self.state[ISSUERS_ADDRESS] = encode_setting({"chips.issuers": f"{CAROL.public_key}, {ISSUER.public_key}"})
+        self.state[MIN_CHALLENGE_ADDRESS] = encode_setting({"chips.min_challenge_seconds": str(FLOOR)})
 
     def at(self, timestamp: int) -> None:
         """A new block whose BlockInfo says ``timestamp``."""

@@ -13,17 +13,25 @@ from chips_client import transactions as tx
 from chips_tp import rps_app, xo_app
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State
-from chips_tp.family import FAMILY_NAME, FAMILY_VERSION, account_address, channel_address, channel_addresses
+from chips_tp.family import (
+    FAMILY_NAME,
+    FAMILY_VERSION,
+    MIN_CHALLENGE_ADDRESS,
+    account_address,
+    channel_address,
+    channel_addresses,
+)  # fmt: skip
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.hashes import challenge_message, sign
-from chips_tp.ops import Challenge, Join, Op, SignedState
+from chips_tp.ops import Challenge, Join, Op, Open, SignedState
 from chips_tp.payload import encode_payload
 from chips_tp.state import CLOSED, FUNDING, RUNNING, encode_channel
 from rps_tp.commitment import commitment
-from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER, NOW, RPS_TERMS, XO_TERMS, Chain, request
+from tests.chips_tp.harness import ALICE, BOB, CAROL, FLOOR, ISSUER, NOW, RPS_TERMS, XO_TERMS, Chain, request
 from tests.fake_context import FakeContext
 from xo_core.batches import make_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
+from xo_core.settings import encode_setting
 from xo_core.signing import Signer
 
 ID = channel_id(XO_TERMS)
@@ -147,6 +155,36 @@ def test_an_open_without_the_deposit_in_the_account_is_refused(chain: Chain):
     assert reason == (
         f"the deposit into channel {channel_id(poor).hex()[:8]}... needs 100 chips but the account "
         f"{CAROL.public_key[:8]}... holds 0"
+    )
+
+
+def test_an_open_must_leave_at_least_the_networks_floor_to_answer_a_challenge(chain: Chain):
+    """chips.min_challenge_seconds (60 here) sets the floor; unset, it is 600 s, a watchtower's margin (the spec)."""
+    short = XO_TERMS._replace(duration=FLOOR - 1)
+    assert chain.refused(tx.open_channel(ALICE, short)) == (
+        f"cannot open the channel: a challenge duration of {FLOOR - 1} seconds is below this network's floor of "
+        f"{FLOOR} (the setting chips.min_challenge_seconds): a challenge that short could expire before a watchtower "
+        "can answer it"
+    )
+    del chain.state[MIN_CHALLENGE_ADDRESS]
+    assert "below this network's floor of 600" in chain.refused(tx.open_channel(ALICE, XO_TERMS))
+    chain.submit(tx.open_channel(ALICE, XO_TERMS._replace(duration=600)))
+    chain.state[MIN_CHALLENGE_ADDRESS] = encode_setting({"chips.min_challenge_seconds": "1"})
+    chain.submit(tx.open_channel(ALICE, XO_TERMS._replace(duration=1)))
+    chain.state[MIN_CHALLENGE_ADDRESS] = encode_setting({"chips.min_challenge_seconds": "a minute"})
+    assert chain.refused(tx.open_channel(ALICE, XO_TERMS)) == (
+        "the setting chips.min_challenge_seconds is 'a minute', not a whole number of seconds from 1 to 2592000: no "
+        "channel can be opened until it is corrected"
+    )
+
+
+def test_an_open_that_does_not_list_the_floor_setting_is_refused_saying_what_to_list(chain: Chain):
+    inputs, outputs = channel_addresses(ID, XO_TERMS.participants)
+    opening = Open(BOB.public_key, "xo", 10, (100, 100), 60, 1)
+    bare = make_transaction(ALICE, encode_payload(opening), family_name=FAMILY_NAME, family_version=FAMILY_VERSION,
+                            inputs=inputs, outputs=outputs)  # fmt: skip
+    assert chain.refused(bare) == (
+        f"an open reads the setting chips.min_challenge_seconds: list {MIN_CHALLENGE_ADDRESS} in its inputs"
     )
 
 

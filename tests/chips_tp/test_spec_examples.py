@@ -14,7 +14,15 @@ import pytest
 from chips_tp import rps_app
 from chips_tp.channel import channel_id
 from chips_tp.channel_state import decode_state
-from chips_tp.family import ISSUERS_ADDRESS, NAMESPACE, account_address, channel_address, channel_addresses
+from chips_tp.family import (
+    ISSUERS_ADDRESS,
+    MIN_CHALLENGE_ADDRESS,
+    NAMESPACE,
+    account_address,
+    channel_address,
+    channel_addresses,
+    open_addresses,
+)  # fmt: skip
 from chips_tp.hashes import signed_by
 from chips_tp.payload import encode_payload, parse_payload
 from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, examples
@@ -70,14 +78,16 @@ def test_the_hashes_and_signatures_are_what_they_say():
 
 def test_the_addresses_in_the_specification():
     text = SPEC.read_text(encoding="utf-8")
-    inputs, outputs = channel_addresses(CHANNEL_ID, FIXED.participants)
+    inputs, outputs = open_addresses(CHANNEL_ID, FIXED.participants)
     assert all(address in text for address in inputs + outputs)
+    assert set(inputs) - set(channel_addresses(CHANNEL_ID, FIXED.participants)[0]) == {MIN_CHALLENGE_ADDRESS}
     assert NAMESPACE == hashlib.sha512(b"chips").hexdigest()[:6] == "7d3d52"
     shown = set(re.findall(r"\b(?:7d3d52|000000)[0-9a-f]{16,}\b", text))
     assert shown == {
         account_address(ALICE.public_key), account_address(BOB.public_key), channel_address(CHANNEL_ID),
-        ISSUERS_ADDRESS,
+        ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS,
     }  # fmt: skip
+    assert setting_address("chips.min_challenge_seconds") == MIN_CHALLENGE_ADDRESS
     assert setting_address("chips.issuers") == ISSUERS_ADDRESS
     assert (
         "000000" + "".join(hashlib.sha256(part.encode()).hexdigest()[:16] for part in ("chips", "issuers", "", ""))

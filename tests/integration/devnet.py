@@ -40,6 +40,8 @@ def running_devnet(workdir: Path, environment: Mapping[str, str] | None = None) 
         str(workdir / "devnet-keys"),
         "--ready-file",
         str(ready_file),
+        "--min-challenge",  # the chips tests let a challenge of 2 s run out (chips.min_challenge_seconds)
+        "1",
     ]
     with log_path.open("wb") as log:
         # A session of its own, so that whatever xo-devnet started can be stopped with it.

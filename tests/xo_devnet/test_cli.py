@@ -117,6 +117,15 @@ def test_every_flag_is_read():
     assert (args.processor_wait, args.dependency_wait) == (2.5, 90.0)
 
 
+def test_the_chips_challenge_floor_of_a_new_chain_defaults_to_ten_seconds_and_is_whole_seconds(capsys):
+    assert parse().min_challenge == 10
+    assert parse("--min-challenge", "1").min_challenge == 1
+    for wrong in ("0", "1.5", "2592001"):
+        with pytest.raises(SystemExit):
+            parse("--min-challenge", wrong)
+    assert "expected a whole number of seconds from 1 to 2592000, got '0'" in capsys.readouterr().err
+
+
 def test_the_waits_default_to_a_minute_and_may_come_from_the_environment(monkeypatch):
     assert (parse().processor_wait, parse().dependency_wait) == (60.0, 60.0)
     monkeypatch.setenv("XO_DEVNET_PROCESSOR_WAIT", "5")

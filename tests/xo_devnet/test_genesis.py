@@ -2,7 +2,7 @@
 
 import asyncio
 
-from chips_tp.family import ISSUERS_ADDRESS, account_address
+from chips_tp.family import ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, account_address
 from chips_tp.state import decode_account
 from xo_core.settings import setting_value
 from xo_devnet.genesis import OPENING_CHIPS, genesis_state
@@ -18,7 +18,14 @@ def test_the_genesis_state_names_the_issuer_and_credits_each_player():
     for player in PLAYERS:
         account = decode_account(account_address(player), state[account_address(player)], player)
         assert account is not None and account.balance == OPENING_CHIPS == 1000
-    assert len(state) == 3
+    assert setting_value(state[MIN_CHALLENGE_ADDRESS], "chips.min_challenge_seconds") == "10"
+    assert len(state) == 4
+
+
+def test_the_genesis_sets_the_challenge_floor_it_is_given_and_names_no_issuer_without_a_key():
+    state = genesis_state(None, PLAYERS, min_challenge=1)
+    assert setting_value(state[MIN_CHALLENGE_ADDRESS], "chips.min_challenge_seconds") == "1"
+    assert ISSUERS_ADDRESS not in state and len(state) == 3
 
 
 def test_a_new_ledger_holds_its_genesis_state_in_block_0(tmp_path):

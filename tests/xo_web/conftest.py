@@ -32,7 +32,9 @@ def offline_server(key_dir: Path, closed_port: int) -> Iterator[LocalServer]:
 
 @pytest.fixture(scope="module")
 def devnet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevnetProcess]:
-    with DevnetProcess(log_path=tmp_path_factory.mktemp("devnet") / "devnet.log") as running:
+    # A floor of 1 s (chips.min_challenge_seconds): the chips tests let challenges of 1 and 2 s run out.
+    log_path = tmp_path_factory.mktemp("devnet") / "devnet.log"
+    with DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=log_path) as running:
         yield running
 
 

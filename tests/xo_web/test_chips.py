@@ -76,11 +76,13 @@ def test_the_balance_and_channels_follow_open_and_join(chips_server):
     bob_before = chips_of(chips_server, "bob")
     listed = [c for c in bob_before["channels"] if c["id"] == ident]
     assert listed[0]["open_to_me"] is True
+    assert listed[0]["challenge_seconds"] == 60 and "which is short" in listed[0]["challenge_note"]
     assert listed[0]["shown"] == ident[:8]  # bob's store has never heard the name alice gave it
     assert bob_before["channels"][0]["id"] == ident  # what waits for the player comes first
 
     joined = chips_server.post_chips("join", player="bob", channel=ident)
     assert joined.status == 200, joined.body
+    assert "A challenge must be answered within 60 s. Note: a challenge in this channel" in joined.json()["message"]
     bob = chips_of(chips_server, "bob")
     assert bob["balance"] == bob_before["balance"] - 20
     mine = next(c for c in bob["channels"] if c["id"] == ident)

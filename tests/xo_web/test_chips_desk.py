@@ -1,6 +1,7 @@
 """The chips desk without a server: the page's view of a state, and a REST API that cannot answer.
 
-No chain: a state is built by hand, and the REST API is a loopback port nothing listens on.
+No chain: a state or a channel is built by hand, and the REST API is a loopback port nothing listens on, or
+the stand-in REST API holding the one setting a check reads.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from chips_client.narration import Story
 from chips_client.store import ChannelTerms
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State
-from chips_tp.state import ChallengeRecord, Channel
+from chips_tp.family import MIN_CHALLENGE_ADDRESS
+from chips_tp.state import FUNDING, ChallengeRecord, Channel
 from chips_tp.xo_app import INITIAL
 from client_core.keys import NO_NAMES, KeyNames
 from xo_core.keyfiles import write_key_pair
+from xo_core.settings import encode_setting
 from xo_core.signing import Signer
-from xo_web.chips_desk import ChipsDesk, channel_view, state_view
+from xo_web.chips_desk import ChipsDesk, OpenRequest, channel_view, state_view
 from xo_web.errors import ApiError
 
 
@@ -73,3 +76,27 @@ def test_an_opponent_whose_key_is_no_curve_point_is_refused_before_anything_is_s
     bob = Signer.generate()
     write_key_pair(tmp_path, "bob", bob)
     assert desk.public_key("bob") == desk.public_key(bob.public_key) == bob.public_key
+
+
+def test_an_open_below_the_chains_challenge_floor_is_refused_before_anything_is_sent(fake, tmp_path):
+    fake.state[MIN_CHALLENGE_ADDRESS] = encode_setting({"chips.min_challenge_seconds": "600"})
+    alice, bob = Signer.generate(), Signer.generate()
+    write_key_pair(tmp_path, "alice", alice)
+    desk = ChipsDesk(fake.url, None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
+    with pytest.raises(ApiError) as raised:
+        desk.open(OpenRequest("alice", "quick", bob.public_key, "xo", 1, 5, 1, 30))
+    assert raised.value.status == 409
+    assert "a challenge duration of 30 seconds is below this network's floor of 600" in raised.value.message
+    assert fake.submitted == []
+
+
+@pytest.mark.parametrize(("seconds", "short"), [(30, True), (599, True), (600, False), (3600, False)])
+def test_the_page_is_told_when_a_channels_challenges_are_short(seconds, short):
+    me, other = Signer.generate().public_key, Signer.generate().public_key
+    fixed = Fixed((other, me), "xo", 1, (5, 5), seconds, 1)
+    record = Channel(channel_id(fixed), fixed, FUNDING, (True, False), 5, 0, None, None, None)
+    view = channel_view(record, me, NO_NAMES, None, None)
+    assert view["challenge_seconds"] == seconds and view["open_to_me"] is True
+    assert (view["challenge_note"] is not None) is short
+    if short:
+        assert view["challenge_note"].startswith(f"a challenge in this channel must be answered within {seconds} s")

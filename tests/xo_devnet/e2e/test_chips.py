@@ -87,7 +87,7 @@ class Players:
 @pytest.fixture(scope="module")
 def players(tmp_path_factory) -> Iterator[Players]:
     log_path = tmp_path_factory.mktemp("chips") / "devnet.log"
-    with DevnetProcess(log_path=log_path) as devnet:
+    with DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=log_path) as devnet:  # 1 s challenges
         yield Players(devnet)
 
 
@@ -102,6 +102,8 @@ def xo(fixed: Fixed, turn: int, position: str, crosses: int, noughts: int, balan
 def test_genesis_names_the_issuer_and_credits_the_players(players):
     setting = players.state("000000d9705d8ee25f3f788759bae4f79a1d61e3b0c44298fc1c14e3b0c44298fc1c14")
     assert setting_value(setting, "chips.issuers") == players.issuer.public_key
+    floor = players.state("000000d9705d8ee25f3f78c91ae4a090321651e3b0c44298fc1c14e3b0c44298fc1c14")
+    assert setting_value(floor, "chips.min_challenge_seconds") == "1"  # --min-challenge 1, for 1 s challenges
     players.ok(players.issuer, tx.issue(players.issuer, players.alice.public_key, 5))
     reason = players.refused(players.alice, tx.issue(players.alice, players.alice.public_key, 5))
     assert "only the keys in the setting chips.issuers may issue chips" in reason

@@ -113,7 +113,8 @@ class Net:
 @pytest.fixture(scope="module")
 def net(tmp_path_factory) -> Iterator[Net]:
     workdir = tmp_path_factory.mktemp("chips-play")
-    with DevnetProcess(log_path=workdir / "devnet.log") as devnet:
+    # A floor of 1 s (chips.min_challenge_seconds) lets the silent and cheating players' deadlines pass at once.
+    with DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=workdir / "devnet.log") as devnet:
         broker = devnet.ready.get("broker_url")
         if broker:
             yield Net(devnet, broker)

@@ -64,6 +64,12 @@ export function clockTime(moment, skew) {
   return new Date((moment + skew) * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
 }
 
+/** How long a challenge in the channel lasts, and the server's warning when that is short, before a join. */
+export function challengeText(channel) {
+  const within = `A challenge must be answered within ${channel.challenge_seconds} s.`;
+  return channel.challenge_note ? `${within} Warning: ${channel.challenge_note}.` : within;
+}
+
 export function countdown(channel, skew) {
   if (!channel.challenge || channel.status === "closed") return null;
   const deadline = channel.challenge.deadline;
@@ -188,6 +194,7 @@ export function mount(app, _parameter, signal) {
       h("span", { class: "channel-terms", text: ` ${gameName(channel.game)}, ${stakeText(channel)}, ${roundsText(channel)}; deposits ${channel.deposits[0]} and ${channel.deposits[1]}; against ` }),
       h("span", { class: "channel-opponent", text: opponentLabel(channel) }),
       h("p", { class: "channel-status" }, statusText(channel), countdown(channel, skew)),
+      channel.open_to_me ? h("p", { class: "channel-challenge", text: challengeText(channel) }) : null,
       balances ? h("p", { class: "channel-balances", text: balances }) : null,
       words ? h("p", { class: "channel-words", text: words }) : null,
       actions.length ? h("div", { class: "actions" }, actions) : null,
