@@ -14,7 +14,8 @@ Routes (docs/web.md tells more):
 - ``GET /api/chips?player=NAME``: the player's chips and channels (:mod:`xo_web.chips_desk`);
 - ``POST /api/chips/open``, ``/api/chips/join``: a channel opened, a deposit paid;
 - ``POST /api/chips/play``, ``/api/chips/move``: a staked match played from the page (:mod:`xo_web.chips_matches`);
-- ``POST /api/chips/challenge``, ``/api/chips/finalize``: a silent opponent held to the latest state, and paid out.
+- ``POST /api/chips/challenge``, ``/api/chips/finalize``: a silent opponent held to the latest state, and paid out;
+- ``GET /api/ratings?game=xo|rps|chips``: every player's rating, read from the chain (:mod:`xo_web.ratings`).
 
 Every request passes :class:`xo_web.security.Guard` first; every answer carries
 the security headers; every error is a Sawtooth-style error body
@@ -58,6 +59,7 @@ from xo_web.live import Live
 from xo_web.lobby import rps_lobby, xo_lobby
 from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
 from xo_web.page import Page
+from xo_web.ratings import Leaderboard
 from xo_web.rps_moves import Reveals, RpsMover, parse_rps
 from xo_web.security import Guard, add_security_headers
 
@@ -82,6 +84,8 @@ class Settings:
     trace: Callable[[str], None] | None = None
     broker: BrokerAddress | None = None
     """The MQTT broker staked matches exchange their messages through (``--broker``; None: the default one)."""
+    ratings_cache: Path | None = None
+    """Where the leaderboard's games are cached (``xo ratings``'s file for the REST API); None: read all each run."""
 
 
 class Keys:
@@ -153,6 +157,10 @@ class Server:
             publish=lambda data: self.fanout.publish(encode("chips", data)), trace=settings.trace,
             names=self.keys.current_names,
         )  # fmt: skip
+        self.leaderboard = Leaderboard(
+            settings.rest_url, settings.auth, lambda data: self.fanout.publish(encode("ratings", data)),
+            cache=settings.ratings_cache, trace=settings.trace,
+        )  # fmt: skip
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)
 
@@ -178,6 +186,10 @@ class Server:
         s = self.settings
         names = self.keys.current_names()
         return json_response(await asyncio.to_thread(game_history, s.rest_url, s.auth, name, names, s.trace))
+
+    async def ratings(self, request: web.Request) -> web.Response:
+        """``GET /api/ratings``: the leaderboard of every game, or of one family's (``?game=xo``)."""
+        return json_response(self.leaderboard.view(request.query.get("game"), self.keys.current_names()))
 
     async def move(self, request: web.Request) -> web.Response:
         move = parse_move(await read_json(request))
@@ -270,12 +282,14 @@ class Server:
         """The follower runs while the server does; pages' streams end first when it stops."""
         self.reveals.bind(asyncio.get_running_loop())
         task = asyncio.create_task(self.live.run(), name="xo web: follower")
+        ratings = asyncio.create_task(self.leaderboard.run(), name="xo web: ratings")
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            for running in (task, ratings):
+                running.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await running
             await self.computer.close()
             await self.reveals.close()
             await self.matches.close()
@@ -337,6 +351,7 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/api/session", server.session)
     app.router.add_get("/api/events", server.events.handle)
     app.router.add_get("/api/history", server.history)
+    app.router.add_get("/api/ratings", server.ratings)
     app.router.add_post("/api/moves", server.move)
     app.router.add_post("/api/rps", server.rps_op)
     app.router.add_post("/api/computer", server.start_computer)

@@ -24,6 +24,7 @@ from aiohttp import web as aiohttp_web
 from client_core import session
 from client_core.errors import CommandError, InvalidInput, UsageError
 from client_core.keys import private_key_names
+from client_core.results_reader import cache_path
 from client_core.runner import notice, warn
 from xo_core.server_logs import install_accept_error_handler
 from xo_core.text import printable, quoted
@@ -46,7 +47,9 @@ def web(args: argparse.Namespace) -> int:
     port = listener.getsockname()[1]
     if remote_warning:
         warn("xo", remote_warning.format(port=port))
-    settings = Settings(rest_url, auth, key_dir, default_key, port, new_token(), trace, args.broker)
+    settings = Settings(
+        rest_url, auth, key_dir, default_key, port, new_token(), trace, args.broker, ratings_cache=cache_path(rest_url)
+    )
     address = page_address(host, port)
     keys = private_key_names(key_dir)
 

@@ -29,6 +29,10 @@ export class Live extends EventTarget {
     source.addEventListener("status", (event) => this.#setStatus(JSON.parse(event.data)));
     source.addEventListener("computer", (event) => this.#computer(JSON.parse(event.data)));
     source.addEventListener("chips", (event) => this.#chips(JSON.parse(event.data)));
+    // A block finished a rated game: the leaderboard asks for its table again.
+    source.addEventListener("ratings", (event) => {
+      this.dispatchEvent(new CustomEvent("ratings", { detail: JSON.parse(event.data) }));
+    });
     source.addEventListener("rps_note", (event) => {
       this.dispatchEvent(new CustomEvent("rps_note", { detail: JSON.parse(event.data) }));
     });

@@ -5,6 +5,7 @@
 //   #/rps/NAME     one rock-paper-scissors game: its players, rounds, and your throw
 //   #/chips        your chips and channels; open or join one
 //   #/channel/ID   a staked match in a channel, played live through the broker
+//   #/ratings[/G]  every player's rating from the chain, live (G: xo, rps or chips alone)
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -16,6 +17,7 @@ import * as lobbyView from "./lobby.js";
 import * as rpsView from "./rps.js";
 import * as chipsView from "./chips.js";
 import * as channelView from "./channel.js";
+import * as ratingsView from "./ratings.js";
 
 const PLAYER_STORAGE = "xo.player";
 const ROUTES = [
@@ -25,6 +27,7 @@ const ROUTES = [
   { pattern: /^#\/rps\/(.+)$/, view: rpsView },
   { pattern: /^#\/chips\/?$/, view: chipsView },
   { pattern: /^#\/channel\/([0-9a-f]{64})$/, view: channelView },
+  { pattern: /^#\/ratings(?:\/(xo|rps|chips))?\/?$/, view: ratingsView },
 ];
 
 /** What every view shares: the live games, the session, who plays, and where views go. */
@@ -119,6 +122,7 @@ function route(app) {
     app.main.replaceChildren();
     document.getElementById("nav-lobby").toggleAttribute("aria-current", view === lobbyView);
     document.getElementById("nav-chips").toggleAttribute("aria-current", view === chipsView);
+    document.getElementById("nav-ratings").toggleAttribute("aria-current", view === ratingsView);
     view.mount(app, parameter, current.signal);
   };
   window.addEventListener("hashchange", () => {
