@@ -16,12 +16,11 @@ from collections.abc import Callable
 from chips_cli import context
 from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
-from chips_client.channels import rounds_of
 from chips_client.computer import Computer
 from chips_client.match import Match, NotPlayable, Receiver
 from chips_client.messages import client_id, topic
-from chips_client.narration import Story, grid, player, xo_prompt
-from chips_client.store import ChannelTerms, Store
+from chips_client.narration import Story, channel_line, grid, player, xo_prompt
+from chips_client.store import Store
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
 from client_core import session
@@ -134,19 +133,16 @@ def watch(args: argparse.Namespace) -> int:
                 now = (found.status, found.turn, found.challenge)
                 if seen.get(found.id) != now:
                     seen[found.id] = now
-                    say(watched_line(found, stored.channel(found.id), signer.public_key, names, time.time()))
+                    say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
                     if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
                         _defend(signer, chain, stored, found, names)
             time.sleep(args.poll)
 
 
-def watched_line(found: Channel, terms: ChannelTerms | None, me: str, names: KeyNames, now: float) -> str:
-    """What ``chips watch`` says of a channel that changed: its name (its id's first digits when the store has
-    none), the game and opponent, and the chain's record in words."""
-    story = Story(found.fixed, rounds_of(found.fixed), me, names)
-    label = quoted(terms.name, None) if terms is not None else found.id.hex()[:8]
-    opponent = story.who(1 - found.fixed.participants.index(me))
-    return f"channel {label} ({found.fixed.app} with {opponent}): {story.status(found, now)}"
+def stored_name(stored: Store, found: Channel) -> str | None:
+    """The name the player's store knows ``found``'s channel by, if it knows it."""
+    terms = stored.channel(found.id)
+    return None if terms is None else terms.name
 
 
 def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel, names: KeyNames) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime, tzinfo
 from typing import NamedTuple
 
-from chips_client.channels import OnChain
+from chips_client.channels import OnChain, rounds_of
 from chips_client.moves import match_over, xo_board, xo_mark
 from chips_tp import rps_app, xo_app
 from chips_tp.channel import RPS, XO, Fixed, mover
@@ -24,7 +24,7 @@ from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
 from client_core.keys import NO_NAMES, KeyNames
 from xo_client.notation import board_lines, grid_name
-from xo_core.text import printable, short_key
+from xo_core.text import printable, quoted, short_key
 
 YOU = "you"
 """How the reader is named: every line is said to one player."""
@@ -375,3 +375,12 @@ class Story:
             return (f"challenged by {self.by(record.challenge.challenger)} at turn {record.turn}, to be answered "
                     f"before {deadline_text(record.challenge.deadline, now)}")  # fmt: skip
         return f"running, turn {record.turn} on chain"
+
+
+def channel_line(record: Record, name: str | None, you: str, names: KeyNames, now: float) -> str:
+    """One line for a channel whose record changed (``chips watch``): its name (its id's first digits when the
+    player's store has none), the game and the opponent, and the record in words."""
+    story = Story(record.fixed, rounds_of(record.fixed), you, names)
+    label = quoted(name, None) if name is not None else record.id.hex()[:8]
+    opponent = story.who(1 - record.fixed.participants.index(you))
+    return f"channel {label} ({record.fixed.app} with {opponent}): {story.status(record, now)}"

@@ -8,14 +8,9 @@ from collections import Counter
 
 import pytest
 
-from chips_cli.play import PersonChooser, watched_line
-from chips_client.channels import nonce_of
+from chips_cli.play import PersonChooser
 from chips_client.computer import Computer
-from chips_client.store import ChannelTerms
-from chips_tp.channel import Fixed, channel_id
-from chips_tp.state import ChallengeRecord, Channel
 from client_core.errors import InvalidInput
-from client_core.keys import KeyNames
 from xo_client.notation import board_lines
 
 
@@ -55,17 +50,3 @@ def test_at_a_terminal_the_xo_prompt_draws_the_grid_xo_play_draws(capsys):
     shown = capsys.readouterr().out
     assert shown == "\n".join(board_lines("X--------")) + "\nyour O (1-9): "
 
-
-def test_watch_names_the_channel_and_says_the_challenge_in_words_and_local_time():
-    alice, bob = "02" + "a1" * 32, "03" + "b2" * 32
-    fixed = Fixed((alice, bob), "xo", 10, (50, 50), 60, nonce_of("duel", 3))
-    names = KeyNames({alice: "alice", bob: "bob\x1b"})
-    challenged = Channel(channel_id(fixed), fixed, "running", (True, True), 100, 3, None,
-                         ChallengeRecord(2_000_000_042, bob), None)  # fmt: skip
-    line = watched_line(challenged, ChannelTerms("du\nel", fixed, 3), alice, names, 2_000_000_000)
-    start = "channel 'du\\x0ael' (xo with bob\\x1b): challenged by bob\\x1b at turn 3, to be answered before "
-    assert line.startswith(start)
-    assert line.endswith(" (42 s left)") and "2000000042" not in line
-    closed = challenged._replace(status="closed", challenge=None, payout=(40, 60))
-    assert watched_line(closed, None, bob, names, 0) == f"channel {closed.id.hex()[:8]} (xo with alice): closed, " \
-                                                         "paid you 60, alice 40"  # fmt: skip

@@ -6,12 +6,18 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 
 from chips_client import moves, narration
-from chips_client.channels import nonce_of
+from chips_client.channels import OnChain, channel_transactions, nonce_of
 from chips_tp import rps_app, xo_app
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State
+from chips_tp.family import channel_address
+from chips_tp.ops import Cancel, Finalize, Open
+from chips_tp.payload import encode_payload
+from chips_tp.state import ChallengeRecord, Channel
+from client_core.blocks import ChainBlock, ChainTransaction
 from client_core.keys import KeyNames
 from xo_client.notation import board_lines
+from xo_core.signing import Signer
 
 ALICE = "02" + "a1" * 32
 BOB = "03" + "b2" * 32
@@ -196,3 +202,76 @@ def test_the_validators_words_quote_a_unix_time_as_a_clock_time():
         "the challenge on channel 7eadee1d runs until 04:31:07 UTC: 3 seconds left to answer it"
     )
     assert narration.clock_times(f"turn {moment}1", [moment], MORNING, UTC) == f"turn {moment}1"
+
+
+def test_watch_names_the_channel_and_says_the_challenge_in_words_and_local_time():
+    fixed = Fixed((ALICE, BOB), "xo", 10, (50, 50), 60, nonce_of("duel", 3))
+    names = KeyNames({ALICE: "alice", BOB: "bob\x1b"})
+    challenged = Channel(channel_id(fixed), fixed, "running", (True, True), 100, 3, None,
+                         ChallengeRecord(2_000_000_042, BOB), None)  # fmt: skip
+    line = narration.channel_line(challenged, "du\nel", ALICE, names, 2_000_000_000)
+    start = "channel 'du\\x0ael' (xo with bob\\x1b): challenged by bob\\x1b at turn 3, to be answered before "
+    assert line.startswith(start)
+    assert line.endswith(" (42 s left)") and "2000000042" not in line
+    closed = challenged._replace(status="closed", challenge=None, payout=(40, 60))
+    said = narration.channel_line(closed, None, BOB, names, 0)
+    assert said == f"channel {closed.id.hex()[:8]} (xo with alice): closed, paid you 60, alice 40"
+
+
+def record(fixed: Fixed, **changed) -> Channel:
+    running = Channel(channel_id(fixed), fixed, "running", (True, True), 100, 0, None, None, None)
+    return running._replace(**changed)
+
+
+def test_the_chains_record_in_words_for_each_status():
+    fixed = channel("xo")
+    story = narration.Story(fixed, 3, BOB, NAMES)
+    assert story.status(record(fixed, status="funding", funded=(True, False)), 0) == "waiting for your deposit"
+    assert story.status(record(fixed, turn=4), 0) == "running, turn 4 on chain"
+    challenged = record(fixed, turn=4, challenge=ChallengeRecord(1000, BOB))
+    assert story.status(challenged, 995).startswith("challenged by you at turn 4, to be answered before ")
+    assert story.status(challenged, 995).endswith(" (5 s left)")
+    assert story.status(record(fixed, status="closed", payout=(70, 30)), 0) == "closed, paid you 30, alice 70"
+
+
+def on_chain(*ops: tuple[str, str]) -> list[OnChain]:
+    return [OnChain(block, op, signer, f"{block:0128x}") for block, (op, signer) in enumerate(ops, 1)]
+
+
+def test_the_channels_transactions_and_how_it_closed():
+    story = narration.Story(channel("xo"), 3, ALICE, NAMES)
+    agreed = on_chain(("open", ALICE), ("join", BOB), ("conclude", BOB))
+    assert [story.transaction(t) for t in agreed] == [
+        "block 1: you opened the channel, paying in your deposit (open)",
+        "block 2: bob joined, paying in bob's deposit (join)",
+        "block 3: bob closed the channel by agreement (conclude)",
+    ]
+    assert story.closing(agreed) == "by agreement"
+    lost = on_chain(("open", ALICE), ("join", BOB), ("challenge", BOB), ("respond", ALICE), ("challenge", ALICE),
+                    ("finalize", ALICE))  # fmt: skip
+    assert story.closing(lost) == "finalized after your challenge went unanswered"
+    assert narration.Story(channel("xo"), 3, BOB, NAMES).closing(lost) == "finalized after alice's challenge went " \
+                                                                          "unanswered"  # fmt: skip
+    assert story.closing(agreed[:2]) is None
+
+
+def test_the_channels_transactions_are_found_in_the_blocks_by_their_outputs_oldest_first():
+    address = channel_address(channel_id(channel("xo")))
+    fixed = channel("xo")
+
+    def committed(number: int, *ops: tuple[object, str]) -> ChainBlock:
+        return ChainBlock(f"{number:0128x}", number, f"{number - 1:0128x}", tuple(
+            ChainTransaction(f"{number}{index}", family, "1.0", ALICE, (where,), (where,), payload)
+            for index, (op, where) in enumerate(ops)
+            for family, payload in [("chips" if op is not None else "xo", b"" if op is None else encode_payload(op))]
+        ))  # fmt: skip
+
+    opening = Open(Signer.from_hex("00" * 31 + "02").public_key, "xo", 10, (50, 50), 60, fixed.nonce)  # on the curve
+    blocks = [
+        committed(3, (Finalize(channel_id(fixed)), address), (None, address)),
+        committed(2, (Cancel(b"\1" * 32), "elsewhere")),
+        committed(1, (opening, address), (Finalize(channel_id(fixed)), address)),
+    ]
+    found = channel_transactions(blocks, address)
+    assert [(t.block, t.op, t.transaction_id) for t in found] == [(1, "open", "10"), (1, "finalize", "11"),
+                                                                  (3, "finalize", "30")]  # fmt: skip
