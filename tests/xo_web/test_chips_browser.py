@@ -157,7 +157,7 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     alice.screenshot(path=screenshots / "chips-match-alice.png", full_page=True)
     take(alice, bob, 3, "X")
 
-    over = "The match is over: you end with 60 chips in the channel, bob with 40."
+    over = "The match is over, closing on you 60, bob 40: you won the match 1-0."
     expect(alice.locator("#chips-position")).to_have_text(over)
     expect(bob.locator(".balance-mine")).to_have_text("40 chips")
     expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, bob 40.")

@@ -19,10 +19,10 @@ export function positionText(state, game, opponent = "your opponent") {
   if (!state) return "";
   // A final state keeps the position before it, so the last round's throws are still there to show.
   const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, ${opponent} ${state.throws[1]}. ` : "";
+  if (state.words) return `${reveal}${capitalized(state.words)}.`;
   if (state.final) {
     return `${reveal}The match is over: you end with ${state.balances[0]} chips in the channel, ${opponent} with ${state.balances[1]}.`;
   }
-  if (state.words) return `${reveal}${capitalized(state.words)}.`;
   const turn = state.next_is_mine ? "Your move" : `${capitalized(opponent)}'s move`;
   if (game === "xo") {
     const said = { Victory: "The game is won.", Draw: "The game is a draw." }[state.position] ?? "";
