@@ -174,12 +174,20 @@ class RestClient:
         return blocks[0]
 
     def first_block(self) -> ChainBlock:
-        """The genesis block: the oldest, where a reader of the whole chain starts (``/blocks?limit=1&reverse``)."""
+        """The genesis block: the oldest, where a reader of the whole chain starts (``/blocks?limit=1&reverse``).
+
+        A REST API that lists blocks newest first even when asked to reverse them is walked to its last page.
+        """
         path = "/blocks?limit=1&reverse"
         blocks, _ = self._chain.blocks_page(self._request("GET", path), path)
         if not blocks:
             raise self._answers.not_sawtooth("/blocks lists no block, not even a genesis block")
-        return blocks[0]
+        if blocks[0].block_num == 0:
+            return blocks[0]
+        oldest = blocks[0]
+        for oldest in self.blocks():  # noqa: B007 - the last one listed is wanted
+            pass
+        return oldest
 
     def blocks(self, head: str | None = None) -> Iterator[ChainBlock]:
         """Every block from ``head`` (else the newest) back to genesis, newest first, page by page.
