@@ -3,10 +3,10 @@
 The arithmetic is openskill's (``openskill.models.PlackettLuce`` with the library's own
 defaults), not ours: every result is one update of both players' ratings, in the order
 :func:`order_key` gives (block number, then family, game and place), so the same results
-give the same table on any machine. There is no rating period and no decay with time: the
-table depends on the chain alone, never on when it is read. Numbers are rounded to
-:data:`JSON_PLACES` places (two in a table for people), and ties are broken by the key,
-so the table is the same byte for byte. docs/ratings.md says what counts as a game.
+give the same table on any machine (with the same openskill release). There is no rating
+period and no decay with time: the table depends on the chain alone, never on when it is
+read. Numbers are rounded to :data:`JSON_PLACES` places (two in a table for people), and
+ties are broken by the key, so the table is the same byte for byte. docs/ratings.md says what counts as a game.
 
 Knows no game: each family's client library turns its state into :class:`Outcome` values.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, NamedTuple
 
+import openskill
 from openskill.models import PlackettLuce
 
 FAMILIES: Final = ("xo", "rps", "chips")
@@ -171,6 +172,7 @@ def system() -> dict[str, object]:
     """The rating system and its parameters, as ``--json`` states them (docs/ratings.md)."""
     return {
         "library": "openskill",
+        "version": openskill.__version__,
         "model": "PlackettLuce",
         "mu": MODEL.mu,
         "sigma": MODEL.sigma,
