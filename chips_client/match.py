@@ -50,6 +50,7 @@ from client_core.keys import NO_NAMES, KeyNames
 from xo_core.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
+from xo_core.text import quoted
 
 #: How often the chain is read for challenges and closes while playing (seconds).
 POLL_SECONDS: Final = 0.5
@@ -189,7 +190,9 @@ class Match:
         if record.status == CLOSED:
             return record
         if resumed:
-            self.say(f"resuming channel {self.terms.name!r} at turn {self._channel.latest.state.turn}, from your store")
+            latest = self._channel.latest.state
+            self.say(f"resuming channel {quoted(self.terms.name, None)} at turn {latest.turn}, from your store: "
+                     f"{self.story.position(latest)}")  # fmt: skip
         if self._connect is not None:
             self.session = self._connect(self._on_message)
             self.session.connect(PUBLISH_TIMEOUT)

@@ -20,7 +20,7 @@ from chips_client.store import ChannelTerms, Store
 from chips_tp.channel import Fixed
 from client_core.keys import KeyNames
 from tests.chips_client.fakes import FakeBroker, FakeChain
-from tests.chips_client.test_match import ALICE, BOB, Bot
+from tests.chips_client.test_match import ALICE, BOB, Bot, Crashing
 
 LIMIT = 20.0
 NAMES = KeyNames({ALICE.public_key: "alice", BOB.public_key: "bob"})
@@ -67,3 +67,26 @@ def test_each_side_hears_the_match_by_name_with_every_winner_and_the_score(app, 
             assert sum("goes to whoever moved last" in line for line in lines) == 1
         else:
             assert re.search(r"revealed (rock|paper|scissors) against (your|bob's|alice's) (rock|paper|scissors)", text)
+
+
+def test_a_resumed_match_says_where_it_stands_in_words(tmp_path):
+    fixed = Fixed((ALICE.public_key, BOB.public_key), "xo", 10, (100, 100), 60, nonce_of("again", 2))
+    terms = ChannelTerms("again", fixed, 2)
+    broker, chain = FakeBroker(), FakeChain(fixed)
+    said: list[str] = []
+
+    def side(signer, chooser, say) -> Match:
+        store = Store(tmp_path / f"{signer.public_key}.sqlite")
+        return Match(signer=signer, terms=terms, store=store, chain=chain, connect=broker.session,
+                     chooser=Immediate(chooser), say=say, clock=chain.clock, names=NAMES)  # fmt: skip
+
+    alice = side(ALICE, Bot(1), lambda _line: None)
+    thread = threading.Thread(target=alice.run, args=(LIMIT,))
+    thread.start()
+    with pytest.raises(SystemExit):
+        side(BOB, Crashing(7, moves=2), lambda _line: None).run(LIMIT)
+    assert side(BOB, Bot(2), said.append).run(LIMIT) == "concluded"
+    thread.join(LIMIT)
+    resumed = said[0]
+    assert re.fullmatch(r"resuming channel 'again' at turn \d+, from your store: game 1 of 2, .*", resumed), resumed
+    assert not NEVER.search(resumed)
