@@ -7,6 +7,7 @@ it needs it stops at once, exit 2, saying what to do.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,3 +49,16 @@ def test_outside_the_readme_venv_it_says_to_activate_it(tmp_path):
 
     assert done.returncode == 2, done
     assert "activate the README's venv first" in done.stderr
+
+
+def test_ci_runs_the_developers_command_once_after_the_first_pythons_quick_start():
+    run = (SCRIPT.parents[1] / ".ci" / "run").read_text(encoding="utf-8")
+    calls = [line.strip() for line in run.splitlines() if line.startswith(("quick_start ", "real_sawtooth ", "for "))]
+    assert calls[:3] == [
+        'quick_start "$(command -v "${XO_CI_PYTHON:-python3.11}" || find_python 3.11)" again',
+        'real_sawtooth "$readme_clone"',
+        "for version in 3.12 3.13; do",
+    ]
+    [function] = re.findall(r"^real_sawtooth\(\) \{\n(.*?)^\}", run, flags=re.MULTILINE | re.DOTALL)
+    assert 'PATH="$work/xo/.venv/bin:$PATH"' in function
+    assert 'REALSAW_SOURCE="$repo/../shared/real-sawtooth" scripts/real-sawtooth' in function
