@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "against you while it runs.",
     )  # fmt: skip
     play.add_argument("channel", metavar="CHANNEL")
+    play.add_argument(
+        "--no-auto-respond", action="store_true",
+        help="when a challenge waits on your move, never let the computer play it for you (by default it does, "
+        "at half the time left, so the challenge is not lost)",
+    )  # fmt: skip
     bot = sub.add_parser(
         "bot", parents=[rest, broker_flags(), patience_flags()], help="let the computer play your side of a match",
         description="As 'chips play', with the computer choosing: at xo with xo's AI at --level; at rps every "

@@ -9,83 +9,173 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable
 
 from chips_cli import context
-from chips_client.asking import Chooser, Immediate
+from chips_client.asking import Chooser, Immediate, Question
 from chips_client.chain import RestChain
 from chips_client.computer import Computer
-from chips_client.match import Match, NotPlayable, Receiver
+from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
-from chips_client.narration import Story, channel_line, grid, player, xo_prompt
+from chips_client.narration import (
+    Story,
+    channel_line,
+    clock_time,
+    deadline_text,
+    duration,
+    grid,
+    player,
+    seconds_left,
+    xo_prompt,
+)
 from chips_client.store import Store
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
 from client_core import session
-from client_core.broker import BrokerSession
-from client_core.errors import InvalidInput
+from client_core.broker import BrokerError, BrokerSession
+from client_core.errors import InvalidInput, Unavailable
 from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
 from xo_core.signing import Signer
 from xo_core.text import printable, quoted
 
+COUNTDOWN_STEP_SECONDS = 5
+"""A challenge's countdown on the prompt line is redrawn this often, then every second for the last few."""
+
 
 class PersonChooser:
-    """A person's moves, one per line: from the terminal (asked again when illegal) or a pipe (an error)."""
+    """A person's moves, one per line, read on a thread of its own so the match never waits on the keyboard.
 
-    def __init__(self, read: Callable[[], str] = sys.stdin.readline, interactive: bool | None = None) -> None:
-        self.read = read
+    At a terminal the question is shown when asked (the board drawn as ``xo play`` draws it), an illegal
+    answer is asked again, a challenge's deadline is counted down on the prompt line, and a question withdrawn
+    says why; from a pipe the lines are the moves in order, and one that is not a move is an error.
+    """
+
+    def __init__(self, read: Callable[[], str] = sys.stdin.readline, interactive: bool | None = None,
+                 clock: Callable[[], float] = time.time) -> None:  # fmt: skip
+        self.read, self.clock = read, clock
         self.interactive = sys.stdin.isatty() if interactive is None else interactive
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self._reader: threading.Thread | None = None
+        self._question: Question | None = None
+        self._counted: int | None = None
 
-    def _line(self, prompt: str) -> str:
+    def _read_lines(self) -> None:
+        while line := self.read():
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def ask(self, question: Question) -> None:
+        """Show the question (at a terminal) and start reading, if not yet."""
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read_lines, name="chips play: input", daemon=True)
+            self._reader.start()
+        self._question = question
+        self._counted = None
         if self.interactive:
-            print(prompt, end="", flush=True)
-        line = self.read()
-        if not line:
+            if question.deadline is not None:
+                print(self._urgency(question), flush=True)
+            print(self._prompt(question), end="", flush=True)
+
+    def answer(self) -> int | str | None:
+        """The move typed, once a line came and it is legal; None while none has (the countdown goes on)."""
+        question = self._question
+        if question is None:
+            return None
+        try:
+            line = self.lines.get_nowait()
+        except queue.Empty:
+            self._count_down(question)
+            return None
+        if line is None:
             raise InvalidInput("the input ended before the match did")
-        return line.strip().lower()
-
-    def xo_space(self, board: str, mark: str) -> int:
-        """The person's space (1-9) for ``mark`` on ``board``, drawn as ``xo play`` draws it; asked again at a
-        terminal when it is not free."""
-        while True:
-            text = self._line(xo_prompt(board, mark))
-            if text.isdigit() and 1 <= int(text) <= 9 and board[int(text) - 1] == "-":
-                return int(text)
-            if not self.interactive:
-                raise InvalidInput(f"{printable(text)!r} is not a free space (1-9) on the board:\n{grid(board)}")
+        text = line.strip().lower()
+        move = _move(question, text)
+        if move is not None:
+            self._question = None
+            return move
+        if not self.interactive:
+            what = f"a free space (1-9) on the board:\n{grid(question.board)}" if question.game == "xo" else (
+                "rock, paper or scissors")  # fmt: skip
+            raise InvalidInput(f"{printable(text)!r} is not {what}")
+        if question.game == "xo":
             print(f"{printable(text)!r} is not a free space: choose a number the board shows")
+        else:
+            print(f"{printable(text)!r} is not rock, paper or scissors")
+        print(self._prompt(question), end="", flush=True)
+        return None
 
-    def rps_throw(self) -> str:
-        """The person's throw; asked again at a terminal when it is not rock, paper or scissors."""
-        while True:
-            text = self._line("your throw (rock, paper, scissors): ")
-            if text in THROWS:
-                return text
-            if not self.interactive:
-                raise InvalidInput(f"{text!r} is not rock, paper or scissors")
+    def withdraw(self, reason: str) -> None:
+        """Drop the question, saying why at a terminal."""
+        if self._question is not None and self.interactive:
+            print(f"\n(no longer asked: {printable(reason)})", flush=True)
+        self._question = None
+
+    def _prompt(self, question: Question) -> str:
+        if question.game == "xo":
+            text = xo_prompt(question.board, question.mark)
+        else:
+            text = "your throw (rock, paper, scissors): "
+        if question.deadline is None:
+            return text
+        left = seconds_left(question.deadline, self.clock())
+        return text[: -len(": ")] + f" [{duration(left)} left]: "
+
+    def _urgency(self, question: Question) -> str:
+        assert question.deadline is not None
+        now = self.clock()
+        line = f"!!! answer the challenge: your move must be on chain by {deadline_text(question.deadline, now)}"
+        if question.computer_at is not None:
+            line += f"; the computer plays it for you at {clock_time(question.computer_at, now)} if you have not"
+        return line + " !!!"
+
+    def _count_down(self, question: Question) -> None:
+        """At a terminal, the prompt line shows the seconds left, redrawn every few seconds."""
+        if not self.interactive or question.deadline is None:
+            return
+        left = seconds_left(question.deadline, self.clock())
+        step = COUNTDOWN_STEP_SECONDS if left > 2 * COUNTDOWN_STEP_SECONDS else 1
+        if self._counted is not None and self._counted - left < step:
+            return
+        self._counted = left
+        last_line = self._prompt(question).rsplit("\n", 1)[-1]
+        print(f"\r{last_line}\x1b[K", end="", flush=True)
+
+
+def _move(question: Question, text: str) -> int | str | None:
+    """The move ``text`` names if it answers ``question``: a free space (1-9), or a throw."""
+    if question.game == "xo":
+        if text.isascii() and text.isdigit() and 1 <= int(text) <= 9 and question.board[int(text) - 1] == "-":
+            return int(text)
+        return None
+    return text if text in THROWS else None
 
 
 def play(args: argparse.Namespace) -> int:
-    """``chips play CHANNEL``: the person's side."""
-    return _run(args, Immediate(PersonChooser()))
+    """``chips play CHANNEL``: the person's side; the computer answers a challenge for them at half the time left,
+    unless ``--no-auto-respond``."""
+    return _run(args, PersonChooser(), None if args.no_auto_respond else Computer("perfect"))
 
 
 def bot(args: argparse.Namespace) -> int:
     """``chips bot CHANNEL [--level L]``: the computer's side."""
-    return _run(args, Immediate(Computer(args.level)))
+    return _run(args, Immediate(Computer(args.level)), None)
 
 
-def _connector(args: argparse.Namespace, client_id: str) -> Callable[[Receiver], BrokerSession]:
+def _connector(args: argparse.Namespace, client_id: str) -> Connector:
     """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel
-    (:func:`chips_client.messages.client_id`), so what the peer sent while this player was away is waiting."""
-    return lambda on_message: BrokerSession(args.broker, client_id, on_message)
+    (:func:`chips_client.messages.client_id`), so what the peer sent while this player was away is waiting; after a
+    reconnection the match publishes its latest state again."""
+    return lambda on_message, on_reconnect: BrokerSession(args.broker, client_id, on_message,
+                                                          on_reconnect=on_reconnect)  # fmt: skip
 
 
-def _run(args: argparse.Namespace, chooser: Chooser) -> int:
+def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) -> int:
     signer = context.signer(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
@@ -98,7 +188,7 @@ def _run(args: argparse.Namespace, chooser: Chooser) -> int:
         ident = channel_id(found.fixed).hex()
         connect = _connector(args, client_id(signer, channel_id(found.fixed)))
         match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
-                      say=say, patience=args.patience, names=names)  # fmt: skip
+                      say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
         say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
             f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
         try:
@@ -121,21 +211,40 @@ def say(line: str) -> None:
 
 
 def watch(args: argparse.Namespace) -> int:
-    """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges."""
+    """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges. A REST
+    API out of reach is said once and tried again with a capped backoff: it runs until Ctrl-C or SIGTERM."""
     signer = context.signer(args)
     seen: dict[bytes, tuple] = {}
+    towers: dict[bytes, Match] = {}
     names = session.key_names(args)
+    retry, lost = 0.0, False
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, sigterm_interrupts():
         while True:
-            for found in chain.channels():
-                if signer.public_key not in found.fixed.participants:
-                    continue
-                now = (found.status, found.turn, found.challenge)
-                if seen.get(found.id) != now:
-                    seen[found.id] = now
-                    say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
+            try:
+                for found in chain.channels():
+                    if signer.public_key not in found.fixed.participants:
+                        continue
+                    now = (found.status, found.turn, found.challenge)
+                    if seen.get(found.id) != now:
+                        seen[found.id] = now
+                        say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
                     if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
-                        _defend(signer, chain, stored, found, names)
+                        tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
+                        if tower is not None:
+                            towers[found.id] = tower
+                            tower.defend_offline(found)
+            except BrokerError:
+                raise
+            except Unavailable as error:
+                retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+                if not lost:
+                    say(f"{error.message}; retrying")
+                lost = True
+                time.sleep(retry)
+                continue
+            if lost:
+                say("the REST API answers again: watching")
+            retry, lost = 0.0, False
             time.sleep(args.poll)
 
 
@@ -145,10 +254,11 @@ def stored_name(stored: Store, found: Channel) -> str | None:
     return None if terms is None else terms.name
 
 
-def _defend(signer: Signer, chain: RestChain, stored: Store, found: Channel, names: KeyNames) -> None:
+def _tower(signer: Signer, chain: RestChain, stored: Store, found: Channel, names: KeyNames) -> Match | None:
+    """The match's own defence for ``found``, from the store (None when the store does not know the channel); kept
+    per channel by ``watch``, so a challenge is answered once, and again only after a refusal or a lost REST API."""
     terms = stored.channel(found.id)
     if terms is None:
-        return
-    match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=None,
-                  chooser=Immediate(Computer("perfect")), say=say, names=names)  # fmt: skip
-    match.defend_offline(found)
+        return None
+    return Match(signer=signer, terms=terms, store=stored, chain=chain, connect=None,
+                 chooser=Immediate(Computer("perfect")), say=say, names=names)  # fmt: skip

@@ -75,6 +75,8 @@ CHAIN_RETRY_SECONDS: Final = (0.5, 5.0)
 
 Receiver = Callable[[str, bytes], "Future[None] | None"]
 """What the transport calls with each message: it acknowledges the broker once the returned future is done."""
+Connector = Callable[[Receiver, Callable[[], None]], "Session"]
+"""Makes the transport: given the receiver, and what to call (on the transport's thread) after a reconnection."""
 
 
 class Session(Protocol):
@@ -120,7 +122,7 @@ class Match:
 
     def __init__(
         self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
-        connect: Callable[[Receiver], Session] | None, chooser: Chooser, say: Callable[[str], None],
+        connect: Connector | None, chooser: Chooser, say: Callable[[str], None],
         patience: float | None = None, clock: Callable[[], float] = time.time, stand_in: Picker | None = None,
         names: KeyNames = NO_NAMES,
     ) -> None:  # fmt: skip
@@ -194,7 +196,7 @@ class Match:
             self.say(f"resuming channel {quoted(self.terms.name, None)} at turn {latest.turn}, from your store: "
                      f"{self.story.position(latest)}")  # fmt: skip
         if self._connect is not None:
-            self.session = self._connect(self._on_message)
+            self.session = self._connect(self._on_message, self.reconnected)
             self.session.connect(PUBLISH_TIMEOUT)
             self.session.subscribe(topic(self.id, self.signer.public_key), PUBLISH_TIMEOUT)
             self._send_latest()
@@ -226,9 +228,13 @@ class Match:
         self._follow(record)
         if record.status == CLOSED or record.challenge is None or record.challenge.challenger == self.signer.public_key:
             return
-        self._defend(record)
-        if self._due is not None:
-            self._my_move()
+        try:
+            self._defend(record)
+            if self._due is not None:
+                self._my_move()
+        except Unavailable:
+            self._defended = None  # looked at again on the next call
+            raise
 
     def _decode(self, data: bytes) -> State:
         return decode_state(data, APPS[self.fixed.app].decode)

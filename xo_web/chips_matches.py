@@ -3,9 +3,11 @@
 Each match the page starts (``POST /api/chips/play``) is :class:`chips_client.match.Match`,
 exactly as ``chips play`` runs it: the player's store, the REST API, and a persistent
 session on the MQTT broker (:class:`client_core.broker.BrokerSession`), in a thread of
-its own, since the match loop blocks. The person's moves come from the page: when the
-match asks for one (:class:`PageChooser`), every page is told (a ``chips`` event), and
-``POST /api/chips/move`` hands the page's space or throw over. Whatever the match says,
+its own. The person's moves come from the page: when the match asks for one
+(:class:`PageChooser`), every page is told (a ``chips`` event), and ``POST /api/chips/move``
+hands the page's space or throw over; the match never waits on it, so a challenge is
+answered meanwhile, and when one waits on the person's move the page counts its deadline
+down and the computer plays the move at half the time left. Whatever the match says,
 and every state it signs or accepts, goes to the pages as a ``chips`` event at once: the
 opponent's move shows at broker speed, not block speed.
 
@@ -23,8 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from chips_client.asking import Immediate
+from chips_client.asking import Question
 from chips_client.chain import RestChain
+from chips_client.computer import Computer
 from chips_client.match import Match
 from chips_client.messages import client_id
 from chips_client.store import ChannelTerms, Store
@@ -42,8 +45,6 @@ from xo_web.errors import ApiError, bad_request
 from xo_web.sender import refused
 
 Json = dict[str, Any]
-WAIT_SLICE_SECONDS: Final = 0.25
-"""How often a match waiting for the person looks whether the server is stopping."""
 MAX_MATCHES: Final = 16
 """Matches the server plays at once (each holds a thread and a broker session)."""
 JOIN_SECONDS: Final = 5.0
@@ -54,41 +55,48 @@ class Stopped(Exception):
 
 
 class PageChooser:
-    """The person's moves, from the page: the match waits here until ``POST /api/chips/move`` brings one."""
+    """The person's moves, from the page: the match asks (every page is told what it wants), goes on with its loop,
+    and takes the move once ``POST /api/chips/move`` has brought one; a question withdrawn is said with its reason.
 
-    def __init__(self, stop: threading.Event, asking: Callable[[Json | None], None]) -> None:
+    A question with a deadline (a challenge waits on the move) carries it, and when the computer plays for the
+    player, so the page counts it down.
+    """
+
+    def __init__(self, stop: threading.Event, tell: Callable[[str | None], None]) -> None:
         self.stop = stop
-        self.asking = asking
+        self.tell = tell
         self.wanted: Json | None = None
         self.moves: queue.Queue[object] = queue.Queue(maxsize=1)
 
-    def _wait(self, wanted: Json) -> object:
-        while not self.moves.empty():  # a stale move left from before (never taken): not for this question
+    def ask(self, question: Question) -> None:
+        """What the match wants now, for every page; a move left from an older question is not for this one."""
+        while not self.moves.empty():
             self.moves.get_nowait()
+        wanted: Json = {"kind": question.game, "turn": question.turn, "deadline": question.deadline,
+                        "computer_at": question.computer_at}  # fmt: skip
+        if question.game == "xo":
+            wanted |= {"board": question.board, "mark": question.mark}
         self.wanted = wanted
-        self.asking(wanted)
-        try:
-            while not self.stop.is_set():
-                try:
-                    return self.moves.get(timeout=WAIT_SLICE_SECONDS)
-                except queue.Empty:
-                    continue
+        self.tell(None)
+
+    def answer(self) -> int | str | None:
+        """The move the page brought, if any; :class:`Stopped` once the server stops."""
+        if self.stop.is_set():
             raise Stopped
-        finally:
+        try:
+            move = self.moves.get_nowait()
+        except queue.Empty:
+            return None
+        self.wanted = None
+        self.tell(None)
+        assert isinstance(move, int | str)
+        return move
+
+    def withdraw(self, reason: str) -> None:
+        """The question no longer counts: the pages are told why."""
+        if self.wanted is not None:
             self.wanted = None
-            self.asking(None)
-
-    def xo_space(self, board: str, mark: str) -> int:
-        """The space the page sends for ``mark`` on ``board``, waited for."""
-        space = self._wait({"kind": "xo", "board": board, "mark": mark})
-        assert isinstance(space, int)
-        return space
-
-    def rps_throw(self) -> str:
-        """The throw the page sends, waited for."""
-        throw = self._wait({"kind": "rps"})
-        assert isinstance(throw, str)
-        return throw
+            self.tell(f"no longer asked: {reason}")
 
     def offer(self, move: object) -> None:
         """A move from the page, checked against what the match asks for; a 409 in words when it cannot be taken."""
@@ -195,13 +203,15 @@ class Matches:
                 self.rest_url, auth=self.auth, trace=self.trace
             ) as client:  # fmt: skip
                 chain = StoppingChain(RestChain(client, run.signer), run.stop)
-                run.chooser = PageChooser(run.stop, lambda wanted: self._tell(run, None))
+                run.chooser = PageChooser(run.stop, lambda line: self._tell(run, line))
                 address = self.broker
                 cid = client_id(run.signer, run.ident)  # chips play's: one persistent session for both
                 run.match = Match(
                     signer=run.signer, terms=run.terms, store=store, chain=chain,
-                    connect=lambda on_message: BrokerSession(address, cid, on_message),
-                    chooser=Immediate(run.chooser), say=lambda line: self._tell(run, line), names=self.names(),
+                    connect=lambda on_message, on_reconnect: BrokerSession(address, cid, on_message,
+                                                                           on_reconnect=on_reconnect),
+                    chooser=run.chooser, say=lambda line: self._tell(run, line), names=self.names(),
+                    stand_in=Computer("perfect"),
                 )  # fmt: skip
                 outcome = run.match.run()
                 said = f"the channel is {outcome}" if outcome != "closed" else "the channel is closed already"

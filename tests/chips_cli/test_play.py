@@ -3,35 +3,71 @@
 from __future__ import annotations
 
 import io
+import queue
 import random
+import time
 from collections import Counter
 
 import pytest
 
 from chips_cli.play import PersonChooser
+from chips_client.asking import Question
 from chips_client.computer import Computer
 from client_core.errors import InvalidInput
 from xo_client.notation import board_lines
 
 
+def answered(person: PersonChooser, question: Question, seconds: float = 10.0) -> int | str:
+    """Ask, then poll as the match loop does (the reader is a thread of its own) until an answer comes."""
+    person.ask(question)
+    ends = time.monotonic() + seconds
+    while (answer := person.answer()) is None:
+        assert time.monotonic() < ends, "no answer"
+        time.sleep(0.01)
+    return answer
+
+
+XO = Question(2, "xo", "X--------", "O")
+RPS = Question(1, "rps")
+
+
 def test_a_pipe_gives_one_move_per_line():
-    lines = io.StringIO("5\nrock\n")
-    person = PersonChooser(lines.readline, interactive=False)
-    assert person.xo_space("X--------", "O") == 5
-    assert person.rps_throw() == "rock"
+    person = PersonChooser(io.StringIO("5\nrock\n").readline, interactive=False)
+    assert answered(person, XO) == 5
+    assert answered(person, RPS) == "rock"
 
 
 def test_from_a_pipe_a_taken_space_is_an_error_and_at_a_terminal_it_is_asked_again(capsys):
     with pytest.raises(InvalidInput, match="not a free space"):
-        PersonChooser(io.StringIO("1\n").readline, interactive=False).xo_space("X--------", "O")
-    asked = PersonChooser(io.StringIO("1\n0\n9\n").readline, interactive=True)
-    assert asked.xo_space("X--------", "O") == 9
+        answered(PersonChooser(io.StringIO("1\n").readline, interactive=False), XO)
+    assert answered(PersonChooser(io.StringIO("1\n0\n9\n").readline, interactive=True), XO) == 9
     assert capsys.readouterr().out.count("not a free space") == 2
 
 
 def test_the_end_of_the_input_before_the_end_of_the_match_is_an_error():
     with pytest.raises(InvalidInput, match="input ended"):
-        PersonChooser(io.StringIO("").readline, interactive=False).rps_throw()
+        answered(PersonChooser(io.StringIO("").readline, interactive=False), RPS)
+
+
+def test_the_match_never_waits_on_the_keyboard_a_challenge_is_counted_down_and_a_withdrawn_question_says_why(capsys):
+    typed: queue.Queue[str] = queue.Queue()
+    now = [1_000.0]
+    person = PersonChooser(typed.get, interactive=True, clock=lambda: now[0])
+    urgent = XO._replace(deadline=1_060.0, computer_at=1_030.0)
+    started = time.monotonic()
+    person.ask(urgent)
+    assert person.answer() is None and time.monotonic() - started < 1  # nothing typed: the loop goes on
+    shown = capsys.readouterr().out
+    assert "answer the challenge" in shown and "(60 s left)" in shown and "[60 s left]" in shown
+    assert "1060" not in shown and "1030" not in shown
+    now[0] = 1_010.0
+    assert person.answer() is None
+    assert "[50 s left]" in capsys.readouterr().out  # the prompt line redrawn with the seconds left
+    person.withdraw("the computer played this move for you")
+    assert "no longer asked: the computer played this move for you" in capsys.readouterr().out
+    assert person.answer() is None
+    typed.put("9\n")
+    assert answered(person, XO) == 9
 
 
 def test_the_bot_plays_xo_with_xos_ai_and_takes_a_win():
@@ -46,7 +82,7 @@ def test_at_rps_every_level_throws_at_random():
 
 
 def test_at_a_terminal_the_xo_prompt_draws_the_grid_xo_play_draws(capsys):
-    assert PersonChooser(io.StringIO("5\n").readline, interactive=True).xo_space("X--------", "O") == 5
+    assert answered(PersonChooser(io.StringIO("5\n").readline, interactive=True), XO) == 5
     shown = capsys.readouterr().out
     assert shown == "\n".join(board_lines("X--------")) + "\nyour O (1-9): "
 

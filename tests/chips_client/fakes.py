@@ -34,8 +34,10 @@ class FakeBroker:
         self.published: list[tuple[str, bytes]] = []
         self.drop: Callable[[str, bytes], bool] = lambda _topic, _payload: False
 
-    def session(self, on_message: Callable[[str, bytes], None]) -> FakeSession:
-        return FakeSession(self, on_message)
+    def session(
+        self, on_message: Callable[[str, bytes], None], on_reconnect: Callable[[], None] | None = None
+    ) -> FakeSession:
+        return FakeSession(self, on_message, on_reconnect)
 
     def publish(self, topic: str, payload: bytes) -> None:
         with self.lock:
@@ -52,8 +54,10 @@ class FakeBroker:
 class FakeSession:
     """One client's connection to :class:`FakeBroker`, with :class:`client_core.broker.BrokerSession`'s methods."""
 
-    def __init__(self, broker: FakeBroker, on_message: Callable[[str, bytes], None]) -> None:
-        self.broker, self.on_message = broker, on_message
+    def __init__(
+        self, broker: FakeBroker, on_message: Callable[[str, bytes], None], on_reconnect: Callable[[], None] | None
+    ) -> None:
+        self.broker, self.on_message, self.on_reconnect = broker, on_message, on_reconnect
         self.topics: list[str] = []
 
     def connect(self, timeout: float) -> None:

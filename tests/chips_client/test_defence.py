@@ -9,13 +9,14 @@ turn, or while the player has not answered the prompt.
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 
 from chips_client import moves
 from chips_client import transactions as tx
 from chips_client.match import Match
-from chips_client.messages import decode_message
+from chips_client.messages import decode_message, encode_message, topic
 from chips_tp.apps import APPS
 from chips_tp.channel import mover
 from chips_tp.channel_state import decode_state
@@ -131,3 +132,41 @@ def test_without_a_stand_in_the_challenge_is_lost_and_the_player_is_told_what_it
     paid = chain.record.payout[1]
     assert f"{paid} to you" in lost and "you paid 100 in" in lost and f"{100 - paid} chips down" in lost
     assert person.withdrawn[-1] == "the channel is finalized"
+
+
+def test_a_rest_api_out_of_reach_is_said_once_and_a_challenge_raised_meanwhile_is_answered_once_it_is_back(tmp_path):
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    person, said = Silent(), []
+    alice, bob = started(
+        match(ALICE, channel, tmp_path, broker, chain),
+        match(BOB, channel, tmp_path, broker, chain, chooser=person, say=said.append, stand_in=Bot(5)),
+    )
+    step_until([alice, bob], lambda: bool(person.asked))
+    chain.away = True
+    for _ in range(3):
+        bob._next_poll = bob._chain_at = 0.0
+        assert bob.step(0) is None
+    chain.away = False
+    chain.submit(tx.challenge(ALICE, channel.fixed, alice.channel.proof()), "a challenge while bob cannot see it")
+    assert [line for line in said if "cannot reach the REST API" in line] == [
+        "cannot reach the REST API at http://127.0.0.1:9: Connection refused; retrying (the play off chain goes on)"
+    ]
+    bob._next_poll = bob._chain_at = 0.0
+    bob.step(0)
+    assert "the REST API answers again: resuming" in said and bob._due is not None
+    chain.now = bob._due.computer_at
+    bob.step(0)
+    assert chain.submitted == ["challenge", "respond"] and chain.record.challenge is None
+
+
+def test_after_a_reconnection_to_the_broker_the_match_publishes_its_latest_state_again(tmp_path):
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    (bob,) = started(match(BOB, channel, tmp_path, broker, chain))
+    before = len(broker.published)
+    back = threading.Thread(target=bob.session.on_reconnect)  # called on the transport's thread
+    back.start()
+    back.join(5)
+    bob.step(0)
+    assert broker.published[before:] == [(topic(bob.id, ALICE.public_key), encode_message(bob.channel.latest.signed))]

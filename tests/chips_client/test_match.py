@@ -192,7 +192,7 @@ def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_s
     alice = match(ALICE, channel, tmp_path, broker, chain)
     stored_when_acknowledged: list[bool] = []
 
-    def acknowledging(on_message):
+    def acknowledging(on_message, on_reconnect):
         """Bob's transport: it acknowledges each message when the future his match returned is done."""
 
         def deliver(topic: str, payload: bytes) -> None:
@@ -202,7 +202,7 @@ def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_s
                 lambda _done: stored_when_acknowledged.append(data in bob.store.all_states(bob.id))
             )
 
-        return broker.session(deliver)
+        return broker.session(deliver, on_reconnect)
 
     bob = Match(
         signer=BOB, terms=channel, store=Store(tmp_path / "bob.sqlite"), chain=chain, connect=acknowledging,

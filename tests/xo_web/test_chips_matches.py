@@ -1,7 +1,7 @@
 """The page's side of a staked match: what the match asks the page for, and the moves the page may hand in.
 
 No chain, no broker: :class:`xo_web.chips_matches.PageChooser` is driven as the match
-loop drives it (in a thread of its own, blocking until a move comes) and as the HTTP
+loop drives it (asked, then polled on every pass, never waited on) and as the HTTP
 handler feeds it.
 """
 
@@ -11,36 +11,20 @@ import threading
 
 import pytest
 
+from chips_client.asking import Question
 from xo_web.chips_matches import PageChooser, Stopped
 from xo_web.errors import ApiError
 
+XO = Question(3, "xo", "X---O----", "X")
+
 
 class Asked:
-    """A chooser whose questions are recorded, with a thread waiting for its answer."""
+    """A chooser whose tellings to the pages are recorded."""
 
     def __init__(self) -> None:
         self.stop = threading.Event()
-        self.questions: list[dict | None] = []
-        self.asked = threading.Event()
-        self.chooser = PageChooser(self.stop, self._asking)
-        self.answer: list[object] = []
-
-    def _asking(self, wanted: dict | None) -> None:
-        self.questions.append(wanted)
-        if wanted is not None:
-            self.asked.set()
-
-    def ask(self, question) -> threading.Thread:
-        def run() -> None:
-            try:
-                self.answer.append(question())
-            except Stopped:
-                self.answer.append("stopped")
-
-        thread = threading.Thread(target=run)
-        thread.start()
-        assert self.asked.wait(5)
-        return thread
+        self.told: list[str | None] = []
+        self.chooser = PageChooser(self.stop, self.told.append)
 
 
 def refusal(call) -> ApiError:
@@ -57,31 +41,38 @@ def test_a_move_before_the_match_asks_for_one_is_refused_in_words():
 
 def test_the_page_answers_the_question_the_match_asked_and_only_with_a_free_space():
     asked = Asked()
-    thread = asked.ask(lambda: asked.chooser.xo_space("X---O----", "X"))
-    assert asked.questions == [{"kind": "xo", "board": "X---O----", "mark": "X"}]
+    asked.chooser.ask(XO)
+    assert asked.chooser.wanted == {"kind": "xo", "turn": 3, "deadline": None, "computer_at": None,
+                                    "board": "X---O----", "mark": "X"}  # fmt: skip
+    assert asked.told == [None] and asked.chooser.answer() is None  # the match goes on meanwhile
     assert refusal(lambda: asked.chooser.offer(1)).message == "space 1 is taken: choose a free one"
     assert refusal(lambda: asked.chooser.offer(10)).status == 400
     assert refusal(lambda: asked.chooser.offer(True)).status == 400
     asked.chooser.offer(9)
-    thread.join(5)
-    assert asked.answer == [9]
-    assert asked.questions[-1] is None  # the pages are told the question is answered
-    assert asked.chooser.wanted is None
+    assert asked.chooser.answer() == 9
+    assert asked.chooser.wanted is None and asked.told == [None, None]  # the pages are told it is answered
 
 
 def test_a_throw_must_be_one_of_the_three():
     asked = Asked()
-    thread = asked.ask(asked.chooser.rps_throw)
+    asked.chooser.ask(Question(1, "rps"))
     assert refusal(lambda: asked.chooser.offer("lizard")).message == '"throw" must be one of rock, paper, scissors'
     asked.chooser.offer("paper")
-    thread.join(5)
-    assert asked.answer == ["paper"]
+    assert asked.chooser.answer() == "paper"
 
 
-def test_a_match_waiting_for_the_page_ends_when_the_server_stops():
+def test_a_challenge_waiting_on_the_move_reaches_the_page_and_a_withdrawn_question_says_why():
     asked = Asked()
-    thread = asked.ask(asked.chooser.rps_throw)
+    asked.chooser.ask(XO._replace(deadline=2_000_000_060, computer_at=2_000_000_030.0))
+    assert asked.chooser.wanted["deadline"] == 2_000_000_060 and asked.chooser.wanted["computer_at"] == 2_000_000_030
+    asked.chooser.withdraw("the computer played this move for you")
+    assert asked.chooser.wanted is None and asked.told[-1] == "no longer asked: the computer played this move for you"
+    assert refusal(lambda: asked.chooser.offer(9)).status == 409
+
+
+def test_a_match_asking_the_page_ends_when_the_server_stops():
+    asked = Asked()
+    asked.chooser.ask(Question(1, "rps"))
     asked.stop.set()
-    thread.join(5)
-    assert not thread.is_alive()
-    assert asked.answer == ["stopped"]
+    with pytest.raises(Stopped):
+        asked.chooser.answer()

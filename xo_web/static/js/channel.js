@@ -5,7 +5,7 @@
 
 import { chips, chipsOf } from "./api.js";
 import { BoardView } from "./board.js";
-import { capitalized, countdown, gameName, opponentLabel, opponentName, roundsText, stakeText, statusText, tick } from "./chips.js";
+import { capitalized, clockTime, countdown, deadlineCountdown, gameName, opponentLabel, opponentName, roundsText, stakeText, statusText, tick } from "./chips.js";
 import { h, replace, shown } from "./dom.js";
 import { throwIcon } from "./icons.js";
 import { THROWS } from "./rps_labels.js";
@@ -44,6 +44,8 @@ export function mount(app, id, signal) {
   const challengeButton = h("button", { type: "button", id: "chips-challenge", text: "Challenge", hidden: true });
   const finalizeButton = h("button", { type: "button", id: "chips-finalize", text: "Finalize", hidden: true });
   const chainNote = h("p", { class: "note", id: "chips-chain-note" });
+  // A challenge waiting on your move: its deadline counted down, and when the computer plays it for you.
+  const urgent = h("p", { class: "error urgent", id: "chips-urgent", role: "alert", hidden: true });
   const board = new BoardView({ label: "Board", onTake: (space) => send({ space }) });
   const throws = h(
     "div",
@@ -122,8 +124,19 @@ export function mount(app, id, signal) {
     );
   }
 
+  function showUrgent() {
+    urgent.hidden = !wanted?.deadline;
+    if (urgent.hidden) return;
+    const opponent = channel ? capitalized(opponentName(channel)) : "Your opponent";
+    const computer = wanted.computer_at
+      ? ` If you have not moved by ${clockTime(wanted.computer_at, skew)}, the computer plays it for you.`
+      : " Nobody plays it for you.";
+    replace(urgent, `${opponent} challenged you: your move must be on chain`, deadlineCountdown(wanted.deadline, skew), computer);
+  }
+
   function showState(state, match) {
     wanted = match?.playing ? match.wanted : null;
+    showUrgent();
     showBalances(state);
     position.textContent = positionText(state, channel?.game, channel ? opponentName(channel) : undefined);
     if (channel?.game === "xo") {
@@ -177,6 +190,7 @@ export function mount(app, id, signal) {
     balances,
     h("div", { class: "actions" }, playButton, challengeButton, finalizeButton),
     chainNote,
+    urgent,
     position,
     channel?.game === "rps" ? null : board.element,
     throws,

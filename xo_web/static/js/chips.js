@@ -72,7 +72,11 @@ export function challengeText(channel) {
 
 export function countdown(channel, skew) {
   if (!channel.challenge || channel.status === "closed") return null;
-  const deadline = channel.challenge.deadline;
+  return deadlineCountdown(channel.challenge.deadline, skew);
+}
+
+/** A deadline (Unix seconds, the server's clock) counted down: ` before 14:03:22 (27 s left).`, kept ticking by `tick`. */
+export function deadlineCountdown(deadline, skew) {
   return h("span", {
     class: "countdown",
     dataset: { deadline: String(deadline) },
