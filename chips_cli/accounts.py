@@ -6,8 +6,10 @@ import argparse
 import json
 
 from chips_cli import context
+from chips_client import checks
 from chips_client import transactions as tx
 from client_core import session
+from client_core.errors import InvalidInput
 from client_core.keys import key_label
 
 
@@ -39,6 +41,14 @@ def _send(args: argparse.Namespace, op: str) -> int:
     to = context.player(args, args.player)
     make = tx.issue if op == "issue" else tx.transfer
     with context.chain(args, signer) as chain:
+        if not args.no_validate:
+            me, amount = signer.public_key, args.amount
+            if op == "issue":
+                problem = checks.issue_refusal(chain.account(to), me, to, amount, chain.issuers())
+            else:
+                problem = checks.transfer_refusal(chain.account(me), chain.account(to), me, to, amount)
+            if problem:
+                raise InvalidInput(f"{problem}; nothing was submitted")
         batch = chain.submit_all([make(signer, to, args.amount)], f"the {op}")
         now = chain.balance(to)
     names = session.key_names(args)

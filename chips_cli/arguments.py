@@ -75,6 +75,17 @@ def patience_flags() -> argparse.ArgumentParser:
     return flags
 
 
+def validate_flags() -> argparse.ArgumentParser:
+    """``--no-validate`` of the commands that move chips, so they all skip the chain's checks alike."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument(
+        "--no-validate", action="store_true", dest="no_validate",
+        help="submit without first checking against the chain what chips-tp would refuse (balance, deposits, the "
+        "challenge floor, ...): the validator's own reason then comes back",
+    )  # fmt: skip
+    return flags
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
     line = command_line(
@@ -90,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     rest, move, output, json_output = line.rest, line.move, line.output, line.json_output
     json_output.set_defaults(format="table")
     signs = [rest, wait_flags(), json_output]
+    moves_chips = [*signs, validate_flags()]
 
     balance = sub.add_parser("balance", parents=[rest, output], help="show a player's free chips",
                              description="The chips in the account of NAME (a key name or a public key; default: "
@@ -97,13 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("player", nargs="?", metavar="NAME", help="a key name or a public key (default: you)")
     for name, help_text in (("issue", "create chips in a player's account (issuers only)"),
                             ("transfer", "give some of your chips to a player")):  # fmt: skip
-        command = sub.add_parser(name, parents=signs, help=help_text, description=help_text[0].upper() + help_text[1:]
-                                 + ". NAME is a key name or a public key.")  # fmt: skip
+        command = sub.add_parser(name, parents=moves_chips, help=help_text, description=help_text[0].upper()
+                                 + help_text[1:] + ". NAME is a key name or a public key.")  # fmt: skip
         command.add_argument("player", metavar="NAME", help="a key name or a public key")
         command.add_argument("amount", metavar="AMOUNT", type=whole(1), help="whole chips")
 
     opening = sub.add_parser(
-        "open", parents=signs, help="open a channel with a player (and pay your deposit)",
+        "open", parents=moves_chips, help="open a channel with a player (and pay your deposit)",
         description="Open the channel CHANNEL (a name you and your opponent use) with NAME, for a match of GAME with "
         "STAKE chips per game (xo) or round (rps), each paying DEPOSIT in; your deposit is paid in the same batch. "
         "The opponent then runs 'chips join CHANNEL'.",
@@ -121,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                          f"(default: {DEFAULT_DURATION}; at least the network's floor, the setting "
                          "chips.min_challenge_seconds: 600 where it is unset, 10 on xo-devnet)")  # fmt: skip
 
-    joining = sub.add_parser("join", parents=signs, help="pay your deposit into a channel opened with you",
+    joining = sub.add_parser("join", parents=moves_chips, help="pay your deposit into a channel opened with you",
                              description="Pay your deposit into CHANNEL (its name, or its id or the first 8+ "
                              "characters of it as 'chips list' shows), opened with you by its opener.")  # fmt: skip
     joining.add_argument("channel", metavar="CHANNEL")

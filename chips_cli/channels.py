@@ -12,15 +12,15 @@ import sys
 import time
 
 from chips_cli import context
-from chips_client import moves
+from chips_client import checks, moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
-from chips_client.channels import name_problem, nonce_of, rounds_of, short_challenge_note
+from chips_client.channels import address_of, name_problem, nonce_of, rounds_of, short_challenge_note
 from chips_client.narration import Story, deadline_text, grid
 from chips_client.store import ChannelTerms
 from chips_tp import xo_app
 from chips_tp.apps import APPS
-from chips_tp.channel import Fixed, channel_id, fixed_problem
+from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State, decode_state
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
@@ -37,12 +37,12 @@ def open_channel(args: argparse.Namespace) -> int:
     opponent = context.player(args, args.opponent)
     fixed = Fixed((signer.public_key, opponent), args.game, args.stake, (args.deposit, args.deposit), args.challenge,
                   nonce_of(args.channel, args.rounds))  # fmt: skip
-    if problem := fixed_problem(fixed):
-        raise InvalidInput(problem)
     terms = ChannelTerms(args.channel, fixed, args.rounds)
     with context.chain(args, signer) as chain:
-        if problem := fixed_problem(fixed, chain.challenge_floor()):
-            raise InvalidInput(f"{problem}; nothing was submitted")
+        if not args.no_validate:
+            existing, account = chain.channel(address_of(fixed)), chain.account(signer.public_key)
+            if problem := checks.open_refusal(existing, account, fixed, chain.challenge_floor()):
+                raise InvalidInput(f"{problem}; nothing was submitted")
         with context.store(args, signer.public_key) as stored:
             stored.remember_channel(channel_id(fixed), terms)
         batch = chain.submit_all([tx.open_channel(signer, fixed)], "the open")
@@ -62,13 +62,11 @@ def join(args: argparse.Namespace) -> int:
     signer = context.signer(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
-        me = found.fixed.participants.index(signer.public_key)
-        if found.status != FUNDING or found.funded[me]:
-            raise InvalidInput(
-                f"channel {args.channel!r} is {found.status} and your deposit is in already"
-                if found.funded[me]
-                else f"channel {args.channel!r} is {found.status}: too late to join"
-            )
+        me_key = signer.public_key
+        me = found.fixed.participants.index(me_key)
+        problem = None if args.no_validate else checks.join_refusal(found, chain.account(me_key), me_key)
+        if problem:
+            raise InvalidInput(f"{problem}; nothing was submitted")
         duration, note = found.fixed.duration, short_challenge_note(found.fixed.duration)
         if note:
             print(f"chips: warning: {note}", file=sys.stderr, flush=True)

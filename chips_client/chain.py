@@ -7,9 +7,17 @@ validator's reason (``Rejected``), an unreachable REST API as ``Unavailable``.
 
 from __future__ import annotations
 
-from chips_client.channels import OnChain, account_balance, challenge_floor, channel_transactions, channels_in
-from chips_tp.family import CHANNEL_TYPE, MIN_CHALLENGE_ADDRESS, NAMESPACE, account_address
-from chips_tp.state import Channel, decode_channel
+from chips_client.channels import (
+    OnChain,
+    account_balance,
+    account_of,
+    challenge_floor,
+    channel_transactions,
+    channels_in,
+    issuers_of,
+)  # fmt: skip
+from chips_tp.family import CHANNEL_TYPE, ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, NAMESPACE, account_address
+from chips_tp.state import Account, Channel, decode_channel
 from client_core.rest import RestClient
 from client_core.submission import require_committed, submit_and_wait
 from xo_core.protobuf.transaction_pb2 import Transaction
@@ -38,6 +46,14 @@ class RestChain:
     def balance(self, key: str) -> int:
         """The chips in ``key``'s account (0 when it has none)."""
         return account_balance(self.client.get_state(account_address(key)), key)
+
+    def account(self, key: str) -> Account | None:
+        """``key``'s account record, or None when it holds no chips: what the processor's rules take."""
+        return account_of(self.client.get_state(account_address(key)), key)
+
+    def issuers(self) -> list[str]:
+        """The keys that may issue chips (the setting ``chips.issuers``)."""
+        return issuers_of(self.client.get_state(ISSUERS_ADDRESS))
 
     def challenge_floor(self) -> int:
         """The shortest challenge duration an open may fix here (``chips.min_challenge_seconds``, 600 when unset)."""

@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from typing import Final, NamedTuple
 
 from chips_tp.channel import DEFAULT_MIN_DURATION, MIN_CHALLENGE_SETTING, Fixed, channel_id, min_duration
-from chips_tp.family import CHANNEL_TYPE, FAMILY_NAME, NAMESPACE, account_address, channel_address
+from chips_tp.family import CHANNEL_TYPE, FAMILY_NAME, ISSUERS_SETTING, NAMESPACE, account_address, channel_address
 from chips_tp.payload import InvalidPayload, parse_payload
 from chips_tp.state import Account, Channel, decode_account, decode_channel
 from client_core.blocks import ChainBlock
 from client_core.errors import InvalidInput
-from xo_core.settings import CorruptSetting, setting_value
+from xo_core.settings import CorruptSetting, listed, setting_value
 
 NAME_PURPOSE: Final = b"chips/1.0 channel name\x00"
 #: A challenge duration below this is *short*: under the floor the family sets where a network sets none (600 s),
@@ -99,8 +99,21 @@ def find_named(channels: Iterable[Channel], name: str, key: str) -> list[Channel
 
 def account_balance(data: bytes | None, key: str) -> int:
     """The free chips of ``key`` in its account's state ``data`` (0 when it has no record)."""
-    account: Account | None = decode_account(account_address(key), data or b"", key)
+    account = account_of(data, key)
     return 0 if account is None else account.balance
+
+
+def account_of(data: bytes | None, key: str) -> Account | None:
+    """The account of ``key`` in its state ``data``, as chips-tp reads it (None when it has no record)."""
+    return decode_account(account_address(key), data or b"", key)
+
+
+def issuers_of(data: bytes | None) -> list[str]:
+    """The keys the setting ``chips.issuers`` lists, from the data at its address, as chips-tp reads them."""
+    try:
+        return listed(setting_value(data or b"", ISSUERS_SETTING))
+    except CorruptSetting as error:
+        raise InvalidInput(str(error)) from None
 
 
 def address_of(fixed: Fixed) -> str:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from chips_client import checks
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.challenges import challenge_proof, held_engine
@@ -31,7 +32,7 @@ from chips_client.narration import Story, player
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.apps import APPS
 from chips_tp.channel import APPS as GAMES
-from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, fixed_problem, mover
+from chips_tp.channel import MAX_DURATION, MIN_DURATION, Fixed, channel_id, mover
 from chips_tp.channel_state import State, decode_state
 from chips_tp.family import channel_address
 from chips_tp.rps_app import REVEAL
@@ -248,7 +249,7 @@ class ChipsDesk(Sender):
             (signer.public_key, opponent), request.game, request.stake, (request.deposit, request.deposit),
             request.challenge, nonce_of(request.name, request.rounds),
         )  # fmt: skip
-        if problem := fixed_problem(fixed, self.challenge_floor()):
+        if problem := self.open_refusal(fixed):
             raise refused(f"{problem}; nothing was submitted")
         with self.store(signer.public_key) as store:
             store.remember_channel(channel_id(fixed), ChannelTerms(request.name, fixed, request.rounds))
@@ -332,11 +333,15 @@ class ChipsDesk(Sender):
         raise refused(f"{quoted(given, None)} is neither a public key nor the name of a key in {self.key_dir}; "
                       "nothing was submitted")  # fmt: skip
 
-    def challenge_floor(self) -> int:
-        """The chain's shortest challenge (``chips.min_challenge_seconds``): a 409 if unreadable, a 502 if no answer."""
+    def open_refusal(self, fixed: Fixed) -> str | None:
+        """Why chips-tp would refuse the open of ``fixed`` as the chain stands (:mod:`chips_client.checks`), or None;
+        a 409 if the chain's floor setting is unreadable, a 502 if the REST API cannot answer."""
         try:
             with self.client() as client:
-                return self.chain(client).challenge_floor()
+                chain = self.chain(client)
+                existing = chain.channel(channel_address(channel_id(fixed)))
+                account = chain.account(fixed.participants[0])
+                return checks.open_refusal(existing, account, fixed, chain.challenge_floor())
         except InvalidInput as error:
             raise refused(f"{error.message}; nothing was submitted") from None
         except CommandError as error:

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from chips_client.channels import account_balance, challenge_floor, channels_in
-from chips_tp.family import MIN_CHALLENGE_ADDRESS, account_address
+from chips_client.channels import account_balance, account_of, challenge_floor, channels_in, issuers_of
+from chips_tp.family import ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, account_address
 from chips_tp.handler import ChipsTransactionHandler
-from chips_tp.state import Channel, decode_channel
+from chips_tp.state import Account, Channel, decode_channel
 from client_core.errors import Rejected
 from tests.chips_tp.harness import Chain, request
 from tests.fake_context import FakeContext
@@ -45,6 +45,12 @@ class HandlerChain:
 
     def balance(self, key: str) -> int:
         return account_balance(self.ledger.state.get(account_address(key)), key)
+
+    def account(self, key: str) -> Account | None:
+        return account_of(self.ledger.state.get(account_address(key)), key)
+
+    def issuers(self) -> list[str]:
+        return issuers_of(self.ledger.state.get(ISSUERS_ADDRESS))
 
     def challenge_floor(self) -> int:
         return challenge_floor(self.ledger.state.get(MIN_CHALLENGE_ADDRESS))

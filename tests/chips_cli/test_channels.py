@@ -20,8 +20,8 @@ def players(table):
     return table
 
 
-def opening(name: str, seconds: int) -> list[object]:
-    return ["open", name, "--with", "bob", "--game", "xo", "--stake", "5", "--deposit", "20", "--challenge", seconds]
+def opening(name: str, seconds: int, deposit: int = 20) -> list[object]:
+    return ["open", name, "--with", "bob", "--game", "xo", "--stake", "5", "--deposit", deposit, "--challenge", seconds]
 
 
 def test_an_open_below_the_networks_challenge_floor_is_refused_before_anything_is_sent(players):
@@ -46,3 +46,39 @@ def test_a_join_says_how_long_a_challenge_lasts_and_warns_when_that_is_short(pla
     assert code == 0 and err == ""
     joined = json.loads(out)
     assert (joined["challenge_seconds"], joined["short_challenge"]) == (3600, False)
+
+
+@pytest.mark.parametrize(
+    ("who", "argv", "what", "reason"),
+    [
+        ("alice", ["transfer", "bob", "500"], "the transfer", "the transfer needs 500 chips but the account "),
+        ("alice", ["issue", "bob", "5"], "the issue", "only the keys in the setting chips.issuers may issue chips"),
+        ("alice", opening("rich", 60, deposit=150), "the open", "the deposit into channel "),
+    ],
+    ids=["transfer", "issue", "open"],
+)  # fmt: skip
+def test_the_validators_refusal_comes_first_in_its_own_words_unless_no_validate(players, who, argv, what, reason):
+    before = players.chain.balance(ALICE.public_key)
+    code, _, err = players.run(who, *argv)
+    assert code == 1 and reason in err and err.rstrip().endswith("; nothing was submitted"), err
+    assert players.chain.submitted == 0
+    said = err.split("error: ", 1)[1].rstrip().removesuffix("; nothing was submitted")
+    code, _, err = players.run(who, *argv, "--no-validate")
+    assert code == 1 and f"the validator rejected {what}: {said}" in err, err
+    assert players.chain.submitted == 1 and players.chain.balance(ALICE.public_key) == before
+
+
+def test_a_join_the_chain_would_refuse_is_refused_first_with_its_words(players):
+    players.chain.submit(tx.transfer(BOB, ALICE.public_key, 90), "a transfer")
+    players.chain.submitted = 0
+    assert players.run("alice", *opening("dear", 3600))[0] == 0
+    code, _, err = players.run("bob", "join", "dear")
+    assert code == 1 and players.chain.submitted == 1  # the open only
+    assert "the deposit into channel " in err and f"{BOB.public_key[:8]}... holds 10; nothing was submitted" in err
+    code, _, err = players.run("bob", "join", "dear", "--no-validate")
+    assert code == 1 and players.chain.submitted == 2
+    assert "the validator rejected the join: the deposit into channel " in err and "holds 10" in err
+    players.chain.submit(tx.transfer(ALICE, BOB.public_key, 90), "a transfer")
+    assert players.run("bob", "join", "dear")[0] == 0
+    code, _, err = players.run("bob", "join", "dear")
+    assert code == 1 and "is running: it is joined only while it is funding; nothing was submitted" in err

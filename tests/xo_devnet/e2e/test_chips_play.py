@@ -210,6 +210,7 @@ def test_a_player_killed_mid_match_resumes_from_its_store(net):
 
 
 def test_each_key_has_a_store_of_its_own_that_only_its_owner_reads(net):
+    net.ok("alice", "list")  # opens (makes) alice's store, whichever tests this worker ran before
     assert default_path(net.key_dir, net.key("alice")) != default_path(net.key_dir, net.key("bob"))
     assert Path(default_path(net.key_dir, net.key("alice"))).stat().st_mode & 0o777 == 0o600
 
