@@ -3,7 +3,8 @@
 Games are played on the module's devnet as whole batches; the server's table must be
 the command's (``xo ratings --json``, run here in-process on the same chain), with the
 players named from the key directory; a game that finishes later reaches an open page's
-event stream as a ``ratings`` event and the table; and one page load shows the rows.
+event stream as a ``ratings`` event and the table; and one page load shows the rows, and the lobby
+each player's rating.
 """
 
 from __future__ import annotations
@@ -120,5 +121,10 @@ def test_the_page_shows_the_leaderboard(browser, server, played):
         expect(rows.first).to_contain_text(f"{first['rating']:.2f}")
         expect(page.locator("#ratings-summary")).to_contain_text(f"{table['games']} games, 2 players")
         expect(page.locator("#nav-ratings")).to_have_attribute("aria-current", "")
+        page.evaluate("location.hash = '#/'")  # the lobby, same page: each player named with their rating
+        alice = next(row for row in table_with(server, played)["players"] if row["name"] == "alice")
+        item = page.locator(".game-item", has_text="w1")
+        seated = f"X: alice ({alice['key'][:6]}…) rated {alice['rating']:.1f}"
+        expect(item.locator(".game-players")).to_contain_text(seated)
     finally:
         page.close()

@@ -1,6 +1,9 @@
 // The games as the server follows them, kept current from its event stream.
+// Beside them, every player's rating (the leaderboard's table), read again whenever a game finishes.
 // Every (re)connection starts with a snapshot, so the page is whole again after any
 // interruption; then one "block" event per committed block.
+
+import { getJson } from "./api.js";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
@@ -16,6 +19,8 @@ export class Live extends EventTarget {
     this.computer = new Map();
     /** "player/channel" -> the latest chips event of a match the server plays */
     this.chips = new Map();
+    /** public key -> the player's row of the leaderboard ({rank, rating, deviation, games, ...}) */
+    this.ratings = new Map();
     this.block = null;
     this.ready = false;
     this.status = { live: false, message: "Connecting to the local server…" };
@@ -31,6 +36,7 @@ export class Live extends EventTarget {
     source.addEventListener("chips", (event) => this.#chips(JSON.parse(event.data)));
     // A block finished a rated game: the leaderboard asks for its table again.
     source.addEventListener("ratings", (event) => {
+      this.#readRatings();
       this.dispatchEvent(new CustomEvent("ratings", { detail: JSON.parse(event.data) }));
     });
     source.addEventListener("rps_note", (event) => {
@@ -54,6 +60,24 @@ export class Live extends EventTarget {
     return this.rps.get(name) ?? null;
   }
 
+  /** The leaderboard's row of the player with public key `key`, or null while unrated (or not read yet). */
+  ratingOf(key) {
+    return this.ratings.get(key) ?? null;
+  }
+
+  // Every player's rating, for the views that name players; a "rated" event once it is in. A failure leaves the
+  // last table: the leaderboard's own view says why it cannot be read.
+  async #readRatings() {
+    try {
+      const table = await getJson("/api/ratings");
+      if (!table.ready) return;
+      this.ratings = new Map(table.players.map((row) => [row.key, row]));
+      this.dispatchEvent(new CustomEvent("rated"));
+    } catch {
+      // kept as it was
+    }
+  }
+
   #snapshot(data) {
     this.retryMs = FIRST_RETRY_MS;
     this.games = new Map(data.games.map((game) => [game.name, game]));
@@ -64,6 +88,7 @@ export class Live extends EventTarget {
     this.chips = new Map((data.chips ?? []).map((match) => [`${match.player}/${match.channel}`, match]));
     this.#setStatus(data.status);
     this.dispatchEvent(new CustomEvent("games", { detail: { snapshot: true, changes: [], rpsChanges: [] } }));
+    this.#readRatings();
   }
 
   #block(data) {

@@ -18,10 +18,16 @@ export function rpsHref(name) {
   return `#/rps/${encodeURIComponent(name)}`;
 }
 
-function rpsItem(game, me) {
+/** " rated 26.8" for a player the leaderboard rates (its rating, one decimal), else nothing. */
+function rated(live, key) {
+  const row = key ? live.ratingOf(key) : null;
+  return row ? ` rated ${row.rating.toFixed(1)}` : "";
+}
+
+function rpsItem(game, me, live) {
   const yourTurn = me !== null && game.next.some((step) => step.player === me);
   const over = outcomeText(game, me, true);
-  const players = game.players.map(seatLabel).join(" vs ") || "nobody has joined yet";
+  const players = game.players.map((player) => seatLabel(player) + rated(live, player.key)).join(" vs ") || "nobody has joined yet";
   const score = game.players.length === 2 && game.state !== "AWAITING_GAME" ? ` · ${game.players.map((p) => p.score).join("-")}` : "";
   return h(
     "li",
@@ -42,12 +48,12 @@ function rpsItem(game, me) {
   );
 }
 
-function players(game) {
+function players(game, live) {
   const [x, o] = [seat(game, 1), seat(game, 2)];
-  return `X: ${playerLabel(x.key, x.name)} · O: ${playerLabel(o.key, o.name)}`;
+  return `X: ${playerLabel(x.key, x.name)}${rated(live, x.key)} · O: ${playerLabel(o.key, o.name)}${rated(live, o.key)}`;
 }
 
-function gameItem(game, me) {
+function gameItem(game, me, live) {
   const number = nextPlayer(game.state);
   const yourTurn = number !== null && seat(game, number).key === me && me !== null;
   return h(
@@ -63,7 +69,7 @@ function gameItem(game, me) {
         shown(game.shown, "name game-name"),
         yourTurn ? h("span", { class: "badge", text: "your turn" }) : null,
         h("span", { class: "game-state", text: stateText(game, me) }),
-        h("span", { class: "game-players", text: players(game) }),
+        h("span", { class: "game-players", text: players(game, live) }),
       ),
     ),
   );
@@ -134,7 +140,7 @@ export function mount(app, _parameter, signal) {
     const matching = wanted ? all.filter((game) => game.name.toLowerCase().includes(wanted)) : all;
     const me = app.me();
     const items = matching.slice(0, MAX_SHOWN).map((game) => {
-      const item = gameItem(game, me);
+      const item = gameItem(game, me, app.live);
       if (fresh.has(game.name)) item.classList.add("fresh");
       return item;
     });
@@ -142,7 +148,7 @@ export function mount(app, _parameter, signal) {
     const allRps = [...app.live.rps.values()];
     const matchingRps = wanted ? allRps.filter((game) => game.name.toLowerCase().includes(wanted)) : allRps;
     const rpsItems = matchingRps.slice(0, MAX_SHOWN).map((game) => {
-      const item = rpsItem(game, me);
+      const item = rpsItem(game, me, app.live);
       if (fresh.has(`rps:${game.name}`)) item.classList.add("fresh");
       return item;
     });
@@ -176,6 +182,7 @@ export function mount(app, _parameter, signal) {
     { signal },
   );
   app.addEventListener("player", render, { signal });
+  app.live.addEventListener("rated", render, { signal });
   filter.addEventListener("input", render);
 
   replace(
