@@ -286,9 +286,13 @@ def status_parser(
         parents=parents,
         help="show the status of a batch submitted earlier",
         description="Look up the batch BATCH_ID (as printed when it was submitted): COMMITTED, INVALID (with the "
-        "validator's reason), PENDING or UNKNOWN. Exit status: 0 COMMITTED, 1 INVALID, 4 PENDING or UNKNOWN.",
+        "validator's reason), PENDING or UNKNOWN. Exit status: 0 COMMITTED, 1 INVALID, 4 PENDING or UNKNOWN. A "
+        "shortened id (its first 6 or more digits, as 'waiting for batch ...' prints them) is found among the "
+        "committed batches; a pending or refused batch only by its full id.",
     )
-    status.add_argument("batch_id", metavar="BATCH_ID", help="the batch id, 128 hex characters")
+    status.add_argument(
+        "batch_id", metavar="BATCH_ID", help="the batch id: 128 hex characters, or its first 6 or more (abcdef12...)"
+    )
     return status
 
 

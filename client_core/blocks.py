@@ -86,6 +86,28 @@ class ChainBlock(NamedTuple):
         return BlockRef(self.block_id, self.block_num)
 
 
+class ListedBatch(NamedTuple):
+    """A committed batch as ``xo chain`` and ``status`` by a prefix read it: its id, its signer, its transactions."""
+
+    batch_id: str
+    signer: str
+    transactions: tuple[ChainTransaction, ...]
+
+
+class ListedBlock(NamedTuple):
+    """A committed block with who signed it and its batches, as ``sawtooth block list`` shows one."""
+
+    block_id: str
+    block_num: int
+    previous_block_id: str
+    signer: str
+    batches: tuple[ListedBatch, ...]
+
+    @property
+    def transactions(self) -> tuple[ChainTransaction, ...]:
+        return tuple(transaction for batch in self.batches for transaction in batch.transactions)
+
+
 def may_write_under(transaction: ChainTransaction, prefixes: Sequence[str]) -> bool:
     """Whether ``transaction`` may have changed state under one of ``prefixes`` (no prefixes: everything).
 
@@ -152,6 +174,29 @@ class ChainAnswers:
                 raise self.answers.not_sawtooth(f"{path} lists a batch without a list of transactions")
             transactions.extend(self.transaction(entry, path) for entry in batch.get("transactions", []))
         return ChainBlock(block_id, number, previous, tuple(transactions))
+
+    def listed_blocks_page(self, response: Response, path: str) -> tuple[list[ListedBlock], str | None]:
+        """``GET /blocks?...`` with each block's signer and batches: the page's blocks and the next page's query."""
+        envelope = self.answers.envelope(response, "data")
+        items = envelope["data"]
+        if not isinstance(items, list):
+            raise self.answers.not_sawtooth(f"'data' of {path} is not a list")
+        return [self.listed_block(item, path) for item in items], self.answers.next_page_query(envelope)
+
+    def listed_block(self, item: object, path: str) -> ListedBlock:
+        """One block of a ``/blocks`` answer, its batches kept apart."""
+        block = self.block(item, path)
+        assert isinstance(item, dict)  # block() refused anything else
+        batches = []
+        for batch in item.get("batches", []):
+            batch_id = batch.get("header_signature")
+            header = self._object(batch, "header", path)
+            if not isinstance(batch_id, str) or not BLOCK_ID.fullmatch(batch_id):
+                raise self.answers.not_sawtooth(f"{path} lists a batch without a valid header_signature")
+            transactions = tuple(self.transaction(entry, path) for entry in batch.get("transactions", []))
+            batches.append(ListedBatch(batch_id, self._text(header, "signer_public_key", path), transactions))
+        signer = self._text(self._object(item, "header", path), "signer_public_key", path)
+        return ListedBlock(block.block_id, block.block_num, block.previous_block_id, signer, tuple(batches))
 
     def transaction(self, item: object, path: str) -> ChainTransaction:
         """One transaction of a block (``/blocks``) or of ``/transactions``."""
@@ -234,6 +279,12 @@ class ChainAnswers:
     def _block_id(self, value: object, field: str, path: str) -> str:
         if not isinstance(value, str) or not BLOCK_ID.fullmatch(value):
             raise self.answers.not_sawtooth(f"a block in {path} has no valid {field}")
+        return value
+
+    def _text(self, header: dict[str, Any], key: str, path: str) -> str:
+        value = header.get(key, "")
+        if not isinstance(value, str):
+            raise self.answers.not_sawtooth(f"{path} lists an item whose '{key}' is not text")
         return value
 
     def _object(self, item: dict[str, Any], key: str, path: str) -> dict[str, Any]:

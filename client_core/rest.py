@@ -15,7 +15,7 @@ import http.client
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import quote, urlsplit
 
 from client_core.answers import Answers, BatchStatus, Response, StateChange
@@ -23,7 +23,9 @@ from client_core.errors import Unavailable
 from client_core.transport import Deadline, HttpConnection, HttpsConnection, ZeroMQEndpoint
 
 if TYPE_CHECKING:
-    from client_core.blocks import ChainAnswers, ChainBlock
+    from client_core.blocks import ChainAnswers, ChainBlock, ListedBlock
+
+Block = TypeVar("Block")
 
 REQUEST_TIMEOUT = 30.0
 """Seconds for a whole request: connecting, sending, and the whole answer (documented in the README)."""
@@ -196,11 +198,26 @@ class RestClient:
         walk that takes a while still reads one chain, whatever is committed meanwhile.
         """
         query = f"limit={BLOCKS_PER_PAGE}" + ("" if head is None else f"&head={quote(head)}")
+        yield from self._walk_blocks(query, self._chain.blocks_page)
+
+    def listed_blocks(self, page_size: int = BLOCKS_PER_PAGE) -> Iterator[ListedBlock]:
+        """Every block from the newest back to genesis with its signer and batches, ``page_size`` per request.
+
+        A reader that stops early (``xo chain blocks --limit 5``) asks for no more than it reads: pass
+        the number it wants as ``page_size``.
+        """
+        query = f"limit={max(1, min(page_size, BLOCKS_PER_PAGE))}"
+        yield from self._walk_blocks(query, self._chain.listed_blocks_page)
+
+    def _walk_blocks(
+        self, query: str, read_page: Callable[[Response, str], tuple[list[Block], str | None]]
+    ) -> Iterator[Block]:
+        """The blocks of ``/blocks?QUERY`` and of every page after it, as ``read_page`` reads them."""
         seen: set[str] = set()
         for _ in range(MAX_PAGES):
             seen.add(query)
             path = f"/blocks?{query}"
-            page, next_query = self._chain.blocks_page(self._request("GET", path), path)
+            page, next_query = read_page(self._request("GET", path), path)
             yield from page
             if next_query is None:
                 return

@@ -5,6 +5,10 @@ and a promise: "it may still commit". This is how the player finds out. The
 status is printed (on stdout, for people or as JSON) and also said by the exit
 status, so that a script can branch on it: 0 COMMITTED, 1 INVALID, 4 PENDING or
 UNKNOWN (not decided, or not known to the REST API).
+
+The id may be shortened as the commands print it (``waiting for batch 67ab4f0c1d2e3f40...``, ``batch
+67ab4f...68f9``): a committed batch is found by it among the chain's batches, newest first
+(:mod:`client_core.batch_prefix`).
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import math
 import re
 
 from client_core import session
-from client_core.errors import REJECTED, TIMED_OUT, InvalidInput, stopped
+from client_core.batch_prefix import ShortBatchId
+from client_core.errors import REJECTED, TIMED_OUT, stopped
 from client_core.rest import BatchStatus
 from client_core.runner import sigterm_interrupts
 from client_core.waiting import Progress, wait_for_batch
-from xo_core.text import printable, quoted
+from xo_core.text import printable
 
 BATCH_ID = re.compile(r"[0-9a-fA-F]{128}")
 EXIT_CODES = {"COMMITTED": 0, "INVALID": REJECTED, "PENDING": TIMED_OUT, "UNKNOWN": TIMED_OUT}
@@ -27,13 +32,9 @@ EXIT_CODES = {"COMMITTED": 0, "INVALID": REJECTED, "PENDING": TIMED_OUT, "UNKNOW
 
 def status(args: argparse.Namespace) -> int:
     """Print the batch's status; with ``--wait``, once it is decided or the wait ends (as for a move)."""
-    if BATCH_ID.fullmatch(args.batch_id) is None:
-        raise InvalidInput(
-            f"{quoted(args.batch_id, 40)} is not a batch id: a batch id is 128 hex characters, "
-            "as printed by the command that submitted it"
-        )
-    batch_id = args.batch_id.lower()
+    shortened = None if BATCH_ID.fullmatch(args.batch_id) else ShortBatchId.parse(args.batch_id)
     with session.rest_client(args) as client:
+        batch_id = args.batch_id.lower() if shortened is None else shortened.find(client)
         if args.wait is None:
             outcome = client.batch_status(batch_id)
         else:

@@ -19,6 +19,7 @@ from client_core.arguments import (
     wait_flags,
 )
 from xo_cli.aries_arguments import add_aries_commands, full_command
+from xo_cli.chain_arguments import add_chain_commands, full_chain_command
 from xo_cli.play_arguments import add_play_commands
 from xo_cli.ratings_arguments import add_ratings_command
 from xo_cli.web_arguments import add_web_command
@@ -181,9 +182,10 @@ def build_parser() -> CommandParser:
     add_play_commands(subcommands, rest=rest)
     add_web_command(subcommands, rest)
     add_ratings_command(subcommands, rest, output)
+    add_chain_commands(subcommands, rest, output)
     return parser
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``; usage errors exit with status 2 after one ``xo: error:`` line."""
-    return full_command(parse_command_line(build_parser(), argv))
+    return full_chain_command(full_command(parse_command_line(build_parser(), argv)))

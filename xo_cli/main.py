@@ -20,6 +20,8 @@ COMMANDS = {
     "watch": ("xo_cli.watch", "watch"),
     "history": ("xo_cli.history", "history"),
     "ratings": ("xo_cli.ratings", "ratings"),
+    "chain blocks": ("xo_cli.chain", "blocks"),
+    "chain transactions": ("xo_cli.chain", "transactions"),
     "play": ("xo_cli.play", "play"),
     "bot": ("xo_cli.bot", "bot"),
     "status": ("client_core.status", "status"),

@@ -45,6 +45,18 @@ def test_sawtooth_s_block_list_is_read_newest_first_with_its_transactions():
     assert create.outputs == create.inputs and create.signer.startswith("03")
 
 
+def test_sawtooth_s_block_list_is_read_with_signers_and_batches_for_xo_chain():
+    listed, next_query = CHAIN.listed_blocks_page(capture("16_blocks_list.json"), "/blocks")
+    plain, _ = CHAIN.blocks_page(capture("16_blocks_list.json"), "/blocks")
+    assert next_query is None
+    assert [(block.block_id, block.block_num, block.transactions) for block in listed] == [
+        (block.block_id, block.block_num, block.transactions) for block in plain
+    ]
+    assert all(len(block.signer) == 66 for block in listed), "each block names the validator that signed it"
+    [batch] = listed[0].batches
+    assert len(batch.batch_id) == 128 and batch.signer == batch.transactions[0].signer
+
+
 def test_sawtooth_s_receipts_are_read_by_transaction():
     [(transaction_id, changes)] = CHAIN.receipts(capture("22_receipts_by_txn_id.json"), "/receipts").items()
     assert transaction_id.startswith("8457dcb7")
@@ -87,6 +99,7 @@ def test_a_block_s_changes_are_the_last_one_per_address_under_the_prefixes():
 def read_every_way(response: Response):
     for reader in (
         lambda: CHAIN.blocks_page(response, "/blocks"),
+        lambda: CHAIN.listed_blocks_page(response, "/blocks"),
         lambda: CHAIN.receipts(response, "/receipts"),
         lambda: CHAIN.message(response.body.decode("utf-8", "replace")),
     ):

@@ -47,6 +47,10 @@ PINNED = {
     "finished games (pure) is all it takes from that family",
     ("xo_cli.ratings", "chips_client.results"): "`xo ratings` rates every game a player played: chips's reader of its "
     "closed channels (pure) is all it takes from that family",
+    ("xo_cli.chain", "rps_client.chain_words"): "`xo chain` says what every transaction did: rps's reader of its own "
+    "payloads (pure) is all it takes from that family",
+    ("xo_cli.chain", "chips_client.chain_words"): "`xo chain` says what every transaction did: chips's reader of its "
+    "own payloads (pure) is all it takes from that family",
 }
 """The only edges between two packages on top: from a module to a module or package, with the reason."""
 

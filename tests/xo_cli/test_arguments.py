@@ -113,7 +113,7 @@ def test_an_unknown_command_like_none_lists_the_commands(capsys):
     assert main(["frobnicate"]) == 2
     assert capsys.readouterr().err == (
         "xo: error: unknown command 'frobnicate' (commands: create, take, delete, list, show, watch, history, status, "
-        "keygen, aries, play, bot, web, ratings) (see 'xo --help')\n"
+        "keygen, aries, play, bot, web, ratings, chain) (see 'xo --help')\n"
     )
 
 

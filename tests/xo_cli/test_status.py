@@ -65,7 +65,7 @@ def test_uppercase_hex_is_the_same_batch(fake, run):
     assert run("status", BATCH.upper(), "--url", fake.url)[0] == 0
 
 
-@pytest.mark.parametrize("given", ["c" * 127, "g" * 128, "", "c" * 128 + "\x1b"])
+@pytest.mark.parametrize("given", ["c" * 129, "ccccc", "g" * 128, "", "c" * 128 + "\x1b", "cccccc...g"])
 def test_what_is_not_a_batch_id_is_refused_before_any_request(fake, run, given):
     code, out, err = run("status", given, "--url", fake.url)
     assert (code, out) == (1, "")

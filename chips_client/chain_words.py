@@ -1,0 +1,36 @@
+"""A chips transaction on the chain in words, decoded with the family's own codec: ``chips open 7eadee1d ...``.
+
+A channel is named by the first characters of its id, as ``chips list`` shows it: the name its players
+gave it is theirs, never on the chain.
+"""
+
+from __future__ import annotations
+
+from sawtooth_sdk.processor.exceptions import InvalidTransaction
+
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.family import FAMILY_NAME
+from chips_tp.ops import Issue, Open, Transfer
+from chips_tp.payload import parse_payload
+from client_core.blocks import ChainTransaction
+from client_core.chain_words import Namer, unreadable
+
+SHOWN_ID = 8
+"""Hex digits of a channel id shown, as ``chips list`` shows them."""
+
+
+def words(transaction: ChainTransaction, name: Namer) -> str:
+    """``chips issue 500 to alice``, ``chips open 7eadee1d: xo with bob, stake 10, deposits 50 and 50``, ..."""
+    try:
+        op = parse_payload(transaction.payload)
+    except InvalidTransaction as error:
+        return unreadable(FAMILY_NAME, str(error))
+    match op:
+        case Issue() | Transfer():
+            return f"{FAMILY_NAME} {op.NAME} {op.amount:,} to {name(op.to)}"
+        case Open():
+            fixed = Fixed((transaction.signer, op.opponent), op.app, op.stake, op.deposits, op.duration, op.nonce)
+            first, second = op.deposits
+            terms = f"{op.app} with {name(op.opponent)}, stake {op.stake:,}, deposits {first:,} and {second:,}"
+            return f"{FAMILY_NAME} open {channel_id(fixed).hex()[:SHOWN_ID]}: {terms}"
+    return f"{FAMILY_NAME} {op.NAME} {op.channel.hex()[:SHOWN_ID]}"

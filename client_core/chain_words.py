@@ -1,0 +1,49 @@
+"""What a committed transaction did, in words: the contract between ``xo chain`` and each family's client library.
+
+Every family's client library says what its own transactions do, decoding the payload with its own
+codec (``xo_client.chain_words``, ``rps_client.chain_words``, ``chips_client.chain_words``); this module,
+which knows no game, holds what they share (the shape of that function, how player text and keys are
+written into a sentence) and the words of Sawtooth's own BlockInfo, which opens every block.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Final
+
+from google.protobuf.message import DecodeError
+
+from client_core.blocks import ChainTransaction
+from xo_core.block_info import FAMILY_NAME as BLOCK_INFO
+from xo_core.protobuf.block_info_pb2 import BlockInfoTxn
+from xo_core.text import printable, quoted
+
+Namer = Callable[[str], str]
+"""A public key as a sentence names it: its name in the key directory, else its first characters; escaped."""
+Words = Callable[[ChainTransaction, Namer], str]
+"""What a family's transaction did, e.g. ``xo take game1 5``: the family's name first."""
+MAX_TIMESTAMP: Final = 253402300799
+"""9999-12-31T23:59:59Z: a later timestamp (none a validator writes) is shown as this, never a crash."""
+
+
+def word(text: str) -> str:
+    """Player text (a game's name) as one word of a sentence: as it is if it is one, else quoted; escaped."""
+    shown = printable(text)
+    return shown if shown and shown == text and not any(char.isspace() for char in text) else quoted(text, None)
+
+
+def unreadable(family: str, problem: str) -> str:
+    """What is said of a payload the family's codec refuses (never committed by its processor, but read anyway)."""
+    return f"{family}: a payload its codec refuses ({printable(problem)})"
+
+
+def block_info_words(transaction: ChainTransaction, _name: Namer) -> str:
+    """Sawtooth's clock, which opens every block: ``block_info: block 7 at 2026-11-27T04:00:00Z``."""
+    message = BlockInfoTxn()
+    try:
+        message.ParseFromString(transaction.payload)
+    except DecodeError as error:
+        return unreadable(BLOCK_INFO, str(error))
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(min(message.block.timestamp, MAX_TIMESTAMP)))
+    return f"{BLOCK_INFO}: block {message.block.block_num} at {when}"

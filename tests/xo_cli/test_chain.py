@@ -1,0 +1,144 @@
+"""`xo chain blocks|transactions` and `xo status` by a shortened id, on an xo-devnet played on by the commands.
+
+One ledger for the module: alice takes a space, the issuer issues chips, alice opens a channel and bob
+joins it, alice creates an rps game, each with the command a player types (run in-process, their output
+captured); then the chain is read back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from chips_cli.main import main as chips
+from rps_cli.main import main as rps
+from tests.integration.devnet import running_devnet
+from xo_cli.main import main as xo
+
+BATCH = re.compile(r"batch ([0-9a-f]{128})")
+
+
+@dataclass(frozen=True)
+class Played:
+    flags: list[str]
+    """--url and --key-dir of the devnet."""
+    batches: dict[str, str]
+    """The full batch id each command printed, by the command."""
+    waiting_line: str
+    """What ``xo take ... --wait`` wrote to stderr while it waited: ``waiting for batch 67ab4f0c1d2e3f40... ...``."""
+
+
+def captured(command: Callable[[list[str]], int], argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = command(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    workdir = tmp_path_factory.mktemp("chain")
+    with running_devnet(workdir) as url:
+        flags = ["--url", url, "--key-dir", str(workdir / "devnet-keys")]
+        steps: list[tuple[str, Callable[[list[str]], int], list[str]]] = [
+            ("xo create", xo, ["create", "g1", "--username", "alice", "--wait"]),
+            ("xo take", xo, ["take", "g1", "5", "--username", "alice", "--wait"]),
+            ("chips issue", chips, ["issue", "bob", "5", "--username", "chips-issuer", "--wait", "--json"]),
+            ("chips open", chips, ["open", "duel", "--with", "bob", "--game", "xo", "--stake", "10", "--deposit",
+                                   "50", "--username", "alice", "--wait", "--json"]),
+            ("chips join", chips, ["join", "duel", "--username", "bob", "--wait", "--json"]),
+            ("rps create", rps, ["create", "m1", "--username", "alice", "--wait"]),
+        ]  # fmt: skip
+        batches, waiting = {}, ""
+        for what, command, argv in steps:
+            code, out, err = captured(command, [*argv, *flags])
+            assert code == 0, (what, out, err)
+            found = BATCH.search(out) or re.search(r'"batch(?:_id)?": "([0-9a-f]{128})"', out)
+            assert found, (what, out)
+            batches[what] = found.group(1)
+            waiting = next((line for line in err.splitlines() if line.startswith("waiting for batch ")), waiting)
+        yield Played(flags, batches, waiting)
+
+
+def run(played: Played, *argv: str) -> tuple[int, str, str]:
+    return captured(xo, [*argv, *played.flags])
+
+
+def test_the_chips_a_match_cost_on_chain_are_listed_in_words_newest_first(played):
+    code, out, err = run(played, "chain", "transactions", "--family", "chips")
+    assert (code, err) == (0, "")
+    heading, *rows = out.splitlines()
+    assert heading.split() == ["BLOCK", "TRANSACTION", "SIGNER", "WHAT"]
+    said = [re.split(r"\)  +", row, maxsplit=1)[1] for row in rows]
+    assert len(said) == 3
+    assert re.fullmatch(r"chips join [0-9a-f]{8}", said[0])
+    assert re.fullmatch(r"chips open [0-9a-f]{8}: xo with bob, stake 10, deposits 50 and 50", said[1])
+    assert said[0].split()[2] == said[1].split()[2].rstrip(":"), "the channel opened is the one joined"
+    assert said[2] == "chips issue 5 to bob"
+    assert [row.split()[2] for row in rows] == ["bob", "alice", "chips-issuer"]
+
+
+def test_json_gives_each_transaction_its_block_batch_signer_and_words(played):
+    code, out, _ = run(played, "chain", "transactions", "--limit", "0", "--json")
+    listed = json.loads(out)
+    assert code == 0
+    by_batch = {entry["batch_id"]: entry for entry in listed}
+    for what, batch_id in played.batches.items():
+        assert by_batch[batch_id]["family"] == what.split()[0], what
+    assert by_batch[played.batches["xo take"]]["words"] == "xo take g1 5"
+    assert by_batch[played.batches["xo take"]]["signer_name"] == "alice"
+    assert by_batch[played.batches["rps create"]]["words"] == "rps create m1 (first to 1 point, 300 seconds to act)"
+    numbers = [entry["block_num"] for entry in listed]
+    assert numbers == sorted(numbers, reverse=True), "newest first"
+    _, out, _ = run(played, "chain", "blocks", "--limit", "0", "--json")
+    blocks = json.loads(out)
+    assert [block["block_num"] for block in blocks] == list(range(numbers[0], -1, -1)), "every block, to genesis"
+    assert len(listed) == sum(len(batch["transactions"]) for block in blocks for batch in block["batches"])
+    assert sum(entry["family"] == "block_info" for entry in listed) == numbers[0], "BlockInfo opens every block"
+
+
+def test_blocks_are_listed_newest_first_with_their_counts_and_families(played):
+    code, out, _ = run(played, "chain", "blocks", "--limit", "3")
+    heading, *rows = out.splitlines()
+    assert code == 0 and heading.split() == ["NUM", "BLOCK", "BATCHES", "TXNS", "SIGNER", "FAMILIES"]
+    assert len(rows) == 3
+    numbers = [int(row.split()[0]) for row in rows]
+    assert numbers == list(range(numbers[0], numbers[0] - 3, -1))
+    assert rows[0].split()[2:4] == ["2", "2"] and rows[0].endswith("block_info, rps")
+    _, out, _ = run(played, "chain", "blocks", "--limit", "1", "--json")
+    [block] = json.loads(out)
+    assert block["block_num"] == numbers[0]
+    assert [batch["batch_id"] for batch in block["batches"]][-1] == played.batches["rps create"]
+    assert block["batches"][-1]["transactions"][0]["words"].startswith("rps create m1")
+
+
+def test_status_takes_the_short_id_the_waiting_line_prints(played):
+    line = re.compile(r"waiting for batch ([0-9a-f]{16}\.\.\.) to commit \(Ctrl-C stops waiting\)")
+    short = line.fullmatch(played.waiting_line)
+    assert short, played.waiting_line
+    full = next(batch_id for batch_id in played.batches.values() if batch_id.startswith(short.group(1)[:16]))
+    assert run(played, "status", short.group(1)) == (0, f"batch {full}: COMMITTED\n", "")
+    assert run(played, "status", full[:6] + "..." + full[-4:], "--json")[1] == json.dumps(
+        {"batch_id": full, "status": "COMMITTED", "reasons": []}, indent=2
+    ) + "\n"
+
+
+def test_status_of_an_id_no_committed_batch_has_says_so(played):
+    taken = {batch_id[:8] for batch_id in played.batches.values()}
+    unknown = next(f"{n:08x}" for n in range(1000) if f"{n:08x}" not in taken)
+    code, out, err = run(played, "status", unknown)
+    assert (code, out) == (1, "")
+    assert f"no committed batch has the id '{unknown}'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["chain", "blocks", "--limit", "-1"], ["chain", "transactions", "--limit", "x"],
+                                  ["chain"], ["chain", "games"]])
+def test_usage_errors_exit_2(played, argv):
+    code, out, err = run(played, *argv)
+    assert (code, out) == (2, "") and err.startswith("xo: error:")
