@@ -170,9 +170,10 @@ def bot(args: argparse.Namespace) -> int:
 def _connector(args: argparse.Namespace, client_id: str) -> Connector:
     """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel
     (:func:`chips_client.messages.client_id`), so what the peer sent while this player was away is waiting; after a
-    reconnection the match publishes its latest state again."""
+    reconnection the match publishes its latest state again. It never gives up on a broker that is away (at the
+    start too), and says so once, then when it is back."""
     return lambda on_message, on_reconnect: BrokerSession(args.broker, client_id, on_message,
-                                                          on_reconnect=on_reconnect)  # fmt: skip
+                                                          on_reconnect=on_reconnect, say=say)  # fmt: skip
 
 
 def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) -> int:

@@ -50,6 +50,9 @@ TAKEOVER_DELAY_CAP = 10.0
 """Each takeover in a row doubles the delay before taking the session back, up to this: a fight for the
 session with another client costs one reconnection per this many seconds at most, and the session is back
 within it once the fight stops."""
+QUEUED_LIMIT = 1000
+"""Messages a session that never gives up keeps for a broker that is away; beyond, a publish is dropped (its
+owner republishes its latest state on the reconnection)."""
 TAKEOVERS_TOLD = 3
 """Takeovers in a row after which the session says that another client seems to use its id."""
 
@@ -158,6 +161,13 @@ class BrokerSession:
     and subscribing again to a topic already subscribed is harmless. Once those subscriptions are
     confirmed, ``on_reconnect()`` runs (on paho's thread, not after the first connection), so its owner
     can publish again what may have been lost meanwhile.
+
+    With ``say``, the session never gives up on an absent broker, for a program a player leaves running:
+    ``connect`` returns even when the broker cannot be reached (paho keeps trying, backing off from 0.2 s
+    to 5 s), ``subscribe`` remembers a topic to subscribe to on the connection, ``publish`` queues the
+    message for it, and neither waits for a broker that is away; only a refusal (bad credentials, a
+    subscription the broker denies) still raises. ``say`` gets one line when the broker cannot be
+    reached ("cannot reach the broker at URL: why; retrying"), and one when it is back.
     """
 
     def __init__(
@@ -168,6 +178,7 @@ class BrokerSession:
         *,
         on_reconnect: Callable[[], None] | None = None,
         persistent: bool = True,
+        say: Callable[[str], None] | None = None,
     ) -> None:
         if not client_id or len(client_id.encode()) > 65535:
             raise ValueError("a broker client id must be 1 to 65535 bytes long")
@@ -175,6 +186,9 @@ class BrokerSession:
         self.client_id = client_id
         self._on_message = on_message
         self._on_reconnect = on_reconnect
+        self._say = say
+        self._away_said = False
+        self._opened = False
         self._lock = threading.Lock()
         self._topics: list[str] = []
         self._connections = 0
@@ -201,6 +215,9 @@ class BrokerSession:
         if address.tls:
             self._client.tls_set_context(ssl.create_default_context())
         self._client.reconnect_delay_set(*RECONNECT_DELAYS)
+        if say is not None:
+            self._client.max_queued_messages_set(QUEUED_LIMIT)
+            self._client.on_connect_fail = self._handle_connect_fail
         self._client.on_socket_open = self._handle_socket_open
         self._client.on_connect = self._handle_connect
         self._client.on_disconnect = self._handle_disconnect
@@ -222,15 +239,27 @@ class BrokerSession:
         try:
             self._client.connect(self.address.host, self.address.port, keepalive=KEEPALIVE_SECONDS)
         except (OSError, ValueError) as error:
-            raise BrokerUnreachable(f"cannot reach the broker at {self.address.url}: {_reason(error)}") from None
+            unreachable = f"cannot reach the broker at {self.address.url}: {_reason(error)}"
+            if self._say is None or isinstance(error, ValueError):
+                raise BrokerUnreachable(unreachable) from None
+            self._away(unreachable)
+            self._client.connect_async(self.address.host, self.address.port, keepalive=KEEPALIVE_SECONDS)
+            self._started = self._opened = True
+            self._client.loop_start()  # paho's thread keeps trying
+            return
         self._started = True
         self._client.loop_start()
         if not self._connack.wait(max(deadline - time.monotonic(), 0)):
+            if self._say is not None:
+                self._opened = True
+                self._away(f"the broker at {self.address.url} did not answer within {timeout:g} s")
+                return
             self.close()
             raise BrokerUnreachable(f"the broker at {self.address.url} did not answer within {timeout:g} s")
         if self._connect_failure is not None:
             self.close()
             raise BrokerUnreachable(f"the broker at {self.address.url} refused the connection: {self._connect_failure}")
+        self._opened = True
 
     def subscribe(self, topic: str, timeout: float) -> None:
         """Subscribe at QoS 1; the subscription outlives disconnections, and is made again on every reconnection."""
@@ -238,6 +267,8 @@ class BrokerSession:
             if topic not in self._topics:
                 self._topics.append(topic)
         result, mid = self._client.subscribe(topic, qos=1)
+        if result == MQTTErrorCode.MQTT_ERR_NO_CONN and self._say is not None:
+            return  # made on the connection, with the others
         if result != MQTTErrorCode.MQTT_ERR_SUCCESS or mid is None:
             raise BrokerUnreachable(f"cannot subscribe on {self.address.url}: {mqtt.error_string(result)}")
         deadline = time.monotonic() + timeout
@@ -245,6 +276,8 @@ class BrokerSession:
             while mid not in self._subacks:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
+                    if self._say is not None:
+                        return  # lost meanwhile: made again on the reconnection
                     raise BrokerTimedOut(
                         f"the broker at {self.address.url} did not confirm the subscription within {timeout:g} s"
                     )
@@ -267,6 +300,8 @@ class BrokerSession:
         an empty retained message on the same topic clears it.
         """
         info = self._client.publish(topic, payload, qos=1, retain=retain)
+        if self._say is not None and info.rc in (MQTTErrorCode.MQTT_ERR_NO_CONN, MQTTErrorCode.MQTT_ERR_QUEUE_SIZE):
+            return  # queued for the connection (or, beyond QUEUED_LIMIT, dropped): nothing to wait for meanwhile
         if info.rc not in (MQTTErrorCode.MQTT_ERR_SUCCESS, MQTTErrorCode.MQTT_ERR_NO_CONN):
             raise BrokerError(f"cannot publish on {self.address.url}: {mqtt.error_string(info.rc)}")
         acked = threading.Event()
@@ -276,6 +311,10 @@ class BrokerSession:
                 return
             self._acks[info.mid] = acked
         if not acked.wait(timeout):
+            if self._say is not None:
+                with self._lock:
+                    self._acks.pop(info.mid, None)
+                return  # still queued in paho: it goes out on the reconnection
             state = "" if self._connected else " (disconnected; it is queued for the reconnection)"
             raise BrokerTimedOut(
                 f"the broker at {self.address.url} did not acknowledge a message within {timeout:g} s{state}"
@@ -307,8 +346,13 @@ class BrokerSession:
         if reason.is_failure:
             self._connect_failure = str(reason)
             self._connack.set()
+            if self._opened and self._say is not None:  # at connect(), the refusal is raised instead
+                self._away(f"the broker at {self.address.url} refused the connection: {reason}")
             return
         self._connected = True
+        if self._away_said and self._say is not None:
+            self._away_said = False
+            self._tell(f"connected to the broker at {self.address.url} again")
         _log.debug("connected to %s (session present: %s)", self.address.url, flags.session_present)
         with self._lock:
             self._connections += 1
@@ -326,6 +370,24 @@ class BrokerSession:
             _log.warning("cannot subscribe again on %s: %s", self.address.url, mqtt.error_string(result))
         if reconnected:
             self._reconnected()
+
+    def _handle_connect_fail(self, client: mqtt.Client, userdata: object) -> None:
+        self._away(f"cannot reach the broker at {self.address.url}")
+
+    def _away(self, why: str) -> None:
+        """Say once per absence of the broker that it is away and that the session keeps trying."""
+        if self._away_said:
+            return
+        self._away_said = True
+        self._tell(f"{why}; retrying")
+
+    def _tell(self, line: str) -> None:
+        if self._say is None:
+            return
+        try:
+            self._say(line)
+        except Exception:
+            _log.exception("saying a line about the broker failed")
 
     def _reconnected(self) -> None:
         if self._on_reconnect is None:
@@ -349,7 +411,8 @@ class BrokerSession:
             since, self._connected_at = self._connected_at, None
             if since is None or not self._started:  # no connection was lost (a refusal, or close())
                 return
-            self._takeovers = self._takeovers + 1 if time.monotonic() - since < STABLE_SECONDS else 0
+            in_a_row = self._connections > 1 and time.monotonic() - since < STABLE_SECONDS  # not the first's loss
+            self._takeovers = self._takeovers + 1 if in_a_row else 0
             takeovers = self._takeovers
         delay = min(RECONNECT_DELAYS[0] * 2**takeovers, TAKEOVER_DELAY_CAP)
         client.reconnect_delay_set(delay, max(delay, RECONNECT_DELAYS[1]))

@@ -73,12 +73,13 @@ def free_port() -> int:
 
 @contextmanager
 def running_mosquitto(
-    directory: Path, users: dict[str, str] | None = None, acl: str | None = None
+    directory: Path, users: dict[str, str] | None = None, acl: str | None = None, port: int | None = None
 ) -> Iterator[Mosquitto]:
     """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect; with ``acl``
-    (an acl_file's lines), each may read and write only the topics it allows."""
+    (an acl_file's lines), each may read and write only the topics it allows; on ``port``, or a free one."""
+    wanted = port
     for _attempt in range(3):
-        port, tls_port = free_port(), free_port()
+        port, tls_port = wanted or free_port(), free_port()
         lines = [
             "per_listener_settings false",
             "persistence false",

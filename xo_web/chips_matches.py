@@ -208,8 +208,9 @@ class Matches:
                 cid = client_id(run.signer, run.ident)  # chips play's: one persistent session for both
                 run.match = Match(
                     signer=run.signer, terms=run.terms, store=store, chain=chain,
-                    connect=lambda on_message, on_reconnect: BrokerSession(address, cid, on_message,
-                                                                           on_reconnect=on_reconnect),
+                    connect=lambda on_message, on_reconnect: BrokerSession(
+                        address, cid, on_message, on_reconnect=on_reconnect, say=lambda line: self._tell(run, line)
+                    ),
                     chooser=run.chooser, say=lambda line: self._tell(run, line), names=self.names(),
                     stand_in=Computer("perfect"),
                 )  # fmt: skip

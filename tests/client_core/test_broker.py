@@ -23,7 +23,7 @@ from client_core.broker import (
     BrokerUnreachable,
 )
 from client_core.errors import UNAVAILABLE
-from tests.mosquitto import TLS_DIR, Mosquitto, running_mosquitto, stop
+from tests.mosquitto import TLS_DIR, Mosquitto, free_port, running_mosquitto, stop
 from tests.mqtt_clients import Hostile, Reconnections
 
 SECONDS = 5.0
@@ -272,6 +272,41 @@ def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
         alice.publish("xo/chips/c9/bob", b"after the fight", SECONDS)  # as a player resends its latest state
         time.sleep(0.5)
     assert inbox.take(1) == [("xo/chips/c9/bob", b"after the fight")], "bob's session never came back"
+
+
+def test_a_session_that_never_gives_up_waits_for_a_broker_absent_at_the_start(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    port = free_port()
+    said: queue.Queue[str] = queue.Queue()
+    inbox = Inbox()
+    bob = BrokerSession(address(port), "test-patient-bob", inbox, say=said.put)
+    sessions.append(bob)
+    started = time.monotonic()
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c11/bob", SECONDS)
+    bob.publish("xo/chips/c11/bob", b"queued while away", SECONDS)
+    assert time.monotonic() - started < 1, "a session that never gives up waited for an absent broker"
+    time.sleep(0.7)  # paho tries again meanwhile (0.2 s, 0.4 s): said once, not each time
+    with running_mosquitto(tmp_path, port=port):
+        assert inbox.take(1) == [("xo/chips/c11/bob", b"queued while away")]  # subscribed, then published
+        alice = connected(sessions, address(port), "test-patient-alice", Inbox())
+        alice.publish("xo/chips/c11/bob", b"from alice", SECONDS)
+        assert inbox.take(1) == [("xo/chips/c11/bob", b"from alice")]
+    assert [said.get_nowait() for _ in range(said.qsize())] == [
+        f"cannot reach the broker at mqtt://127.0.0.1:{port}: Connection refused; retrying",
+        f"connected to the broker at mqtt://127.0.0.1:{port} again",
+    ]
+
+
+def test_a_session_that_never_gives_up_still_refuses_wrong_credentials(tmp_path: Path) -> None:
+    with running_mosquitto(tmp_path, users={"alice": "right"}) as guarded:
+        wrong = {"XO_BROKER_USERNAME": "alice", "XO_BROKER_PASSWORD": "wrong"}
+        said: list[str] = []
+        session = BrokerSession(address(guarded.port, environ=wrong), "test-patient-wrong", Inbox(), say=said.append)
+        with pytest.raises(BrokerUnreachable, match=r"refused the connection: Not authorized"):
+            session.connect(SECONDS)
+        assert said == []
 
 
 # --- failures ---------------------------------------------------------------------------------------------------

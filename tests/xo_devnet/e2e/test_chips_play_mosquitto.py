@@ -6,15 +6,20 @@ Without mosquitto this skips saying why; under CI=true it fails (``.ci/run`` ins
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from chips_tp.channel import channel_id
 from chips_tp.family import channel_address
 from chips_tp.state import decode_channel
-from tests.mosquitto import running_mosquitto
-from tests.xo_devnet.e2e.test_chips_play import Net, finished, open_and_join
+from tests.mosquitto import free_port, running_mosquitto
+from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, finished, open_and_join
 from xo_devnet.spawn import DevnetProcess
 
 
@@ -38,5 +43,71 @@ def test_a_best_of_three_through_mosquitto_costs_three_transactions_and_pays_the
     assert final.final and final == net.final_state("bob", ident, "xo")
     record = decode_channel("", net.state(channel_address(ident))[channel_address(ident)])
     assert record.status == "closed" and record.payout == final.balances
+    assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
+    assert net.total_chips() == issued
+
+
+class Output:
+    """A process's lines, read on a thread as they come, so a test can wait for one while the process runs."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process, self.lines, self.changed = process, [], threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+
+    def wait_for(self, wanted: str, seconds: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(lambda: wanted in self.lines or self.process.poll() is not None, seconds) and (
+                wanted in self.lines
+            )
+
+    def finished(self) -> list[str]:
+        assert self.process.wait(MATCH_SECONDS) == 0, "\n".join(self.lines)
+        self.reader.join(MATCH_SECONDS)
+        return self.lines
+
+
+def test_bots_started_before_the_broker_wait_for_it_and_play_on_through_its_crash(net: Net, tmp_path: Path) -> None:
+    issued = net.total_chips()
+    fixed = open_and_join(net, "broker-away", "xo")
+    ident = channel_id(fixed)
+    port = free_port()
+    away = Net(net.devnet, f"mqtt://127.0.0.1:{port}")
+    unreachable = f"cannot reach the broker at {away.broker}: Connection refused; retrying"
+    alice, bob = away.bot("alice", "broker-away"), away.bot("bob", "broker-away", "--level", "random")
+    outputs = [Output(alice), Output(bob)]
+    try:
+        for output in outputs:  # no broker to reach: each says so and waits, as it would for a challenge
+            assert output.wait_for(unreachable, MATCH_SECONDS), "\n".join(output.lines)
+        with running_mosquitto(tmp_path, port=port) as broker:
+            deadline = time.monotonic() + MATCH_SECONDS
+            while net.store_turn("alice", ident) < 2 and time.monotonic() < deadline and alice.poll() is None:
+                time.sleep(0.01)
+            for process in (alice, bob):  # held still, so the crash falls mid-match however fast they play
+                process.send_signal(signal.SIGSTOP)
+            crashed_at = net.store_turn("alice", ident)
+            broker.kill()  # no persistence: the restarted broker knows no session, and what was in flight is lost
+            broker.restart()
+            for process in (alice, bob):
+                process.send_signal(signal.SIGCONT)
+            said = [output.finished() for output in outputs]
+    finally:
+        for process in (alice, bob):
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+    assert 2 <= crashed_at < net.store_turn("alice", ident), "the broker did not crash mid-match"
+    for lines in said:
+        assert lines.count(unreachable) == 1, lines
+        assert f"connected to the broker at {away.broker} again" in lines, lines
+    final = net.final_state("alice", ident, "xo")
+    assert final.final and final == net.final_state("bob", ident, "xo")
     assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
     assert net.total_chips() == issued
