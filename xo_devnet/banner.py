@@ -162,7 +162,10 @@ def _processor_lines(info: ReadyInfo) -> list[str]:
     label = "  transaction processors "
     if not info.processors:
         endpoint = info.component_endpoint
-        return [f"{label}none (--no-tp): connect your own, e.g. xo-tp -C {endpoint} and rps-tp -C {endpoint}"]
+        return [
+            f"{label}none (--no-tp): connect your own, e.g. xo-tp -C {endpoint}, rps-tp -C {endpoint} and"
+            f" chips-tp -C {endpoint}"
+        ]
     lines = []
     for processor in info.processors:
         state = "registered" if processor.registered else "not registered yet: batches wait for it"

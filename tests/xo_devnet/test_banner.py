@@ -54,8 +54,8 @@ def test_a_non_default_url_is_passed_to_the_example_commands():
     assert "xo show game1 --url http://127.0.0.1:9999" in text
     assert "(ephemeral" in text
     assert (
-        "transaction processors none (--no-tp): connect your own, e.g. xo-tp -C tcp://127.0.0.1:4004 and rps-tp -C"
-        in text
+        "transaction processors none (--no-tp): connect your own, e.g. xo-tp -C tcp://127.0.0.1:4004, rps-tp -C"
+        " tcp://127.0.0.1:4004 and chips-tp -C tcp://127.0.0.1:4004\n" in text
     )
 
 
