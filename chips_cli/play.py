@@ -9,6 +9,7 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
+import os
 import queue
 import sys
 import threading
@@ -48,6 +49,26 @@ COUNTDOWN_STEP_SECONDS = 5
 """A challenge's countdown on the prompt line is redrawn this often, then every second for the last few."""
 
 
+class StandardInput:
+    """Lines from file descriptor 0, read with ``os.read``: the reading thread then holds none of ``sys.stdin``'s
+    locks, which an interpreter exiting while that thread waits on the keyboard would otherwise wait for."""
+
+    def __init__(self, fd: int = 0) -> None:
+        self.fd = fd
+        self.buffer = b""
+
+    def readline(self) -> str:
+        """The next line, with its newline; "" at the end of the input."""
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                line, self.buffer = self.buffer, b""
+                return line.decode("utf-8", "replace")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace") + "\n"
+
+
 class PersonChooser:
     """A person's moves, one per line, read on a thread of its own so the match never waits on the keyboard.
 
@@ -56,9 +77,9 @@ class PersonChooser:
     says why; from a pipe the lines are the moves in order, and one that is not a move is an error.
     """
 
-    def __init__(self, read: Callable[[], str] = sys.stdin.readline, interactive: bool | None = None,
+    def __init__(self, read: Callable[[], str] | None = None, interactive: bool | None = None,
                  clock: Callable[[], float] = time.time) -> None:  # fmt: skip
-        self.read, self.clock = read, clock
+        self.read, self.clock = read or StandardInput().readline, clock
         self.interactive = sys.stdin.isatty() if interactive is None else interactive
         self.lines: queue.Queue[str | None] = queue.Queue()
         self._reader: threading.Thread | None = None
