@@ -155,6 +155,30 @@ def test_a_session_taken_over_comes_back_subscribed(broker: BrokerThread, sessio
     assert inbox.get(timeout=SECONDS) == ("xo/chips/c4/bob", b"after the takeover")
 
 
+def test_a_session_that_never_gives_up_waits_for_the_broker_to_start(sessions: list[BrokerSession]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    said: queue.Queue[str] = queue.Queue()
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    where = BrokerAddress.parse(f"mqtt://127.0.0.1:{port}", {})
+    bob = BrokerSession(where, "embedded-patient-bob", lambda topic, payload: inbox.put((topic, payload)), say=said.put)
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c6/bob", SECONDS)
+    bob.publish("xo/chips/c6/bob", b"queued while away", SECONDS)
+    assert said.get(timeout=SECONDS) == f"cannot reach the broker at {where.url}: Connection refused; retrying"
+    late = BrokerThread(port)
+    late.run(late.embedded.start)
+    try:
+        assert inbox.get(timeout=SECONDS * 2) == ("xo/chips/c6/bob", b"queued while away")
+        assert said.get(timeout=SECONDS) == f"connected to the broker at {where.url} again"
+    finally:
+        bob.close()
+        late.run(late.embedded.stop)
+        late.close()
+
+
 def test_a_port_in_use_fails_the_start() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
