@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable
 
 from chips_client.channels import MAX_ROUNDS
+from chips_client.offers import MAX_OFFER_SECONDS
 from chips_tp.channel import DEFAULT_DURATION, MAX_DURATION, MIN_DURATION
 from client_core.arguments import (
     broker_flags,
@@ -23,6 +24,7 @@ from client_core.arguments import (
 from xo_core import __version__
 
 VERSION = f"chips (xo-sawtooth) {__version__}"
+LEVELS = ("perfect", "heuristic", "random")
 
 EXAMPLE = """\
 example (alice opens a best-of-3 XO match for 10 chips a game; bob joins; two bots play it):
@@ -86,6 +88,20 @@ def validate_flags() -> argparse.ArgumentParser:
     return flags
 
 
+def match_terms(parser: argparse.ArgumentParser) -> None:
+    """The terms of a match: the game, the stake, each deposit, the rounds and the challenge duration."""
+    parser.add_argument("--game", required=True, choices=("xo", "rps"), help="the game played in the channel")
+    parser.add_argument("--stake", required=True, type=whole(1), metavar="N", help="chips per game or round")
+    parser.add_argument("--deposit", required=True, type=whole(1), metavar="N", help="chips each player locks in")
+    parser.add_argument("--rounds", type=whole(0, MAX_ROUNDS), default=3, metavar="N",
+                        help="games (xo) or rounds (rps) to play before concluding; 0: until a player cannot "
+                        "cover the stake (default: 3)")  # fmt: skip
+    parser.add_argument("--challenge", type=whole(MIN_DURATION, MAX_DURATION), default=DEFAULT_DURATION,
+                        metavar="SECONDS", help="how long a challenged player has to answer "
+                        f"(default: {DEFAULT_DURATION}; at least the network's floor, the setting "
+                        "chips.min_challenge_seconds: 600 where it is unset, 10 on xo-devnet)")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
     line = command_line(
@@ -122,16 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     opening.add_argument("channel", metavar="CHANNEL", help="the channel's name")
     opening.add_argument("--with", dest="opponent", required=True, metavar="NAME", help="the opponent")
-    opening.add_argument("--game", required=True, choices=("xo", "rps"), help="the game played in the channel")
-    opening.add_argument("--stake", required=True, type=whole(1), metavar="N", help="chips per game or round")
-    opening.add_argument("--deposit", required=True, type=whole(1), metavar="N", help="chips each player locks in")
-    opening.add_argument("--rounds", type=whole(0, MAX_ROUNDS), default=3, metavar="N",
-                         help="games (xo) or rounds (rps) to play before concluding; 0: until a player cannot "
-                         "cover the stake (default: 3)")  # fmt: skip
-    opening.add_argument("--challenge", type=whole(MIN_DURATION, MAX_DURATION), default=DEFAULT_DURATION,
-                         metavar="SECONDS", help="how long a challenged player has to answer "
-                         f"(default: {DEFAULT_DURATION}; at least the network's floor, the setting "
-                         "chips.min_challenge_seconds: 600 where it is unset, 10 on xo-devnet)")  # fmt: skip
+    match_terms(opening)
 
     joining = sub.add_parser("join", parents=moves_chips, help="pay your deposit into a channel opened with you",
                              description="Pay your deposit into CHANNEL (its name, or its id or the first 8+ "
@@ -172,7 +179,39 @@ def build_parser() -> argparse.ArgumentParser:
         "level throws uniformly at random (no strategy beats that), with a fresh salt each round.",
     )  # fmt: skip
     bot.add_argument("channel", metavar="CHANNEL")
-    bot.add_argument("--level", choices=("perfect", "heuristic", "random"), default="perfect")
+    bot.add_argument("--level", choices=LEVELS, default="perfect")
+    offering = sub.add_parser(
+        "offer", parents=[rest, broker_flags(), patience_flags()], help="offer a match to anyone, and play who accepts",
+        description="Publish a signed offer of a staked match on the broker, where 'chips offers' lists it for every "
+        "player, and stay running: whoever accepts opens the channel on exactly these terms, and this command joins "
+        "it and plays it, as 'chips play' does (one match at a time) or, with --bot, as 'chips bot' does (many at "
+        "once: a house). The offer is withdrawn on exit, after --for, or once --count matches were joined.",
+    )  # fmt: skip
+    match_terms(offering)
+    offering.add_argument("--for", dest="offer_seconds", type=whole(1, MAX_OFFER_SECONDS), default=3600,
+                          metavar="SECONDS", help="how long the offer stays open (default: 3600)")  # fmt: skip
+    offering.add_argument("--count", type=whole(1), default=1, metavar="K",
+                          help="how many accepts to join before the offer is withdrawn (default: 1)")  # fmt: skip
+    offering.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
+                          help="let the computer play every match, at LEVEL (perfect, heuristic, random), many "
+                          "at once")  # fmt: skip
+    offering.add_argument("--no-auto-respond", action="store_true", help="as for 'chips play'")
+    listing = sub.add_parser("offers", parents=[rest, broker_flags(), output], help="list the open offers",
+                             description="The open offers on the broker, each verified (forged and expired ones "
+                             "are left out): its id, who offers it, the terms, and until when it is open.")  # fmt: skip
+    listing.add_argument("--game", choices=("xo", "rps"), help="only offers of this game")
+    accepting = sub.add_parser(
+        "accept", parents=[rest, wait_flags(), broker_flags(), patience_flags()], help="accept an open offer and play",
+        description="Accept the open offer OFFER (its id as 'chips offers' prints it, or a unique beginning of it): "
+        "open the channel on its terms, paying your deposit in, wait for the offerer to join (the channel is "
+        "cancelled and your deposit returned if they do not), and play the match.",
+    )  # fmt: skip
+    accepting.add_argument("offer", metavar="OFFER")
+    accepting.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
+                           help="let the computer play your side, at LEVEL")  # fmt: skip
+    accepting.add_argument("--join-timeout", type=seconds, default=60.0, metavar="SECONDS",
+                           help="how long to wait for the offerer to join (default: 60)")  # fmt: skip
+    accepting.add_argument("--no-auto-respond", action="store_true", help="as for 'chips play'")
     watch = sub.add_parser(
         "watch", parents=[rest, output], help="follow your channels on the chain (and defend them)",
         description="Print each change of your channels on the chain. With --defend, answer every challenge against "

@@ -24,6 +24,9 @@ COMMANDS = {
     "play": ("chips_cli.play", "play"),
     "bot": ("chips_cli.play", "bot"),
     "watch": ("chips_cli.play", "watch"),
+    "offer": ("chips_cli.offers", "offer"),
+    "offers": ("chips_cli.offers", "offers"),
+    "accept": ("chips_cli.offers", "accept"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
 }

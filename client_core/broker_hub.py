@@ -100,6 +100,11 @@ class HubSession:
         if on_reconnect is not None:
             hub._watch(self, on_reconnect)
 
+    @property
+    def connected(self) -> bool:
+        """Whether the hub's session is connected now."""
+        return bool(getattr(self.hub.session, "connected", True))
+
     def connect(self, timeout: float) -> None:
         """Connect the hub's session if it is not yet."""
         self.hub.connect(timeout)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chips_client.channels import address_of, nonce_of
-from chips_client.shared_chain import SharedChain
+from chips_client.shared_chain import MatchChain, SharedChain
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import Channel
 
@@ -44,7 +44,8 @@ def test_a_channel_not_listed_is_none_and_a_submission_makes_the_next_read_fresh
     opened = channel("new")
     assert shared.channel(address_of(opened.fixed)) is None
     chain.records.append(opened)
-    shared.submit(object(), "the join")  # type: ignore[arg-type]
-    assert chain.submitted == ["the join"]
+    own = CountingChain([])
+    MatchChain(shared, own).submit(object(), "the join")  # type: ignore[arg-type]
+    assert own.submitted == ["the join"] and chain.submitted == []
     assert shared.channel(address_of(opened.fixed)) == opened
     assert chain.listings == 2

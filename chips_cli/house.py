@@ -1,0 +1,88 @@
+"""A house: the matches a ``chips offer --bot LEVEL`` plays at once, from one process.
+
+Each joined channel is played by the computer on a thread of its own, all of them through
+one broker session (:class:`client_core.broker_hub.BrokerHub`), one store (shared by its
+threads under its lock) and one reading of the chain (:class:`chips_client.shared_chain.SharedChain`),
+each submitting on a REST connection of its own. A match that fails is said, with its
+channel, and the others go on; the store keeps every state, so ``chips bot CHANNEL`` (or
+``chips watch --defend``) takes any of them up again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from collections.abc import Callable
+
+from chips_cli import context
+from chips_client.asking import Immediate
+from chips_client.chain import RestChain
+from chips_client.computer import Computer
+from chips_client.match import Match, NotPlayable
+from chips_client.narration import player
+from chips_client.shared_chain import MatchChain, SharedChain
+from chips_client.store import ChannelTerms, Store
+from chips_tp.state import Channel
+from client_core import session
+from client_core.broker import BrokerSession, private_client_id
+from client_core.broker_hub import BrokerHub
+from client_core.errors import CommandError
+from xo_core.signing import Signer
+from xo_core.text import quoted
+
+
+class House:
+    """The computer's matches of one key, played side by side."""
+
+    def __init__(self, args: argparse.Namespace, signer: Signer, say: Callable[[str], None], stored: Store) -> None:
+        self.args, self.signer, self.say, self.stored = args, signer, say, stored
+        self.names = session.key_names(args)
+        self._reader = session.rest_client(args)
+        self.shared = SharedChain(RestChain(self._reader, None))
+        client_id = private_client_id(signer, "chips-house", "hub")
+        self.hub = BrokerHub(lambda on_message, on_reconnect: BrokerSession(args.broker, client_id, on_message,
+                                                                           on_reconnect=on_reconnect))  # fmt: skip
+        self.hub.connect(10.0)
+        self._threads: list[threading.Thread] = []
+        self.outcomes: dict[bytes, str] = {}
+
+    def start(self, channel: Channel, name: str) -> None:
+        """Play ``channel`` (recorded in the store as ``name``) on a thread of its own, from now on."""
+        terms = ChannelTerms(name, channel.fixed, channel.fixed.nonce & 0xFF)
+        thread = threading.Thread(target=self._play, args=(channel, terms), name=f"house-{name}", daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _play(self, channel: Channel, terms: ChannelTerms) -> None:
+        shown = quoted(terms.name, None)
+        opponent = player(channel.fixed.participants[0], self.signer.public_key, self.names)
+        try:
+            with context.chain(self.args, self.signer) as own:
+                match = Match(
+                    signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own),
+                    connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
+                    say=lambda line: self.say(f"{shown}: {line}"), patience=self.args.patience, names=self.names,
+                )  # fmt: skip
+                outcome = match.run()
+        except (CommandError, NotPlayable) as error:
+            self.outcomes[channel.id] = "failed"
+            self.say(f"{shown} against {opponent} stopped: {error}; 'chips bot {channel.id.hex()[:8]}' "
+                     "takes it up again")  # fmt: skip
+            return
+        self.outcomes[channel.id] = outcome
+        self.say(f"{shown} against {opponent}: {outcome}; {match.story.result()}")
+
+    @property
+    def playing(self) -> int:
+        """How many matches are being played now."""
+        return sum(thread.is_alive() for thread in self._threads)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until every match started has ended (or ``timeout`` seconds for each)."""
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def close(self) -> None:
+        """Close the broker session and the shared reader; matches still playing stop at their next message."""
+        self.hub.close()
+        self._reader.close()

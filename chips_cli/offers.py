@@ -1,0 +1,246 @@
+"""``chips offer``, ``chips offers`` and ``chips accept``: finding an opponent through open offers on the broker.
+
+An offerer publishes signed terms and stays running; whoever accepts opens the channel on
+exactly those terms, and the offerer's ``chips offer`` joins it by itself and plays it
+(with ``--bot``, many at once from one process: a house). Nothing here trusts the broker:
+offers are verified (:mod:`chips_client.offers`), and a channel is joined only when it is
+the accept of an offer this process published (:mod:`chips_client.offer_desk`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+from chips_cli import context, play
+from chips_cli.house import House
+from chips_client import checks
+from chips_client import offers as offer_terms
+from chips_client import transactions as tx
+from chips_client.chain import RestChain
+from chips_client.channels import address_of
+from chips_client.narration import clock_time, duration, player, seconds_left
+from chips_client.offer_board import Board, Post, find, read_board
+from chips_client.offer_desk import Published, decide
+from chips_client.offers import SignedOffer, Terms, accept_number, channel_fixed, channel_name, make_offer
+from chips_client.store import ChannelTerms
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.state import CLOSED, FUNDING
+from client_core import session
+from client_core.broker import BrokerSession
+from client_core.errors import InvalidInput
+from client_core.keys import KeyNames
+from client_core.runner import sigterm_interrupts
+from xo_core.signing import Signer
+from xo_core.text import counted, printable, quoted
+
+#: How often a running offer reads the chain for accepts.
+POLL_SECONDS = 1.0
+#: How many accepts of one offer a player may try (a channel name each) before giving up.
+MAX_TRIES = 64
+
+
+def offers(args: argparse.Namespace) -> int:
+    """``chips offers [--game G]``: the open offers on the broker, verified, with who offers them."""
+    board = _board(args, args.game)
+    names = session.key_names(args)
+    me = session.own_public_key(args)
+    now = time.time()
+    if args.format == "json":
+        print(json.dumps([offer_json(signed, names, now) for signed in board.offers], indent=2))
+        return 0
+    if not board.offers:
+        print("no open offers" + (f" of {args.game}" if args.game else "") + "; make one with: chips offer --game "
+              "xo --stake 10 --deposit 50")  # fmt: skip
+    for signed in board.offers:
+        print(offer_line(signed, names, now, me))
+    if board.refused:
+        print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify and "
+              "are not shown)")  # fmt: skip
+    return 0
+
+
+def offer_line(signed: SignedOffer, names: KeyNames, now: float, me: str | None = None) -> str:
+    """One open offer for a person: its id, who offers it, the terms, and until when it stays."""
+    offer = signed.offer
+    stays = f"open until {clock_time(offer.expires, now)} ({duration(seconds_left(offer.expires, now))} left)"
+    who = player(offer.offerer, me, names)
+    return f"{offer.id[: offer_terms.ID_SHOWN]}  {who:<16} {terms_text(offer.terms)}; {stays}"
+
+
+def terms_text(terms: Terms) -> str:
+    """``xo, 10 chips a game, 50 each, 3 games, 600 s to answer a challenge``."""
+    unit = "game" if terms.game == "xo" else "round"
+    length = counted(terms.rounds, unit, f"{unit}s") if terms.rounds else f"{unit}s until one cannot cover the stake"
+    return (f"{terms.game}, {terms.stake} chips a {unit}, {terms.deposit} each, {length}, "
+            f"{duration(terms.challenge)} to answer a challenge")  # fmt: skip
+
+
+def offer_json(signed: SignedOffer, names: KeyNames, now: float) -> dict[str, object]:
+    """One open offer for ``--json``."""
+    offer = signed.offer
+    return {
+        "id": offer.id, "offerer": offer.offerer, "offerer_name": names.name(offer.offerer), "game": offer.terms.game,
+        "stake": offer.terms.stake, "deposit": offer.terms.deposit, "rounds": offer.terms.rounds,
+        "challenge_seconds": offer.terms.challenge, "expires": offer.expires,
+        "seconds_left": seconds_left(offer.expires, now),
+    }  # fmt: skip
+
+
+def _board(args: argparse.Namespace, game: str | None) -> Board:
+    def open_session(receive: Callable[[str, bytes], None]) -> BrokerSession:
+        return BrokerSession(args.broker, f"xo-offers-{secrets.token_hex(8)}", receive, persistent=False)
+
+    return read_board(open_session, game)
+
+
+def offer(args: argparse.Namespace) -> int:
+    """``chips offer --game G --stake N --deposit N ...``: publish an offer, join its accepts, play them."""
+    signer = context.signer(args)
+    terms = Terms(args.game, args.stake, args.deposit, args.rounds, args.challenge)
+    expires = int(time.time() + args.offer_seconds)
+    try:
+        published = Published(make_offer(signer, terms, expires), args.count)
+    except ValueError as error:
+        raise InvalidInput(str(error)) from None
+    shown = published.signed.offer.id[: offer_terms.ID_SHOWN]
+    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+        free, floor = chain.balance(signer.public_key), chain.challenge_floor()
+        if free < terms.deposit:
+            raise InvalidInput(f"your {free} free chips cannot cover a deposit of {terms.deposit}: nothing was offered")
+        if terms.challenge < floor:
+            raise InvalidInput(f"a challenge of {duration(terms.challenge)} is below this network's floor of "
+                               f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
+        reconnected = threading.Event()
+        broker = BrokerSession(args.broker, f"xo-offer-{shown}", lambda _t, _p: None, on_reconnect=reconnected.set,
+                               persistent=False)  # fmt: skip
+        broker.connect(10.0)
+        post = Post(broker, published.signed)
+        house = House(args, signer, play.say, stored) if args.bot else None
+        try:
+            with sigterm_interrupts():
+                post.publish()
+                play.say(f"offered {terms_text(terms)}; id {shown}, open until {clock_time(expires, time.time())}; "
+                         f"a player accepts it with: chips accept {shown}")  # fmt: skip
+                _serve(Offering(args, signer, chain, post, published, reconnected, house))
+        finally:
+            post.withdraw()
+            broker.close()
+            if house is not None:
+                house.close()
+    return 0
+
+
+class Offering(NamedTuple):
+    """A running ``chips offer``: its flags and key, the chain, the offer as posted, and the house if it is one."""
+
+    args: argparse.Namespace
+    signer: Signer
+    chain: RestChain
+    post: Post
+    published: Published
+    reconnected: threading.Event
+    house: House | None
+
+
+def _serve(offering: Offering) -> None:
+    """Join the offer's accepts as they come, until its count is reached or it expires; then let the matches end.
+
+    A person's offer plays each match as it is joined, one at a time; a house's matches run beside this loop."""
+    args, signer, chain, post, published, reconnected, house = offering
+    told: set[bytes] = set()
+    names = session.key_names(args)
+    while not published.full and time.time() < published.signed.offer.expires:
+        if reconnected.is_set():  # the broker may have forgotten the retained offer
+            reconnected.clear()
+            post.publish()
+        balance = chain.balance(signer.public_key)
+        for decision in decide([published], chain.channels(), balance, time.time()):
+            channel = decision.channel
+            who = player(channel.fixed.participants[0], signer.public_key, names)
+            if not decision.join:
+                if channel.id not in told:
+                    told.add(channel.id)
+                    play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
+                continue
+            name = channel_name(published.signed.offer.id, accept_number(published.signed.offer, channel.fixed,
+                                                                         published.count) or 0)  # fmt: skip
+            chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
+            published.joined.add(channel.id)
+            play.say(f"{who} accepted: joined channel {quoted(name, None)} ({channel.id.hex()[:8]}), accept "
+                     f"{len(published.joined)} of {published.count}")  # fmt: skip
+            if published.full:
+                post.withdraw()
+            if house is not None:
+                house.start(channel, name)
+            else:
+                post.withdraw()  # one match at a time: nobody else may accept while it is played
+                args.channel = channel.id.hex()
+                play.play(args)
+                if not published.full:
+                    post.publish()
+        time.sleep(POLL_SECONDS)
+    post.withdraw()
+    play.say("the offer is withdrawn: " + ("all its accepts were joined" if published.full else "it expired"))
+    if house is not None:
+        house.wait()
+
+
+def accept(args: argparse.Namespace) -> int:
+    """``chips accept OFFER``: open the channel the offer names, wait for the offerer's join, play the match."""
+    signer = context.signer(args)
+    try:
+        signed = find(_board(args, None), args.offer)
+    except ValueError as error:
+        raise InvalidInput(str(error)) from None
+    offer = signed.offer
+    who = player(offer.offerer, signer.public_key, session.key_names(args))
+    if offer.offerer == signer.public_key:
+        raise InvalidInput("this offer is your own: another player accepts it")
+    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+        theirs = chain.balance(offer.offerer)
+        if theirs < offer.terms.deposit:
+            raise InvalidInput(f"{who} has {theirs} free chips, too few to cover the deposit of {offer.terms.deposit} "
+                               "now: nothing was opened")  # fmt: skip
+        name, fixed = _unused_channel(chain, signed, signer.public_key)
+        refused = checks.open_refusal(None, chain.account(signer.public_key), fixed, chain.challenge_floor())
+        if refused:
+            raise InvalidInput(f"{refused}; nothing was submitted")
+        stored.remember_channel(channel_id(fixed), ChannelTerms(name, fixed, offer.terms.rounds))
+        chain.submit_all([tx.open_channel(signer, fixed)], "the open")
+        waiting = duration(int(args.join_timeout))
+        play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid your "
+                 f"deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
+        if not _joined(chain, fixed, args.join_timeout):
+            chain.submit_all([tx.cancel(signer, fixed)], "the cancel")
+            raise InvalidInput(f"{who} did not join within {waiting} (the offer may be taken, or {who} cannot cover "
+                               f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
+                               "back")  # fmt: skip
+    play.say(f"{who} joined: the match begins")
+    args.channel, args.level = name, args.bot
+    return play.bot(args) if args.bot else play.play(args)
+
+
+def _unused_channel(chain: RestChain, signed: SignedOffer, me: str) -> tuple[str, Fixed]:
+    """The name and terms of this player's next accept of the offer: the first of its numbers not on the chain."""
+    for k in range(1, MAX_TRIES + 1):
+        fixed = channel_fixed(signed.offer, me, k)
+        if chain.channel(address_of(fixed)) is None:
+            return channel_name(signed.offer.id, k), fixed
+    raise InvalidInput(f"you accepted this offer {MAX_TRIES} times already: ask for a new one")
+
+
+def _joined(chain: RestChain, fixed: Fixed, timeout: float) -> bool:
+    """Whether the offerer joined the channel within ``timeout`` seconds (read from the chain twice a second)."""
+    ends = time.monotonic() + timeout
+    while time.monotonic() < ends:
+        record = chain.channel(address_of(fixed))
+        if record is not None and record.status != FUNDING:
+            return record.status != CLOSED
+        time.sleep(0.5)
+    return False

@@ -1,0 +1,170 @@
+"""Finding an opponent on ``xo-devnet``: bob offers a match on the broker, alice finds it and accepts, they play.
+
+Alice and Bob live apart here: each has a home and a key directory of their own, holding
+only their own key, so neither knows the other's name. Bob's ``chips offer --bot`` runs
+as a process; alice's ``chips offers`` reads the board and ``chips accept`` opens the
+channel on the offer's terms, which bob's offer joins by itself; the match is three chips
+transactions, and every chip is still there after it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chips_client import offers
+from chips_client.channels import address_of, nonce_of
+from chips_client.offer_board import read_board
+from chips_client.offers import SignedOffer
+from chips_tp.channel import Fixed, channel_id
+from chips_tp.family import channel_address
+from client_core.broker import BrokerAddress, BrokerSession
+from tests.xo_devnet.e2e.test_chips_play import Net
+from xo_core.signing import Signer
+from xo_devnet.spawn import DevnetProcess
+
+SECONDS = 90
+
+
+class Player:
+    """One player in a home of their own: the ``chips`` command with their key directory and nobody else's keys."""
+
+    def __init__(self, net: Net, name: str, home: Path) -> None:
+        self.net, self.name, self.home = net, name, home
+        self.key_dir = home / ".sawtooth" / "keys"
+        self.key_dir.mkdir(parents=True)
+        for suffix in (".priv", ".pub"):
+            shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
+        self.key = (self.key_dir / f"{name}.pub").read_text().strip()
+
+    def argv(self, *argv: str) -> list[str]:
+        return [sys.executable, "-m", "chips_cli.main", *argv, "--url", self.net.url, "--username", self.name]
+
+    def environment(self) -> dict[str, str]:
+        return {**os.environ, "HOME": str(self.home), "XO_BROKER": self.net.broker}
+
+    def run(self, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.argv(*argv), capture_output=True, text=True, timeout=timeout, check=False,
+                              env=self.environment())  # fmt: skip
+
+    def start(self, *argv: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(self.argv(*argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                env=self.environment())  # fmt: skip
+
+    def open_offers(self) -> list[dict[str, object]]:
+        done = self.run("offers", "--json")
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Net]:
+    workdir = tmp_path_factory.mktemp("chips-offers")
+    with DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=workdir / "devnet.log") as devnet:
+        broker = devnet.ready.get("broker_url")
+        if not broker:
+            pytest.skip("this xo-devnet runs no MQTT broker (started with --no-broker)")
+        yield Net(devnet, broker)
+
+
+def wait_for_offer(alice: Player, offerer: str, seconds: float = 30) -> dict[str, object]:
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        found = [o for o in alice.open_offers() if o["offerer"] == offerer]
+        if found:
+            return found[0]
+        time.sleep(0.3)
+    raise AssertionError(f"no offer of {offerer[:8]} showed within {seconds} s")
+
+
+def forge(net: Net, offerer: str, forger: Signer) -> int:
+    """Publish, retained, two forgeries of the offerer's open offer: its terms signed by ``forger`` in the offerer's
+    name, and the genuine offer with its expiry stretched; how many were published."""
+    address = BrokerAddress.parse(net.broker, {})
+
+    def look(receive):
+        return BrokerSession(address, "test-forger-look", receive, persistent=False)
+
+    (genuine,) = [s for s in read_board(look, None).offers if s.offer.offerer == offerer]
+    theirs = offers.make_offer(forger, genuine.offer.terms, genuine.offer.expires)
+    in_their_name = SignedOffer(theirs.offer._replace(offerer=offerer), theirs.signature)
+    stretched = SignedOffer(genuine.offer._replace(expires=genuine.offer.expires + 3600), genuine.signature)
+    session = BrokerSession(address, "test-forger", lambda _t, _p: None, persistent=False)
+    session.connect(10)
+    try:
+        for forged in (in_their_name, stretched):
+            session.publish(offers.topic(forged.offer), offers.encode_offer(forged), 10, retain=True)
+    finally:
+        session.close()
+    return 2
+
+
+def channel_of(listed: dict[str, object], accepter: str, k: int = 1, **change: object) -> Fixed:
+    """The channel an accepter's ``k``-th accept of the listed offer opens (with ``change`` made to its terms)."""
+    fixed = Fixed((accepter, str(listed["offerer"])), str(listed["game"]), int(listed["stake"]),
+                  (int(listed["deposit"]),) * 2, int(listed["challenge_seconds"]),
+                  nonce_of(offers.channel_name(str(listed["id"]), k), int(listed["rounds"])))  # fmt: skip
+    return fixed._replace(**change)
+
+
+def test_bobs_offer_is_found_by_alice_accepted_and_played_for_three_transactions(net, tmp_path):
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    issued = net.total_chips()
+    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+                      "30", "--bot", "random", "--count", "1", "--for", "120")  # fmt: skip
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        assert listed["offerer_name"] is None  # alice knows no name for bob's key
+        shown = alice.run("offers")
+        assert shown.returncode == 0 and str(listed["id"])[:16] in shown.stdout
+        assert "xo, 10 chips a game, 50 each, 1 game" in shown.stdout
+        forger = Signer.from_hex((alice.key_dir / "alice.priv").read_text())
+        assert forge(net, bob.key, forger) == 2
+        assert [o["id"] for o in alice.open_offers() if o["offerer"] == bob.key] == [listed["id"]]
+
+        accepted = alice.run("accept", str(listed["id"])[:12], "--bot", "random", timeout=SECONDS)
+        assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+        assert "joined: the match begins" in accepted.stdout and "concluded" in accepted.stdout
+        output, _ = house.communicate(timeout=SECONDS)
+        assert house.returncode == 0, output
+        assert "accept 1 of 1" in output and "the offer is withdrawn: all its accepts were joined" in output
+    finally:
+        if house.poll() is None:
+            house.kill()
+            house.communicate()
+    fixed = channel_of(listed, alice.key)
+    assert net.transactions_touching(channel_address(channel_id(fixed))) == ["open", "join", "conclude"]
+    assert net.total_chips() == issued
+    assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []
+
+
+def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    house = bob.start("offer", "--game", "rps", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+                      "30", "--bot", "random", "--count", "1", "--for", "60")  # fmt: skip
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        genuine = channel_of(listed, alice.key)
+        name = offers.channel_name(str(listed["id"]), 1)
+        opened = alice.run("open", name, "--with", bob.key, "--game", "rps", "--stake", "11", "--deposit", "50",
+                           "--rounds", "1", "--challenge", "30")  # fmt: skip
+        assert opened.returncode == 0, opened.stderr
+        off_by_one = genuine._replace(stake=11)
+        time.sleep(3)  # three of the offer's reads of the chain
+        record = net.chips("alice", "list", "--json")
+        statuses = {c["channel"]: c["status"] for c in json.loads(record.stdout)}
+        assert statuses[channel_id(off_by_one).hex()] == "funding"
+        assert net.state(address_of(genuine)) == {}
+    finally:
+        house.terminate()
+        output, _ = house.communicate(timeout=30)
+    assert "joined" not in output
+    assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []  # withdrawn on exit
