@@ -2,7 +2,7 @@
 
 One ledger for the module: alice takes a space, the issuer issues chips, alice opens a channel and bob
 joins it, alice creates an rps game, each with the command a player types (run in-process, their output
-captured); then the chain is read back.
+captured); then the chain is read back. docs/xo-command.md's examples of `xo chain` are this very chain's.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,23 @@ def test_status_of_an_id_no_committed_batch_has_says_so(played):
 def test_usage_errors_exit_2(played, argv):
     code, out, err = run(played, *argv)
     assert (code, out) == (2, "") and err.startswith("xo: error:")
+
+
+def documented(command: str) -> list[str]:
+    """What docs/xo-command.md shows ``$ command`` print."""
+    text = (Path(__file__).parents[2] / "docs" / "xo-command.md").read_text(encoding="utf-8")
+    after = text.split(f"$ {command}\n", 1)[1].split("```", 1)[0].splitlines()
+    return after[: next((i for i, line in enumerate(after) if line.startswith("$ ")), len(after))]
+
+
+def plain(lines: list[str]) -> list[str]:
+    """Without what differs from ledger to ledger: ids and keys (hex), BlockInfo's times."""
+    lines = [re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "TIME", line) for line in lines]
+    return [re.sub(r"[0-9a-f]{6,}", lambda found: "x" * len(found.group()), line) for line in lines]
+
+
+@pytest.mark.parametrize("command", ["xo chain transactions --limit 6", "xo chain blocks --limit 2"])
+def test_the_examples_of_xo_command_md_are_what_the_commands_print(played, command):
+    code, out, _ = run(played, *command.split()[1:])
+    assert code == 0
+    assert plain(out.splitlines()) == plain(documented(command))
