@@ -241,3 +241,22 @@ def test_a_silent_opponent_challenged_from_the_page_loses_the_stake_when_the_dea
     after = balances_on_chain(devnet)
     assert after == {"alice": before["alice"] - 30 + paid[0], "bob": before["bob"] - 30 + paid[1]}
     assert paid[0] > paid[1]  # the one who moved last is paid the stake in play
+
+
+def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the_computer_plays_it(pages):
+    alice, bob = pages
+    ident = open_channel(alice, "urged", stake=5, deposit=20, rounds=1, challenge=8)
+    join(bob, ident)
+    for page in (alice, bob):
+        page.get_by_role("button", name="Play").click()
+    expect(alice.locator(".board")).to_have_attribute("data-wanted", "true")
+    alice.locator('button.cell[data-space="5"]').click()
+    expect(bob.locator(".board")).to_have_attribute("data-wanted", "true")  # bob is asked, and never answers
+    alice.get_by_role("button", name="Challenge").click()
+    urgent = bob.locator("#chips-urgent")
+    expect(urgent).to_contain_text("challenged you: your move must be on chain before")
+    expect(urgent).to_contain_text(re.compile(r"\(\d+ s left\)\. If you have not moved by .*, the computer plays it"))
+    expect(urgent).to_be_hidden(timeout=15_000)  # the computer played bob's move at half the time left
+    expect(bob.locator("#chips-log")).to_contain_text("the computer plays")
+    expect(bob.locator("#chips-log")).to_contain_text("answered alice's challenge on chain")
+    expect(bob.locator("#channel-status")).not_to_contain_text("Closed")
