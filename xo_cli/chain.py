@@ -21,6 +21,7 @@ from client_core import session
 from client_core.blocks import ChainTransaction, ListedBatch, ListedBlock
 from client_core.chain_words import Namer, Words, block_info_words
 from client_core.keys import KeyNames, key_label
+from client_core.rest import BLOCKS_PER_PAGE
 from client_core.tables import table
 from rps_client import chain_words as rps_words
 from xo_client import chain_words as xo_words
@@ -55,7 +56,7 @@ def blocks(args: argparse.Namespace) -> int:
     """The newest ``--limit`` blocks (0: all): number, id, batches, transactions, signer, families."""
     names = session.key_names(args)
     with session.rest_client(args) as client:
-        found = list(itertools.islice(client.listed_blocks(args.limit or 100), args.limit or None))
+        found = list(itertools.islice(client.listed_blocks(args.limit or BLOCKS_PER_PAGE), args.limit or None))
     if args.format == "json":
         print(json.dumps([block_json(block, names) for block in found], indent=2))
         return 0
@@ -87,8 +88,10 @@ def transactions(args: argparse.Namespace) -> int:
     """The newest ``--limit`` transactions (0: all), of ``--family`` only when given, each in words."""
     names = session.key_names(args)
     name = namer(names)
+    # N blocks hold N transactions or more (BlockInfo opens each): a page of N is enough, and more pages follow if not.
+    page = args.limit if args.limit and args.family is None else BLOCKS_PER_PAGE
     with session.rest_client(args) as client:
-        listed = newest_transactions(client.listed_blocks(), args.family)
+        listed = newest_transactions(client.listed_blocks(page), args.family)
         found = list(itertools.islice(listed, args.limit or None))
     if args.format == "json":
         print(json.dumps([transaction_json(*entry, names) for entry in found], indent=2))
