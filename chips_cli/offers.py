@@ -21,6 +21,7 @@ from chips_cli import context, play
 from chips_cli.house import House
 from chips_client import checks
 from chips_client import offers as offer_terms
+from chips_client import results as chips_results
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.channels import address_of
@@ -33,9 +34,11 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING
 from client_core import session
 from client_core.broker import BrokerSession
-from client_core.errors import InvalidInput
+from client_core.errors import InvalidInput, Unavailable
 from client_core.keys import KeyNames
-from client_core.runner import sigterm_interrupts
+from client_core.ratings import Standing, rated
+from client_core.results_reader import cache_path, load_book, read_to_head, save_book
+from client_core.runner import sigterm_interrupts, warn
 from xo_core.signing import Signer
 from xo_core.text import counted, printable, quoted
 
@@ -46,31 +49,54 @@ MAX_TRIES = 64
 
 
 def offers(args: argparse.Namespace) -> int:
-    """``chips offers [--game G]``: the open offers on the broker, verified, with who offers them."""
+    """``chips offers [--game G]``: the open offers on the broker, verified, with who offers them and their rating."""
     board = _board(args, args.game)
     names = session.key_names(args)
     me = session.own_public_key(args)
     now = time.time()
+    standings = staked_ratings(args) if board.offers else {}
     if args.format == "json":
-        print(json.dumps([offer_json(signed, names, now) for signed in board.offers], indent=2))
+        print(json.dumps([offer_json(signed, names, now, standings) for signed in board.offers], indent=2))
         return 0
     if not board.offers:
         print("no open offers" + (f" of {args.game}" if args.game else "") + "; make one with: chips offer --game "
               "xo --stake 10 --deposit 50")  # fmt: skip
     for signed in board.offers:
-        print(offer_line(signed, names, now, me))
+        print(offer_line(signed, names, now, me, standings.get(signed.offer.offerer)))
     if board.refused:
         print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify and "
               "are not shown)")  # fmt: skip
     return 0
 
 
-def offer_line(signed: SignedOffer, names: KeyNames, now: float, me: str | None = None) -> str:
-    """One open offer for a person: its id, who offers it, the terms, and until when it stays."""
+def offer_line(signed: SignedOffer, names: KeyNames, now: float, me: str | None = None,
+               standing: Standing | None = None) -> str:  # fmt: skip
+    """One open offer for a person: its id, who offers it and their rating, the terms, and until when it stays."""
     offer = signed.offer
     stays = f"open until {clock_time(offer.expires, now)} ({duration(seconds_left(offer.expires, now))} left)"
-    who = player(offer.offerer, me, names)
-    return f"{offer.id[: offer_terms.ID_SHOWN]}  {who:<16} {terms_text(offer.terms)}; {stays}"
+    who, rating = player(offer.offerer, me, names), rating_text(standing)
+    return f"{offer.id[: offer_terms.ID_SHOWN]}  {who:<16} {rating:<22} {terms_text(offer.terms)}; {stays}"
+
+
+def rating_text(standing: Standing | None) -> str:
+    """``rated 27.31 ± 4.02 (6 matches)``, or ``no staked matches yet``."""
+    if standing is None:
+        return "no staked matches yet"
+    return f"rated {standing.rating:.2f} ± {standing.deviation:.2f} ({counted(standing.games, 'match', 'matches')})"
+
+
+def staked_ratings(args: argparse.Namespace) -> dict[str, Standing]:
+    """Every player's rating at staked matches, read from the chain (cached, as ``xo ratings`` reads it); none when
+    the REST API cannot be reached (the offers are on the broker: they are listed all the same)."""
+    try:
+        with session.rest_client(args) as client:
+            path = cache_path(client.base_url, chips_results.FAMILY.name)
+            book, _problems = read_to_head(client, load_book(path, (chips_results.FAMILY,)))
+    except Unavailable as error:
+        warn("chips", f"{error.message}: the offers are shown without ratings")
+        return {}
+    save_book(path, book)
+    return {standing.key: standing for standing in rated(book.results, chips_results.FAMILY.name)}
 
 
 def terms_text(terms: Terms) -> str:
@@ -81,10 +107,13 @@ def terms_text(terms: Terms) -> str:
             f"{duration(terms.challenge)} to answer a challenge")  # fmt: skip
 
 
-def offer_json(signed: SignedOffer, names: KeyNames, now: float) -> dict[str, object]:
-    """One open offer for ``--json``."""
+def offer_json(signed: SignedOffer, names: KeyNames, now: float, standings: dict[str, Standing]) -> dict[str, object]:
+    """One open offer for ``--json``, with the offerer's rating at staked matches (null: none yet)."""
     offer = signed.offer
+    standing = standings.get(offer.offerer)
     return {
+        "rating": None if standing is None else {"rating": round(standing.rating, 2),
+                                                 "deviation": round(standing.deviation, 2), "games": standing.games},
         "id": offer.id, "offerer": offer.offerer, "offerer_name": names.name(offer.offerer), "game": offer.terms.game,
         "stake": offer.terms.stake, "deposit": offer.terms.deposit, "rounds": offer.terms.rounds,
         "challenge_seconds": offer.terms.challenge, "expires": offer.expires,

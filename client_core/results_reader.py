@@ -27,11 +27,12 @@ from client_core.results_book import Family, ResultBook, UnreadableBook
 CACHE_ENV = "XDG_CACHE_HOME"
 
 
-def cache_path(base_url: str) -> Path:
-    """Where the book of the chain at ``base_url`` is kept: a file named by the URL's hash."""
+def cache_path(base_url: str, families: str = "") -> Path:
+    """Where the book of the chain at ``base_url`` is kept: a file named by the URL's hash, and by ``families`` for a
+    book of other families than ``xo ratings``' (a book holds its families' games only)."""
     base = os.environ.get(CACHE_ENV) or os.path.join("~", ".cache")
     digest = hashlib.sha256(base_url.encode("utf-8")).hexdigest()[:24]
-    return Path(base).expanduser() / "xo" / "ratings" / f"{digest}.json"
+    return Path(base).expanduser() / "xo" / "ratings" / f"{digest}{'-' + families if families else ''}.json"
 
 
 def load_book(path: Path | None, families: Sequence[Family]) -> ResultBook:

@@ -62,3 +62,5 @@ def test_an_unreadable_or_unwritable_cache_costs_a_full_read_never_the_answer(tm
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert cache_path("http://a:8008") != cache_path("http://b:8008")
     assert cache_path("http://a:8008").parent == tmp_path / "cache" / "xo" / "ratings"
+    chips_only = cache_path("http://a:8008", "chips")
+    assert chips_only not in (cache_path("http://a:8008"), cache_path("http://b:8008", "chips"))

@@ -118,14 +118,14 @@ def channel_of(listed: dict[str, object], accepter: str, k: int = 1, **change: o
 def test_bobs_offer_is_found_by_alice_accepted_and_played_for_three_transactions(net, tmp_path):
     alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
     issued = net.total_chips()
-    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+    house = bob.start("offer", "--game", "rps", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
                       "30", "--bot", "random", "--count", "1", "--for", "120")  # fmt: skip
     try:
         listed = wait_for_offer(alice, bob.key)
         assert listed["offerer_name"] is None  # alice knows no name for bob's key
         shown = alice.run("offers")
         assert shown.returncode == 0 and str(listed["id"])[:16] in shown.stdout
-        assert "xo, 10 chips a game, 50 each, 1 game" in shown.stdout
+        assert "rps, 10 chips a round, 50 each, 1 round" in shown.stdout
         forger = Signer.from_hex((alice.key_dir / "alice.priv").read_text())
         assert forge(net, bob.key, forger) == 2
         assert [o["id"] for o in alice.open_offers() if o["offerer"] == bob.key] == [listed["id"]]
@@ -144,17 +144,25 @@ def test_bobs_offer_is_found_by_alice_accepted_and_played_for_three_transactions
     assert net.transactions_touching(channel_address(channel_id(fixed))) == ["open", "join", "conclude"]
     assert net.total_chips() == issued
     assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []
+    again = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--for", "30")
+    try:
+        rated = wait_for_offer(alice, bob.key)["rating"]
+        assert rated is not None and rated["games"] == 1  # the round just played (won, lost or drawn), from the chain
+        assert f"rated {rated['rating']:.2f}" in alice.run("offers").stdout
+    finally:
+        again.terminate()
+        again.communicate(timeout=30)
 
 
 def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
     alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
-    house = bob.start("offer", "--game", "rps", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
                       "30", "--bot", "random", "--count", "1", "--for", "60")  # fmt: skip
     try:
         listed = wait_for_offer(alice, bob.key)
         genuine = channel_of(listed, alice.key)
         name = offers.channel_name(str(listed["id"]), 1)
-        opened = alice.run("open", name, "--with", bob.key, "--game", "rps", "--stake", "11", "--deposit", "50",
+        opened = alice.run("open", name, "--with", bob.key, "--game", "xo", "--stake", "11", "--deposit", "50",
                            "--rounds", "1", "--challenge", "30")  # fmt: skip
         assert opened.returncode == 0, opened.stderr
         off_by_one = genuine._replace(stake=11)
