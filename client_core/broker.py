@@ -270,6 +270,7 @@ class BrokerSession:
         if result == MQTTErrorCode.MQTT_ERR_NO_CONN and self._say is not None:
             return  # made on the connection, with the others
         if result != MQTTErrorCode.MQTT_ERR_SUCCESS or mid is None:
+            self._forget(topic)
             raise BrokerUnreachable(f"cannot subscribe on {self.address.url}: {mqtt.error_string(result)}")
         deadline = time.monotonic() + timeout
         with self._suback:
@@ -278,6 +279,7 @@ class BrokerSession:
                 if remaining <= 0:
                     if self._say is not None:
                         return  # lost meanwhile: made again on the reconnection
+                    self._topics.remove(topic)  # under the lock, which self._suback holds
                     raise BrokerTimedOut(
                         f"the broker at {self.address.url} did not confirm the subscription within {timeout:g} s"
                     )
@@ -285,11 +287,16 @@ class BrokerSession:
             codes = self._subacks.pop(mid)
         refused = [code for code in codes if code.is_failure]
         if refused:
-            with self._lock:
-                self._topics.remove(topic)
+            self._forget(topic)
             raise BrokerRefused(
                 f"the broker at {self.address.url} refused the subscription to {quoted(topic, 80)}: {refused[0]}"
             )
+
+    def _forget(self, topic: str) -> None:
+        """A subscription the caller was told failed is not made again on a reconnection."""
+        with self._lock:
+            if topic in self._topics:
+                self._topics.remove(topic)
 
     def publish(self, topic: str, payload: bytes, timeout: float, *, retain: bool = False) -> None:
         """Publish at QoS 1 and return once the broker acknowledged (PUBACK); BrokerTimedOut otherwise.
@@ -417,11 +424,13 @@ class BrokerSession:
         delay = min(RECONNECT_DELAYS[0] * 2**takeovers, TAKEOVER_DELAY_CAP)
         client.reconnect_delay_set(delay, max(delay, RECONNECT_DELAYS[1]))
         if takeovers == TAKEOVERS_TOLD:
-            _log.warning(
-                "the broker at %s closed this session %d times in a row soon after it connected: another client "
-                "seems to use its id; taking it back at most every %g s",
-                self.address.url, takeovers, TAKEOVER_DELAY_CAP,
-            )  # fmt: skip
+            line = (f"the broker at {self.address.url} closed this session {takeovers} times in a row soon after it "
+                    f"connected: another client seems to use its id; taking it back at most every "
+                    f"{TAKEOVER_DELAY_CAP:g} s")  # fmt: skip
+            if self._say is None:
+                _log.warning("%s", line)
+            else:
+                self._tell(line)
 
     def _handle_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
         handled: Future[None] | None = None

@@ -256,8 +256,8 @@ def test_a_session_taken_over_comes_back_subscribed(broker: Mosquitto, sessions:
 def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
     broker: Mosquitto, sessions: list[BrokerSession]
 ) -> None:
-    inbox, back = Inbox(), Reconnections()
-    bob = BrokerSession(address(broker.port), "test-fight-bob", inbox, on_reconnect=back)
+    inbox, back, said = Inbox(), Reconnections(), list[str]()
+    bob = BrokerSession(address(broker.port), "test-fight-bob", inbox, on_reconnect=back, say=said.append)
     sessions.append(bob)
     bob.connect(SECONDS)
     bob.subscribe("xo/chips/c9/bob", SECONDS)
@@ -266,6 +266,8 @@ def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
     hostile.stop()
     fought = back.count
     assert 1 <= fought <= 5, f"bob came back {fought} times in 2.5 s of a fight"
+    told = f"the broker at {bob.address.url} closed this session 3 times in a row soon after it connected: another "
+    assert said in ([], [told + "client seems to use its id; taking it back at most every 10 s"]), said  # once at most
     alice = connected(sessions, address(broker.port), "test-fight-alice", Inbox())
     deadline = time.monotonic() + TAKEOVER_DELAY_CAP + SECONDS  # bob may be waiting out his longest delay
     while inbox.messages.empty() and time.monotonic() < deadline:
