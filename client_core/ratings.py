@@ -13,8 +13,8 @@ Knows no game: each family's client library turns its state into :class:`Outcome
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Final, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, Final, NamedTuple
 
 import openskill
 from openskill.models import PlackettLuce
@@ -112,7 +112,13 @@ class Standing(NamedTuple):
 
 
 class Ratings:
-    """Every player's rating as results are added, in chain order (:func:`order_key`); unrated players start equal."""
+    """Every player's rating as results are added, in chain order (:func:`order_key`); unrated players start equal.
+
+    :meth:`state` is what a pool is after the first ``upto`` results of a list, as JSON, and
+    :meth:`resumed` takes it up again: the numbers travel as JSON's shortest round-trip
+    spelling of each float, so a pool resumed and fed the rest is, bit for bit, the pool fed
+    everything, and a long chain is not rated again from its first game at every read.
+    """
 
     def __init__(self, family: str | None = None) -> None:
         self.family = family
@@ -120,6 +126,39 @@ class Ratings:
         self._ratings: dict[str, object] = {}
         self._counts: dict[str, list[int]] = {}
         self.count = 0
+
+    @classmethod
+    def resumed(cls, family: str | None, results: Sequence[Result], saved: object) -> Ratings:
+        """The pool of ``results`` (in chain order), taken up from ``saved`` where that holds their first part."""
+        ratings = cls(family)
+        upto = ratings._restore(saved, len(results))
+        ratings.add(results[upto:])
+        return ratings
+
+    def state(self, upto: int) -> dict[str, Any]:
+        """This pool as JSON, once it holds the first ``upto`` results of its list."""
+        players = {
+            key: [rating.mu, rating.sigma, *self._counts[key]]  # type: ignore[attr-defined]
+            for key, rating in self._ratings.items()
+        }
+        return {"family": self.family, "upto": upto, "games": self.count, "players": players}
+
+    def _restore(self, saved: object, length: int) -> int:
+        """Take up ``saved`` if it is this pool's state over at most ``length`` results; how many it holds (0: none)."""
+        if not isinstance(saved, dict) or saved.get("family") != self.family:
+            return 0
+        upto, games, players = saved.get("upto"), saved.get("games"), saved.get("players")
+        if type(upto) is not int or not 0 <= upto <= length or type(games) is not int or not isinstance(players, dict):
+            return 0
+        ratings, counts = {}, {}
+        for key, row in players.items():
+            if not (isinstance(row, list) and len(row) == 5 and all(type(x) is float for x in row[:2])):
+                return 0
+            if not all(type(x) is int and x >= 0 for x in row[2:]) or not row[1] > 0:
+                return 0
+            ratings[key], counts[key] = MODEL.rating(mu=row[0], sigma=row[1]), list(row[2:])
+        self._ratings, self._counts, self.count = ratings, counts, games
+        return upto
 
     def add(self, results: Iterable[Result]) -> None:
         """Update both players of each result, one result after another, in the order given."""

@@ -15,6 +15,7 @@ again starts where the last read stopped (:mod:`client_core.results_reader`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import Any, Final, NamedTuple
 
 from client_core.blocks import BlockChanges, BlockRef
@@ -48,6 +49,8 @@ class ResultBook:
         self.results: list[Result] = []
         self.seen: dict[str, list[str]] = {}
         """For each address, the idents of the finished games there already counted."""
+        self.pools: dict[str, object] = {}
+        """Saved ratings by pool (``all``, or a family): :meth:`client_core.ratings.Ratings.state`, kept as is."""
 
     @property
     def prefixes(self) -> tuple[str, ...]:
@@ -87,6 +90,7 @@ class ResultBook:
             "cursor": None if self.cursor is None else list(self.cursor),
             "results": [result.as_list() for result in self.results],
             "seen": self.seen,
+            "pools": self.pools,
         }
 
     def load(self, document: object) -> None:
@@ -100,6 +104,10 @@ class ResultBook:
             _check(isinstance(cursor, list) and len(cursor) == 2 and isinstance(cursor[0], str))
             _check(type(cursor[1]) is int)
             results = [_result(item) for item in document["results"]]
+            keys = [order_key(result) for result in results]
+            _check(all(earlier <= later for earlier, later in pairwise(keys)))
+            pools = document.get("pools", {})
+            _check(isinstance(pools, dict))
             _check(isinstance(seen, dict))
             _check(all(isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in seen.values()))
         except (KeyError, TypeError, ValueError):
@@ -107,6 +115,7 @@ class ResultBook:
         self.cursor = BlockRef(cursor[0], cursor[1])
         self.results = results
         self.seen = {str(address): list(idents) for address, idents in seen.items()}
+        self.pools = dict(pools)
 
 
 def _check(condition: bool) -> None:

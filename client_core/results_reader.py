@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from client_core.blocks import ChainChanged
-from client_core.follow import Follower
 from client_core.rest import RestClient
 from client_core.results_book import Family, ResultBook, UnreadableBook
 
@@ -92,6 +91,8 @@ def _follow_to_head(client: RestClient, book: ResultBook, on_notice: Callable[[s
     problems: list[str] = []
     if head == cursor:
         return problems
+    from client_core.follow import Follower  # noqa: PLC0415 - aiohttp, loaded only when there are blocks to read
+
     with Follower(
         client.base_url, book.prefixes, after=cursor, auth=client.auth, trace=client.trace, on_notice=on_notice
     ) as follower:

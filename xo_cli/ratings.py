@@ -20,7 +20,7 @@ from typing import Final
 from chips_client import results as chips_results
 from client_core import session
 from client_core.keys import NO_NAMES, KeyNames, key_label
-from client_core.ratings import TABLE_PLACES, Standing, rated, system
+from client_core.ratings import TABLE_PLACES, Ratings, Standing, system
 from client_core.results_book import ResultBook
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import notice, warn
@@ -35,17 +35,23 @@ MAX_PROBLEMS_SHOWN: Final = 5
 
 
 def ratings(args: argparse.Namespace) -> int:
-    """Read the chain's games (from the cache on), rate them, print the table."""
+    """Read the chain's games (from the cache on), rate them (from the cached ratings on), print the table."""
     with session.rest_client(args) as client:
         path = cache_path(client.base_url)
-        book, problems = read_to_head(client, load_book(path, RATED), on_notice=lambda line: notice("xo", line))
+        cached = load_book(path, RATED)
+        read_from = cached.cursor
+        book, problems = read_to_head(client, cached, on_notice=lambda line: notice("xo", line))
     for problem in problems[:MAX_PROBLEMS_SHOWN]:
         warn("xo", f"skipped: {problem}")
     if len(problems) > MAX_PROBLEMS_SHOWN:
         warn("xo", f"skipped {len(problems) - MAX_PROBLEMS_SHOWN} more entries that do not decode")
-    if why := save_book(path, book):
+    pool = args.game or "all"
+    saved = book.pools.get(pool)
+    rating = Ratings.resumed(args.game, book.results, saved)
+    book.pools[pool] = rating.state(len(book.results))
+    if (book is not cached or book.cursor != read_from or book.pools[pool] != saved) and (why := save_book(path, book)):
         warn("xo", why)
-    standings = rated(book.results, args.game)
+    standings = rating.standings()
     if args.top is not None:
         standings = standings[: args.top]
     if args.format == "json":
@@ -56,6 +62,7 @@ def ratings(args: argparse.Namespace) -> int:
 
 
 def games_counted(book: ResultBook, game: str | None) -> int:
+    """How many of the book's games are rated in the pool of ``game`` (None: every game)."""
     return sum(1 for result in book.results if game is None or result.family == game)
 
 

@@ -92,16 +92,16 @@ class Leaderboard:
                     self.tell(book)
 
     def read(self) -> tuple[ResultBook, dict[str | None, Ratings]]:
-        """The book up to the newest block (from the cache on), and every pool rated from it (blocking)."""
+        """The book up to the newest block (from the cache on), and every pool rated (from the saved ones on)."""
         with RestClient(self.rest_url, auth=self.auth, trace=self.trace) as client:
             book, problems = read_to_head(client, load_book(self.cache, RATED))
         for problem in problems:
             warn("xo", f"ratings: skipped: {problem}")
+        pools = {family: Ratings.resumed(family, book.results, book.pools.get(family or "all")) for family in POOLS}
+        for family, pool in pools.items():
+            book.pools[family or "all"] = pool.state(len(book.results))
         if why := save_book(self.cache, book):
             warn("xo", why)
-        pools = {family: Ratings(family) for family in POOLS}
-        for pool in pools.values():
-            pool.add(book.results)
         return book, pools
 
     def tell(self, book: ResultBook) -> None:

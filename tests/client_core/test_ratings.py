@@ -13,7 +13,7 @@ from openskill.models import PlackettLuce
 
 from client_core.answers import StateChange
 from client_core.blocks import BlockChanges, BlockRef
-from client_core.ratings import DRAW, LOSS, WIN, Finished, Outcome, Result, order_key, rated
+from client_core.ratings import DRAW, LOSS, WIN, Finished, Outcome, Ratings, Result, order_key, rated
 from client_core.results_book import Family, ResultBook, UnreadableBook
 
 A, B, C, D = "02" + "a" * 64, "02" + "b" * 64, "02" + "c" * 64, "02" + "d" * 64
@@ -107,3 +107,34 @@ def test_a_saved_book_stands_where_it_stood_and_anything_else_is_refused():
     for document in (broken, {**book.as_json(), "format": 0}, {**book.as_json(), "families": ["rps"]}, [], None):
         with pytest.raises(UnreadableBook):
             ResultBook([TOY]).load(document)
+
+
+def test_a_pool_resumed_from_its_saved_state_is_bit_for_bit_the_pool_fed_everything():
+    players = [A, B, C, D]
+    games = [
+        result(number, "xo" if number % 3 else "rps", f"g{number}", players[number % 4], players[(number * 7 + 1) % 4],
+               (WIN, LOSS, DRAW)[number % 5 % 3])
+        for number in range(1, 41)
+        if number % 4 != (number * 7 + 1) % 4
+    ]  # fmt: skip
+    for family in (None, "xo"):
+        whole = Ratings(family)
+        whole.add(games)
+        half = Ratings(family)
+        half.add(games[:17])
+        saved = json.loads(json.dumps(half.state(17)))
+        resumed = Ratings.resumed(family, games, saved)
+        assert resumed.standings() == whole.standings() and resumed.count == whole.count
+        assert resumed.state(len(games)) == whole.state(len(games))
+    for spoilt in ({**saved, "upto": 99}, {**saved, "family": "rps"}, {**saved, "players": {A: [1, 2, 0, 0, 0]}}, None):
+        assert Ratings.resumed("xo", games, spoilt).standings() == whole.standings()  # from the first game instead
+
+
+def test_a_saved_book_whose_results_are_out_of_chain_order_is_refused():
+    book = ResultBook([TOY])
+    book.apply(block(1, ("aa01", f"g {A} {B} win")))
+    book.apply(block(2, ("aa02", f"h {A} {B} win")))
+    document = book.as_json()
+    document["results"].reverse()
+    with pytest.raises(UnreadableBook):
+        ResultBook([TOY]).load(document)
