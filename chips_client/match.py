@@ -350,6 +350,7 @@ class Match:
             return
         question = self._question(latest.state)
         reply: Answer | None = None
+        chosen = question is not None  # by the player, who may choose again; not by the computer
         if question is not None:
             if self._asked is None or self._asked != (question, latest.signed.state):
                 self._asked = (question, latest.signed.state)
@@ -358,14 +359,14 @@ class Match:
             if reply is None:
                 if question.computer_at is None or self.clock() < question.computer_at or self.stand_in is None:
                     return
-                reply = pick(self.stand_in, question)
+                reply, chosen = pick(self.stand_in, question), False
                 self.say(f"no move from you by {clock_time(question.computer_at, self.clock())}: the computer plays "
                          f"{reply} for you, to answer {possessive(self.opponent)} challenge in time")  # fmt: skip
                 self.chooser.withdraw("the computer played this move for you")
         try:
             state = self._next_state(latest.state, reply)
         except moves.IllegalMove as illegal:
-            if question is None:  # nothing the player could change: say it once, and leave it to the chain
+            if not chosen:  # nothing the player could change: say it once, and leave it to the chain
                 self._cannot_move = latest.signed.state
                 self.say(f"no move can follow turn {latest.state.turn}: {illegal}")
             else:

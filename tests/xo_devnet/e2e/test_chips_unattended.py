@@ -65,7 +65,9 @@ class Terminal:
 @pytest.fixture(scope="module")
 def net(tmp_path_factory) -> Iterator[Net]:
     workdir = tmp_path_factory.mktemp("chips-unattended")
-    with DevnetProcess(log_path=workdir / "devnet.log") as devnet, running_mosquitto(workdir) as mosquitto:
+    # A floor of 1 s (chips.min_challenge_seconds), so the idle player's challenges last seconds, not minutes.
+    devnet = DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=workdir / "devnet.log")
+    with devnet, running_mosquitto(workdir) as mosquitto:
         yield Net(devnet, f"mqtt://127.0.0.1:{mosquitto.port}")
 
 
@@ -76,7 +78,7 @@ def record_of(net: Net, fixed: Fixed) -> Channel:
 
 def test_an_idle_player_at_a_terminal_answers_the_challenge_with_the_computers_move_in_time(net):
     issued = net.total_chips()
-    fixed = open_and_join(net, "idle", "rps", "--rounds", "1", "--challenge", "10")
+    fixed = open_and_join(net, "idle", "rps", "--rounds", "1", "--challenge", "8")
     person = Terminal(net.command("bob", "play", "idle", "--broker", net.broker))
     alice = net.bot("alice", "idle", "--patience", "2")
     said_by_alice = finished(alice)
@@ -92,7 +94,7 @@ def test_an_idle_player_at_a_terminal_answers_the_challenge_with_the_computers_m
 
 def test_with_no_auto_respond_the_idle_player_loses_the_challenge_and_is_told_what_it_cost(net):
     issued = net.total_chips()
-    fixed = open_and_join(net, "unanswered", "xo", "--rounds", "1", "--challenge", "10")
+    fixed = open_and_join(net, "unanswered", "xo", "--rounds", "1", "--challenge", "4")
     person = Terminal(net.command("bob", "play", "unanswered", "--broker", net.broker, "--no-auto-respond"))
     alice = net.bot("alice", "unanswered", "--patience", "2")
     finished(alice)
