@@ -38,7 +38,7 @@ from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, Unavailable
+from client_core.errors import InvalidInput, TimedOut, Unavailable
 from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from rps_tp.game import THROWS
@@ -257,7 +257,7 @@ def watch(args: argparse.Namespace) -> int:
                             tower.defend_offline(found)
             except BrokerError:
                 raise
-            except Unavailable as error:
+            except (Unavailable, TimedOut) as error:
                 retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
                 if not lost:
                     say(f"{error.message}; retrying")

@@ -45,7 +45,7 @@ from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
 from client_core.broker import BrokerError
-from client_core.errors import Rejected, Unavailable
+from client_core.errors import Rejected, TimedOut, Unavailable
 from client_core.keys import NO_NAMES, KeyNames
 from xo_core.canonical import Malformed
 from xo_core.protobuf.transaction_pb2 import Transaction
@@ -232,7 +232,7 @@ class Match:
             self._defend(record)
             if self._due is not None:
                 self._my_move()
-        except Unavailable:
+        except (Unavailable, TimedOut):
             self._defended = None  # looked at again on the next call
             raise
 
@@ -270,7 +270,7 @@ class Match:
                 outcome = self._watch_chain()
         except BrokerError:
             raise
-        except Unavailable as error:
+        except (Unavailable, TimedOut) as error:
             self._lose_chain(error)
             return None
         if outcome:
@@ -589,7 +589,7 @@ class Match:
         except Rejected as refused:  # e.g. the peer moved on chain meanwhile: look again at the next poll
             self._defended = None
             self.say(f"could not answer the challenge yet: {refused.message}")
-        except Unavailable:
+        except (Unavailable, TimedOut):
             self._defended = None
             raise
 
@@ -635,8 +635,9 @@ class Match:
         """Whether the chain may be tried now (always, unless it was out of reach a moment ago)."""
         return time.monotonic() >= self._chain_at
 
-    def _lose_chain(self, error: Unavailable) -> None:
-        """The REST API is out of reach: said once, then tried again after a backoff that doubles up to a cap."""
+    def _lose_chain(self, error: Unavailable | TimedOut) -> None:
+        """The REST API is out of reach, or a transaction was not seen to commit: said once, then tried again after
+        a backoff that doubles up to a cap (an answer cut short is looked at afresh then)."""
         self._chain_retry = min(max(2 * self._chain_retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
         self._chain_at = time.monotonic() + self._chain_retry
         self._defended = None  # an answer cut short is looked at again once the chain answers

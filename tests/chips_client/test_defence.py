@@ -20,6 +20,7 @@ from chips_client.messages import decode_message, encode_message, topic
 from chips_tp.apps import APPS
 from chips_tp.channel import mover
 from chips_tp.channel_state import decode_state
+from client_core.errors import TimedOut
 from tests.chips_client.fakes import FakeBroker, FakeChain, Silent, step_until
 from tests.chips_client.test_match import ALICE, BOB, Bot, match, terms
 
@@ -170,3 +171,31 @@ def test_after_a_reconnection_to_the_broker_the_match_publishes_its_latest_state
     back.join(5)
     bob.step(0)
     assert broker.published[before:] == [(topic(bob.id, ALICE.public_key), encode_message(bob.channel.latest.signed))]
+
+
+def test_an_answer_not_seen_to_commit_is_looked_at_again_and_sent_once_the_chain_answers(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    broker.drop = final_dropped
+    said: list[str] = []
+    alice, bob = started(
+        match(ALICE, channel, tmp_path, broker, chain, say=said.append), match(BOB, channel, tmp_path, broker, chain)
+    )
+    step_until([alice, bob], lambda: alice.channel.latest.state.turn >= 3 and not alice.channel.my_move)
+    chain.submit(tx.challenge(BOB, channel.fixed, tx.chain_turn_zero(chain.record.state)), "a stale challenge")
+    submit, calls = chain.submit, []
+
+    def pending_once(transaction, what):
+        calls.append(what)
+        if len(calls) == 1:
+            raise TimedOut(f"{what} is still PENDING after 120 s (batch 1234)")
+        submit(transaction, what)
+
+    chain.submit = pending_once
+    alice._next_poll = 0.0
+    assert alice.step(0) is None
+    assert any("still PENDING after 120 s (batch 1234); retrying" in line for line in said)
+    alice._next_poll = alice._chain_at = 0.0
+    alice.step(0)
+    assert calls == ["the checkpoint", "the checkpoint"]
+    assert chain.record.challenge is None and chain.record.turn == alice.channel.latest.state.turn
