@@ -144,7 +144,6 @@ def by_hand(played: list[tuple[str, str, str, list[int]]], family: str | None = 
 def chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chain]:
     log = tmp_path_factory.mktemp("ratings") / "devnet.log"
     with DevnetProcess(("--ephemeral",), log_path=log) as devnet:
-        devnet.start()
         scripted = Chain(devnet)
         play_the_scripted_games(scripted)
         yield scripted
