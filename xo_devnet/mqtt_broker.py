@@ -6,7 +6,9 @@ listener. Every client counts as a named one: amqtt keeps what arrives for an of
 persistent session only for clients that are not anonymous, and a local development broker
 on loopback has no accounts to check. Known limit of amqtt 0.12 (Yakifo/amqtt#401): a
 message in flight to a client that disconnects before acknowledging it is not redelivered;
-messages published while it is offline are. Clients resend what was not answered.
+messages published while it is offline are. Clients resend what was not answered. A takeover
+of a connected client's session ends that client's connection, as MQTT requires, so it knows to
+come back (amqtt 0.12 alone left it connected and deaf): see :class:`_Broker`.
 
 Anyone on the machine can connect and send junk, and amqtt writes a warning or two for each
 such connection: its warnings and errors go through a rate limiter (``xo_core.log_limits``,
@@ -43,10 +45,18 @@ class OpenAccess(BaseAuthPlugin):
 
 
 class _Broker(Broker):
-    """amqtt's broker, which on a client's CONNECT with a clean session and the id of a connected client also
-    ends that client's connection, as MQTT 3.1.1 requires (3.1.4-2) and mosquitto does: amqtt 0.12 only drops
-    the old session's subscriptions, leaving its client connected and deaf for good, never told to reconnect.
+    """amqtt's broker, with the takeover of a connected client's session made whole, as MQTT 3.1.1 requires
+    (3.1.4-2) and mosquitto does; amqtt 0.12 leaves the session's client deaf for good, never told to reconnect:
+
+    - a CONNECT with a clean session and a connected client's id only dropped the old session's
+      subscriptions: the old client's connection is ended too;
+    - a CONNECT without one hands the same session object to the newcomer, and the old connection's end then
+      marked it disconnected under the newcomer: that end now leaves the session to its new connection.
     """
+
+    def __init__(self, config: dict[str, object]) -> None:
+        super().__init__(config)
+        self._taken_over: set[int] = set()
 
     async def _delete_session(self, client_id: str) -> None:
         found = self._sessions.get(client_id)
@@ -54,6 +64,20 @@ class _Broker(Broker):
             await found[1].handle_connection_closed()
             await found[1].stop()
         await super()._delete_session(client_id)
+
+    async def _handle_client_session(self, reader: object, writer: object, client_session: Session,
+                                     *rest: object) -> None:  # fmt: skip
+        found = self._sessions.get(client_session.client_id or "")
+        if found is not None and found[0] is client_session and client_session.transitions.is_connected():
+            self._taken_over.add(id(found[1]))  # amqtt is about to end that connection and hand the session over
+        await super()._handle_client_session(reader, writer, client_session, *rest)  # type: ignore[arg-type]
+
+    async def _handle_disconnect(self, client_session: Session, handler: object, disconnect_waiter: object) -> None:
+        if id(handler) in self._taken_over:
+            self._taken_over.discard(id(handler))
+            await self._stop_handler(handler)  # type: ignore[arg-type]
+            return
+        await super()._handle_disconnect(client_session, handler, disconnect_waiter)  # type: ignore[arg-type]
 
 
 CONFIG = {

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pytest
 
-from client_core.broker import BrokerAddress, BrokerSession, BrokerUnreachable
+from client_core.broker import TAKEOVER_DELAY_CAP, BrokerAddress, BrokerSession, BrokerUnreachable
 from tests.mqtt_clients import Hostile, Reconnections
 from xo_core.log_limits import LogLimiter
 from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker, _LimitedLines
@@ -153,6 +153,29 @@ def test_a_session_taken_over_comes_back_subscribed(broker: BrokerThread, sessio
     alice = connected(sessions, broker, "embedded-takeover-alice", queue.Queue())
     alice.publish("xo/chips/c4/bob", b"after the takeover", SECONDS)
     assert inbox.get(timeout=SECONDS) == ("xo/chips/c4/bob", b"after the takeover")
+
+
+def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
+    broker: BrokerThread, sessions: list[BrokerSession]
+) -> None:
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    back = Reconnections()
+    bob = BrokerSession(
+        broker.address(), "embedded-fight-bob", lambda topic, payload: inbox.put((topic, payload)), on_reconnect=back
+    )
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c5/bob", SECONDS)
+    hostile = Hostile(broker.embedded.port, "embedded-fight-bob", fight=True)
+    time.sleep(2.5)
+    hostile.stop()
+    assert 1 <= back.count <= 5, f"bob came back {back.count} times in 2.5 s of a fight"
+    alice = connected(sessions, broker, "embedded-fight-alice", queue.Queue())
+    deadline = time.monotonic() + TAKEOVER_DELAY_CAP + SECONDS
+    while inbox.empty() and time.monotonic() < deadline:
+        alice.publish("xo/chips/c5/bob", b"after the fight", SECONDS)
+        time.sleep(0.5)
+    assert inbox.get(timeout=SECONDS) == ("xo/chips/c5/bob", b"after the fight"), "bob's session never came back"
 
 
 def test_a_session_that_never_gives_up_waits_for_the_broker_to_start(sessions: list[BrokerSession]) -> None:
