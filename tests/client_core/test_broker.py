@@ -246,7 +246,7 @@ def test_a_session_taken_over_comes_back_subscribed(broker: Mosquitto, sessions:
     taken = time.monotonic()
     hostile = Hostile(broker.port, "test-takeover-bob")
     assert back.next(SECONDS), "bob's session never came back after the takeover"
-    assert time.monotonic() - taken < 2
+    assert time.monotonic() - taken < SECONDS / 2  # 0.2 s, then a connection
     hostile.stop()
     alice = connected(sessions, address(broker.port), "test-takeover-alice", Inbox())
     alice.publish("xo/chips/c8/bob", b"after the takeover", SECONDS)
@@ -288,7 +288,7 @@ def test_a_session_that_never_gives_up_waits_for_a_broker_absent_at_the_start(
     bob.connect(SECONDS)
     bob.subscribe("xo/chips/c11/bob", SECONDS)
     bob.publish("xo/chips/c11/bob", b"queued while away", SECONDS)
-    assert time.monotonic() - started < 1, "a session that never gives up waited for an absent broker"
+    assert time.monotonic() - started < SECONDS / 2, "a session that never gives up waited for an absent broker"
     time.sleep(0.7)  # paho tries again meanwhile (0.2 s, 0.4 s): said once, not each time
     with running_mosquitto(tmp_path, port=port):
         assert inbox.take(1) == [("xo/chips/c11/bob", b"queued while away")]  # subscribed, then published
