@@ -15,6 +15,9 @@ Routes (docs/web.md tells more):
 - ``POST /api/chips/open``, ``/api/chips/join``: a channel opened, a deposit paid;
 - ``POST /api/chips/play``, ``/api/chips/move``: a staked match played from the page (:mod:`xo_web.chips_matches`);
 - ``POST /api/chips/challenge``, ``/api/chips/finalize``: a silent opponent held to the latest state, and paid out;
+- ``GET /api/chips/offers``: the open offers on the broker, verified (:mod:`xo_web.offer_feed`);
+- ``POST /api/chips/offer``, ``/api/chips/withdraw``: an offer published for the player, withdrawn
+  (:mod:`xo_web.offer_posts`); ``POST /api/chips/accept``: an offer accepted (:mod:`xo_web.offer_accepts`);
 - ``GET /api/ratings?game=xo|rps|chips``: every player's rating, read from the chain (:mod:`xo_web.ratings`).
 
 Every request passes :class:`xo_web.security.Guard` first; every answer carries
@@ -48,7 +51,7 @@ from xo_core.log_limits import LogLimiter
 from xo_core.server_logs import RequestLogger
 from xo_core.text import printable
 from xo_web import errors
-from xo_web.chips_desk import ChipsDesk, parse_channel, parse_open, parse_player
+from xo_web.chips_desk import ChipsDesk, parse_channel, parse_offer_id, parse_open, parse_player
 from xo_web.chips_matches import Matches
 from xo_web.computer import Computer
 from xo_web.errors import ApiError, bad_request
@@ -58,6 +61,9 @@ from xo_web.history import game_history
 from xo_web.live import Live
 from xo_web.lobby import rps_lobby, xo_lobby
 from xo_web.moves import MAX_MOVES_IN_FLIGHT, Mover, parse_move
+from xo_web.offer_accepts import OfferAccepts
+from xo_web.offer_feed import OfferFeed
+from xo_web.offer_posts import OfferPosts, parse_offer
 from xo_web.page import Page
 from xo_web.ratings import Leaderboard
 from xo_web.rps_moves import Reveals, RpsMover, parse_rps
@@ -161,6 +167,12 @@ class Server:
             settings.rest_url, settings.auth, lambda data: self.fanout.publish(encode("ratings", data)),
             cache=settings.ratings_cache, trace=settings.trace,
         )  # fmt: skip
+        self.offers = OfferFeed(
+            broker, lambda data: self.fanout.publish(encode("offers", data)), names=self.keys.current_names,
+            rating_of=self.leaderboard.rating_of,
+        )  # fmt: skip
+        self.offer_posts = OfferPosts(self.desk, self.matches, self.offers)
+        self.accepts = OfferAccepts(self.desk, self.matches, self.offers)
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)
 
@@ -277,19 +289,46 @@ class Server:
         self.matches.move(signer.public_key, ident, body.get("space", body.get("throw")))
         return json_response({"accepted": True}, status=202)
 
+    async def chips_offers(self, _request: web.Request) -> web.Response:
+        """``GET /api/chips/offers``: the open offers, each verified, with its offerer's name and rating."""
+        return json_response(self.offers.view())
+
+    async def chips_offer(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/offer``: publish the page's offer for its player; its first accept is joined and played."""
+        offer = parse_offer(await read_json(request))
+        return await self._play(lambda _: (200, self.offer_posts.post(offer)), None)
+
+    async def chips_withdraw(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/withdraw``: clear the player's open offer from the board."""
+        player, offer_id = parse_offer_id(await read_json(request))
+        return await self._play(lambda _: (200, self.offer_posts.withdraw(player, offer_id)), None)
+
+    async def chips_accept(self, request: web.Request) -> web.Response:
+        """``POST /api/chips/accept``: open the offer's channel for the player; 202, as the join is waited for after."""
+        player, offer_id = parse_offer_id(await read_json(request))
+        return await self._play(lambda _: (202, self.accepts.accept(player, offer_id)), None)
+
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
         self.reveals.bind(asyncio.get_running_loop())
+        self.matches.bind(asyncio.get_running_loop())
         task = asyncio.create_task(self.live.run(), name="xo web: follower")
         ratings = asyncio.create_task(self.leaderboard.run(), name="xo web: ratings")
+        offers = asyncio.create_task(self.offers.run(), name="xo web: offers")
+        joins = asyncio.create_task(self.offer_posts.run(), name="xo web: offers' joins")
         try:
             yield
         finally:
-            for running in (task, ratings):
+            for running in (task, ratings, joins):
                 running.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await running
+            await self.offer_posts.close()  # withdrawn through the feed's session, closed next
+            offers.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await offers
+            await asyncio.to_thread(self.accepts.close)
             await self.computer.close()
             await self.reveals.close()
             await self.matches.close()
@@ -363,6 +402,10 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_post("/api/chips/move", server.chips_move)
     app.router.add_post("/api/chips/challenge", server.chips_challenge)
     app.router.add_post("/api/chips/finalize", server.chips_finalize)
+    app.router.add_get("/api/chips/offers", server.chips_offers)
+    app.router.add_post("/api/chips/offer", server.chips_offer)
+    app.router.add_post("/api/chips/withdraw", server.chips_withdraw)
+    app.router.add_post("/api/chips/accept", server.chips_accept)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():

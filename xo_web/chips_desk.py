@@ -51,6 +51,8 @@ Json = dict[str, Any]
 MAX_AMOUNT: Final = 10**12
 """The most chips a page may stake or deposit in one request (the family allows more; no person needs it)."""
 CHANNEL_ID_HEX: Final = 64
+OFFER_ID_HEX: Final = 64
+HEX_DIGITS: Final = frozenset("0123456789abcdef")
 
 
 class OpenRequest(NamedTuple):
@@ -115,6 +117,17 @@ def parse_channel(body: object) -> tuple[str, bytes]:
         return player, bytes.fromhex(given)
     except ValueError:
         raise bad_request('"channel" must be a channel\'s id: 64 hex digits') from None
+
+
+def parse_offer_id(body: object) -> tuple[str, str]:
+    """``{"player", "offer"}``: the key's name and an offer's id (64 hex digits, as the offers list gives it), or a
+    400."""
+    player = parse_player(body)
+    assert isinstance(body, dict)
+    given = body.get("offer")
+    if not isinstance(given, str) or len(given) != OFFER_ID_HEX or not all(c in HEX_DIGITS for c in given):
+        raise bad_request('"offer" must be an offer\'s id: 64 lowercase hex digits')
+    return player, given
 
 
 def state_view(state: State, me: int, story: Story | None = None) -> Json:
@@ -249,14 +262,23 @@ class ChipsDesk(Sender):
             (signer.public_key, opponent), request.game, request.stake, (request.deposit, request.deposit),
             request.challenge, nonce_of(request.name, request.rounds),
         )  # fmt: skip
+        self.open_fixed(signer, fixed, request.name, request.rounds)
+        return {"channel": channel_id(fixed).hex(), "message": f"Opened channel {quoted(request.name, None)}; "
+                f"your deposit of {request.deposit} chips is in."}  # fmt: skip
+
+    def open_fixed(self, signer: Signer, fixed: Fixed, name: str, rounds: int) -> None:
+        """Open the channel ``fixed`` named ``name`` with ``signer``'s deposit, once the chain's rules allow it (a 409
+        saying why not); the store remembers its name first, so a match started later finds it."""
         if problem := self.open_refusal(fixed):
             raise refused(f"{problem}; nothing was submitted")
         with self.store(signer.public_key) as store:
-            store.remember_channel(channel_id(fixed), ChannelTerms(request.name, fixed, request.rounds))
-        what = f"the open of channel {quoted(request.name, None)}"
-        self._submit(signer, [tx.open_channel(signer, fixed)], what)
-        return {"channel": channel_id(fixed).hex(), "message": f"Opened channel {quoted(request.name, None)}; "
-                f"your deposit of {request.deposit} chips is in."}  # fmt: skip
+            store.remember_channel(channel_id(fixed), ChannelTerms(name, fixed, rounds))
+        self._submit(signer, [tx.open_channel(signer, fixed)], f"the open of channel {quoted(name, None)}")
+
+    def submit(self, signer: Signer, transaction: Any, what: str) -> None:
+        """Send ``transaction`` signed by ``signer`` in a batch of its own and wait for it: a 409 in the validator's
+        words if it is rejected, a 502 if the REST API cannot answer."""
+        self._submit(signer, [transaction], what)
 
     def join(self, player: str, ident: bytes) -> Json:
         """``chips join``: the joiner's deposit into a channel opened with them."""

@@ -195,6 +195,17 @@ class Matches:
             raise refused("the server is not playing this match for you: start it with Play")
         run.chooser.offer(move)
 
+    def say(self, public_key: str, ident: bytes, game: str, line: str, offer: str | None = None) -> None:
+        """Tell every page (from any thread) what no match says of ``public_key``'s channel ``ident``: an accept
+        waiting for its join, cancelled, or joined (``offer``: the offer's id, so the offerer's page opens it)."""
+        event = {
+            "player": public_key, "channel": ident.hex(), "game": game, "playing": False,
+            "line": printable(line, escape_backslashes=False), "state": None, "wanted": None, "rps": game == RPS,
+            "offer": offer,
+        }  # fmt: skip
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.publish, event)
+
     def _play(self, run: Running) -> None:
         """The match, on its own thread, from start to its end; the pages are told how it ended."""
         said = "the match ended"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from client_core.broker import BrokerAddress
 from tests.xo_web.local_server import LocalServer
 from xo_core.keyfiles import write_key_pair
 from xo_core.signing import Signer
@@ -43,3 +44,16 @@ def server(devnet: DevnetProcess) -> Iterator[LocalServer]:
     """The local server in front of the module's devnet, with its keys."""
     with LocalServer(devnet.rest_url, devnet.key_dir) as running:
         yield running
+
+
+@pytest.fixture(scope="module")
+def broker(devnet: DevnetProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerAddress]:
+    """xo-devnet's own broker, or Debian's mosquitto where this xo-devnet embeds none."""
+    url = devnet.ready.get("broker_url")
+    if url:
+        yield BrokerAddress.parse(url)
+        return
+    from tests.mosquitto import running_mosquitto  # noqa: PLC0415 - only without xo-devnet's broker
+
+    with running_mosquitto(tmp_path_factory.mktemp("broker")) as mosquitto:
+        yield BrokerAddress.parse(f"mqtt://127.0.0.1:{mosquitto.port}")

@@ -25,19 +25,6 @@ MATCH_SECONDS = 60.0
 
 
 @pytest.fixture(scope="module")
-def broker(devnet: DevnetProcess, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerAddress]:
-    """xo-devnet's own broker, or Debian's mosquitto where this xo-devnet embeds none."""
-    url = devnet.ready.get("broker_url")
-    if url:
-        yield BrokerAddress.parse(url)
-        return
-    from tests.mosquitto import running_mosquitto  # noqa: PLC0415 - only without xo-devnet's broker
-
-    with running_mosquitto(tmp_path_factory.mktemp("broker")) as mosquitto:
-        yield BrokerAddress.parse(f"mqtt://127.0.0.1:{mosquitto.port}")
-
-
-@pytest.fixture(scope="module")
 def chips_server(devnet: DevnetProcess, broker: BrokerAddress) -> Iterator[LocalServer]:
     with LocalServer(devnet.rest_url, devnet.key_dir, broker=broker) as running:
         yield running

@@ -51,7 +51,10 @@ def test_a_move_from_the_page_with_its_token_gets_past_the_checks(offline_server
     assert "\"action\" must be one of create, take, delete" in error_of(answer)["message"]
 
 
-CHIPS_POSTS = [f"/api/chips/{op}" for op in ("open", "join", "play", "move", "challenge", "finalize")]
+CHIPS_POSTS = [
+    f"/api/chips/{op}"
+    for op in ("open", "join", "play", "move", "challenge", "finalize", "offer", "withdraw", "accept")
+]
 
 
 @pytest.mark.parametrize("path", ["/api/moves", "/api/rps", "/api/computer", "/api/computer/stop", *CHIPS_POSTS])
