@@ -260,3 +260,30 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     expect(bob.locator("#chips-log")).to_contain_text("the computer plays")
     expect(bob.locator("#chips-log")).to_contain_text("answered alice's challenge on chain")
     expect(bob.locator("#channel-status")).not_to_contain_text("Closed")
+
+
+def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_page(pages, devnet, screenshots):
+    alice, bob = pages
+    before = balances_on_chain(devnet)
+    for field, value in (("stake", 5), ("deposit", 20), ("rounds", 1), ("challenge", 60), ("seconds", 300)):
+        alice.fill(f"#offer-{field}", str(value))
+    alice.get_by_role("button", name="Offer", exact=True).click()
+    expect(alice.locator("#offer-note")).to_contain_text("Your offer is on the board for 300 s")
+    mine = alice.locator('li.offer[data-mine="true"]')
+    expect(mine.locator(".offer-offerer")).to_have_text("you")
+    expect(mine.get_by_role("button", name="Withdraw")).to_be_visible()
+    offered = bob.locator("li.offer", has_text="alice")  # live in bob's list, from the broker, no reload
+    expect(offered.locator(".offer-by")).to_contain_text("alice (")
+    expect(offered.locator(".offer-terms")).to_have_text(
+        "Tic-tac-toe for 5 chips a game, 1 game; 20 chips deposited each; 60 s to answer a challenge."
+    )
+    expect(offered.locator(".offer-stays")).to_contain_text(re.compile(r"Open until \d\d:\d\d:\d\d \(\d+ s left\)\."))
+    bob.screenshot(path=screenshots / "offers-bob.png", full_page=True)
+    offered.get_by_role("button", name="Accept").click()
+    expect(bob.locator("h1")).to_contain_text("Channel offer-")
+    expect(alice.locator("h1")).to_contain_text("Channel offer-")  # joined by alice's server, her page taken there
+    # the accepter opened the channel, so bob is X and moves first; the server plays both sides' matches
+    for mover, watcher, space in ((bob, alice, 1), (alice, bob, 4), (bob, alice, 2), (alice, bob, 5), (bob, alice, 3)):
+        take(mover, watcher, space, "X" if mover is bob else "O")
+    expect(bob.locator("#channel-status")).to_have_text("Closed: you were paid 25 chips, alice 15.")
+    assert balances_on_chain(devnet) == {"alice": before["alice"] - 5, "bob": before["bob"] + 5}

@@ -1,11 +1,13 @@
 // Your chips (#/chips): your free balance, every channel you take part in (open to you, waiting for your
 // opponent's deposit, running, challenged with its countdown, closed with its payout), and a form to open
-// a channel: a match of XO or rock-paper-scissors for a stake per game or round, played off chain.
+// a channel: a match of XO or rock-paper-scissors for a stake per game or round, played off chain; and the open
+// offers on the broker, with Accept and a form to make one (offers.js).
 // The list is read again whenever a block commits or a match the server plays ends.
 
 import { chips, chipsOf } from "./api.js";
 import { h, replace, shown } from "./dom.js";
 import { playerLabel } from "./labels.js";
+import { offersSection } from "./offers.js";
 
 export function channelHref(id) {
   return `#/channel/${id}`;
@@ -241,6 +243,7 @@ export function mount(app, _parameter, signal) {
     error,
     h("h2", { id: "channels-heading", text: "Your channels" }),
     list,
+    offersSection(app, signal, channelHref),
     h("h2", { text: "Open a channel" }),
     h("p", { class: "help", text: "You pay your deposit in now; your opponent joins from their own Chips page. Every move is then a signed message through the broker, and the channel closes with one transaction." }),
     form,

@@ -39,6 +39,10 @@ export class Live extends EventTarget {
       this.#readRatings();
       this.dispatchEvent(new CustomEvent("ratings", { detail: JSON.parse(event.data) }));
     });
+    // The open offers changed (one arrived, was withdrawn or expired): the whole list, for the Chips view.
+    source.addEventListener("offers", (event) => {
+      this.dispatchEvent(new CustomEvent("offers", { detail: JSON.parse(event.data) }));
+    });
     source.addEventListener("rps_note", (event) => {
       this.dispatchEvent(new CustomEvent("rps_note", { detail: JSON.parse(event.data) }));
     });
