@@ -134,8 +134,14 @@ class OfferFeed:
         now = self.clock()
         return {
             "offers": self.list.view(now, self.names(), self.rating_of), "now": now,
-            "refused": self.list.refused, "message": self.message,
+            "refused": self.list.refused, "message": self.message or self._away(),
         }  # fmt: skip
+
+    def _away(self) -> str | None:
+        """Why the list may be stale: the session lost the broker (paho reconnects by itself), or None."""
+        if self.session is None or self.session.connected:
+            return None
+        return f"lost the broker at {self.broker.url}; reconnecting"
 
     def tell(self) -> None:
         """Every page hears the list as it is now."""

@@ -60,8 +60,9 @@ class OfferList:
         return min((signed.offer.expires for signed in self.offers.values()), default=None)
 
     def open_offers(self, now: float) -> list[SignedOffer]:
-        """The offers open at ``now``, soonest to expire first."""
-        found = [signed for signed in self.offers.values() if signed.offer.expires > now]
+        """The offers open at ``now``, soonest to expire first (a copy taken at once: an accept reads it from a worker
+        thread while the event loop updates the list)."""
+        found = [signed for signed in list(self.offers.values()) if signed.offer.expires > now]
         return sorted(found, key=lambda signed: (signed.offer.expires, signed.offer.id))
 
     def view(self, now: float, names: KeyNames, rating_of: Callable[[str], Json | None]) -> list[Json]:
