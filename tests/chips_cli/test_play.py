@@ -1,4 +1,4 @@
-"""What ``chips play`` reads from a person, and what ``chips bot`` throws."""
+"""What ``chips play`` reads from a person (:mod:`chips_cli.terminal`), and what ``chips bot`` throws."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from chips_cli.play import PersonChooser
+from chips_cli.terminal import PersonChooser
 from chips_client.asking import Question
 from chips_client.computer import Computer
 from client_core.errors import InvalidInput
