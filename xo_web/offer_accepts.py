@@ -19,6 +19,7 @@ from typing import Any, Final
 
 from chips_client import transactions as tx
 from chips_client.channels import address_of, rounds_of
+from chips_client.narration import player as known_as
 from chips_client.offers import SignedOffer, channel_fixed, channel_name
 from chips_client.store import ChannelTerms
 from chips_tp.channel import Fixed, channel_id
@@ -59,7 +60,11 @@ class OfferAccepts:
         offer = signed.offer
         if offer.offerer == signer.public_key:
             raise refused("this is your own offer: another player accepts it")
-        k, fixed = self.first_unused(signed, signer.public_key)
+        k, fixed, theirs = self.first_unused(signed, signer.public_key)
+        if theirs < offer.terms.deposit:
+            who = known_as(offer.offerer, signer.public_key, self.desk.names())
+            raise refused(f"{who} has {theirs} free chips, too few to cover the deposit of "
+                          f"{offer.terms.deposit} now: nothing was opened")  # fmt: skip
         name = channel_name(offer.id, k)
         self.desk.open_fixed(signer, fixed, name, offer.terms.rounds)
         waiter = threading.Thread(target=self.wait_for_join, args=(player, signer, fixed, name),
@@ -72,15 +77,17 @@ class OfferAccepts:
         )
         return {"channel": channel_id(fixed).hex(), "name": name, "message": message}
 
-    def first_unused(self, signed: SignedOffer, me: str) -> tuple[int, Fixed]:
-        """The first accept number whose channel the chain does not hold, and that channel's terms."""
+    def first_unused(self, signed: SignedOffer, me: str) -> tuple[int, Fixed, int]:
+        """The first accept number whose channel the chain does not hold, that channel's terms, and the offerer's
+        free chips (an accept they cannot cover would never be joined)."""
         try:
             with self.desk.client() as client:
                 chain = self.desk.chain(client)
+                theirs = chain.balance(signed.offer.offerer)
                 for k in range(1, MAX_TRIES + 1):
                     fixed = channel_fixed(signed.offer, me, k)
                     if chain.channel(address_of(fixed)) is None:
-                        return k, fixed
+                        return k, fixed, theirs
         except CommandError as error:
             raise unavailable(error) from None
         raise refused(f"you have accepted this offer {MAX_TRIES} times already")

@@ -26,6 +26,7 @@ from typing import Any, Final, NamedTuple
 
 from chips_client import transactions as tx
 from chips_client.channels import MAX_ROUNDS, rounds_of
+from chips_client.narration import player as known_as
 from chips_client.offer_board import Post
 from chips_client.offer_desk import Published, decide
 from chips_client.offers import MAX_OFFER_SECONDS, Terms, channel_name, make_offer, terms_problem
@@ -199,7 +200,7 @@ class OfferPosts:
             with self._lock:
                 self.posted.pop(offer.id, None)
             self._clear(posted)
-        accepter = self.desk.names().name(fixed.participants[0]) or f"{fixed.participants[0][:8]}..."
+        accepter = known_as(fixed.participants[0], posted.signer.public_key, self.desk.names())
         self.matches.say(posted.signer.public_key, ident, fixed.app,
                          f"{accepter} accepted your offer: channel {quoted(name, None)} is funded; the match starts",
                          offer=offer.id)  # fmt: skip

@@ -59,7 +59,8 @@ class Leaderboard:
         self.pools: dict[str | None, Ratings] = {}
         self.message: str | None = "reading the chain's games"
         self.rows: dict[str, dict[str, Any]] = {}
-        """Each rated player's row of the table of every game, by key: what the offers list shows beside a name."""
+        """Each player's row of the table of staked matches, by key: the rating the offers list shows (as ``chips
+        offers`` does)."""
 
     async def run(self) -> None:
         """Read the chain, then follow it, for as long as the server runs.
@@ -107,14 +108,14 @@ class Leaderboard:
         return book, pools
 
     def tell(self, book: ResultBook) -> None:
-        pool = self.pools.get(None)
+        pool = self.pools.get(chips_results.FAMILY.name)
         if pool is not None:
             self.rows = {row.key: row.as_json(rank) for rank, row in enumerate(pool.standings(), start=1)}
         cursor = book.cursor
         self.publish({"block": None if cursor is None else cursor.block_num, "games": len(book.results)})
 
     def rating_of(self, key: str) -> dict[str, Any] | None:
-        """``key``'s row of the table of every game (rank, rating, deviation, games...), or None while unrated."""
+        """``key``'s row of the table of staked matches (rank, rating, deviation, games...), or None: none played."""
         return self.rows.get(key)
 
     def view(self, game: str | None, names: KeyNames) -> dict[str, Any]:

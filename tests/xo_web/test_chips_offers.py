@@ -16,12 +16,17 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from chips_client import transactions as tx
+from chips_client.chain import RestChain
 from chips_client.offer_board import Post, read_board
 from chips_client.offers import SignedOffer, Terms, channel_fixed, channel_name, encode_offer, make_offer
 from chips_tp.channel import channel_id
 from client_core.broker import BrokerAddress, BrokerSession
+from client_core.keys import load_signer
+from client_core.rest import RestClient
 from tests.xo_web.local_server import EventReader, LocalServer
 from xo_core.signing import Signer
+from xo_core.text import short_key
 from xo_devnet.spawn import DevnetProcess
 from xo_web import offer_accepts
 
@@ -103,6 +108,13 @@ def asked(event: dict, played: int) -> bool:
     return wanted is not None and wanted["board"].count("-") == 9 - played
 
 
+def fund(devnet: DevnetProcess, key: str, amount: int) -> None:
+    """``amount`` of alice's chips given to ``key``, committed."""
+    alice = load_signer(devnet.key_dir, "alice", "test")
+    with RestClient(devnet.rest_url) as client:
+        RestChain(client, alice).submit(tx.transfer(alice, key, amount), "the transfer")
+
+
 def balance(server: LocalServer, player: str) -> int:
     return server.get_json(f"/api/chips?player={player}")["balance"]
 
@@ -152,6 +164,14 @@ def test_accept_opens_the_offers_exact_channel_and_cancels_it_when_the_offerer_n
     listed(offers_server, offer_id)
     bob = key_of(devnet, "bob")
     before = balance(offers_server, "bob")
+    # carol holds no chips: her join could never come, so nothing is opened (as chips accept refuses)
+    broke = offers_server.post_chips("accept", player="bob", offer=offer_id)
+    assert broke.status == 409, broke.body
+    assert broke.json()["error"]["message"] == (
+        f"{short_key(CAROL.public_key)} has 0 free chips, too few to cover the deposit of 30 now: nothing was opened"
+    )
+    assert balance(offers_server, "bob") == before
+    fund(devnet, CAROL.public_key, 30)
     with EventReader(offers_server) as events:
         accepted = offers_server.post_chips("accept", player="bob", offer=offer_id)
         assert accepted.status == 202, accepted.body
@@ -238,6 +258,13 @@ def test_an_offer_from_the_page_is_retained_withdrawn_on_request_and_its_accept_
     assert {name: balance(offers_server, name) for name in ("alice", "bob")} == {
         "alice": before["alice"] - 10, "bob": before["bob"] + 10,
     }  # fmt: skip
+    # the match is rated: alice's next offer carries her rating at staked matches, as chips offers shows it
+    rated_id = offered(offers_server, "alice", **terms)
+    ends = time.monotonic() + SECONDS
+    while (rating := listed(offers_server, rated_id)["rating"]) is None and time.monotonic() < ends:
+        time.sleep(0.2)
+    assert rating is not None and rating["games"] >= 1 and rating["losses"] >= 1, rating
+    assert offers_server.post_chips("withdraw", player="alice", offer=rated_id).status == 200
 
 
 def test_the_offers_of_a_server_that_stops_are_withdrawn(devnet, broker):

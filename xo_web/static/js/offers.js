@@ -22,9 +22,10 @@ export function offerTerms(offer) {
   return `${game} for ${plural(offer.stake, "chip")} a ${unit}, ${rounds}; ${plural(offer.deposit, "chip")} deposited each; ${offer.challenge_seconds} s to answer a challenge.`;
 }
 
-/** The offerer's rating in words, from the leaderboard of every game, or that they have none yet. */
+/** The offerer's rating at staked matches, as `chips offers` words it: "rated 27.31 ± 4.02 (6 matches)". */
 export function ratingText(rating) {
-  return rating ? `rated ${rating.rating.toFixed(1)} ± ${rating.deviation.toFixed(1)} (#${rating.rank})` : "unrated";
+  if (!rating) return "no staked matches yet";
+  return `rated ${rating.rating.toFixed(2)} ± ${rating.deviation.toFixed(2)} (${rating.games} ${rating.games === 1 ? "match" : "matches"})`;
 }
 
 /** " open until 14:03:22 (27 s left)": the expiry (the server's clock, Unix seconds) as local clock time. */
