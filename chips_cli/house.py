@@ -49,6 +49,7 @@ class House:
     def start(self, channel: Channel, name: str) -> None:
         """Play ``channel`` (recorded in the store as ``name``) on a thread of its own, from now on."""
         terms = ChannelTerms(name, channel.fixed, channel.fixed.nonce & 0xFF)
+        self.shared.stale()  # the join just committed: the match must not read the channel as still funding
         thread = threading.Thread(target=self._play, args=(channel, terms), name=f"house-{name}", daemon=True)
         self._threads.append(thread)
         thread.start()

@@ -43,7 +43,7 @@ from xo_core.signing import Signer
 from xo_core.text import counted, printable, quoted
 
 #: How often a running offer reads the chain for accepts.
-POLL_SECONDS = 1.0
+POLL_SECONDS = 0.5
 #: How many accepts of one offer a player may try (a channel name each) before giving up.
 MAX_TRIES = 64
 

@@ -1,0 +1,267 @@
+"""A house under load: many players accept one house's offer at once on xo-devnet, and every match is played out.
+
+The house is a real ``chips offer --bot perfect --count N`` process (one broker session,
+one store, one reading of the chain). The players live in this process: each accepts as
+``chips accept`` does (opens the channel on the offer's terms) at the same moment, waits
+for the house's join, and plays its side with the real match loop
+(:class:`chips_client.match.Match`, the computer choosing at random). Timed per player:
+
+- accept -> first move: from submitting the open to receiving the house's first signed
+  move (it includes the open's commit, the house seeing it and its join's commit, and the
+  player's own first move);
+- a move's reply: from publishing a move to receiving the house's next one (two broker
+  hops and the house's turn: at least one move's one-way latency, issue 25's figure).
+
+Checks that every match concluded and that the chips in all accounts and channels are
+what was issued. Prints one JSON line; exits 1 when a match did not conclude or a chip
+went missing.
+
+    python benchmarks/chips_house.py                 # 100 players
+    python benchmarks/chips_house.py --players 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+
+from chips_client import transactions as tx
+from chips_client.asking import Immediate
+from chips_client.chain import RestChain
+from chips_client.channels import address_of
+from chips_client.computer import Computer
+from chips_client.match import Connector, Match, Receiver
+from chips_client.messages import decode_message
+from chips_client.offer_board import read_board
+from chips_client.offers import SignedOffer, channel_fixed, channel_name
+from chips_client.shared_chain import MatchChain, SharedChain
+from chips_client.store import ChannelTerms, Store
+from chips_tp.apps import APPS
+from chips_tp.channel import channel_id
+from chips_tp.channel_state import decode_state
+from chips_tp.family import ACCOUNT_TYPE, CHANNEL_TYPE, NAMESPACE
+from chips_tp.state import FUNDING, decode_channel
+from client_core.broker import BrokerAddress, BrokerSession
+from client_core.rest import RestClient
+from xo_core import canonical
+from xo_core.canonical import Malformed
+from xo_core.keyfiles import write_key_pair
+from xo_core.signing import Signer
+from xo_devnet.spawn import DevnetProcess
+
+DEPOSIT = 5
+STAKE = 1
+MATCH_SECONDS = float(os.environ.get("HOUSE_MATCH_SECONDS", "300"))
+
+
+class Timed:
+    """A player's broker session that notes when each of its moves went out and each of the house's came in."""
+
+    def __init__(self, session: BrokerSession, app: str) -> None:
+        self.session, self.app = session, app
+        self.sent: dict[int, float] = {}
+
+    def turn(self, payload: bytes) -> int:
+        return decode_state(decode_message(payload).state, APPS[self.app].decode).turn
+
+    def connect(self, timeout: float) -> None:
+        self.session.connect(timeout)
+
+    def subscribe(self, topic: str, timeout: float) -> None:
+        self.session.subscribe(topic, timeout)
+
+    def publish(self, topic: str, payload: bytes, timeout: float) -> None:
+        self.sent.setdefault(self.turn(payload), time.perf_counter())
+        self.session.publish(topic, payload, timeout)
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class Player:
+    """One accepter: its key, its timings, and its match's outcome."""
+
+    def __init__(self, signer: Signer) -> None:
+        self.signer = signer
+        self.accepted_at = 0.0
+        self.first_move_ms: float | None = None
+        self.replies_ms: list[float] = []
+        self.outcome = ""
+        self.session: Timed | None = None
+        self.strays = 0
+        """Messages on the player's topic that were no state (a broker's stray delivery): refused by the match."""
+
+    def heard(self, turn: int, at: float) -> None:
+        if self.first_move_ms is None:
+            self.first_move_ms = (at - self.accepted_at) * 1000
+        if self.session is not None and turn - 1 in self.session.sent:
+            self.replies_ms.append((at - self.session.sent[turn - 1]) * 1000)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=100, help="players accepting at once (default 100)")
+    parser.add_argument("--rounds", type=int, default=1, help="XO games per match (default 1)")
+    parser.add_argument("--smoke", action="store_true", help="three players: checks it runs")
+    args = parser.parse_args()
+    if args.smoke:
+        args.players = 3
+    with tempfile.TemporaryDirectory(prefix="chips-house-") as work, DevnetProcess(
+        ("--ephemeral", "--min-challenge", "1"), log_path=Path(work) / "devnet.log"
+    ) as devnet:
+        result = run(devnet, Path(work), args.players, args.rounds)
+    print(json.dumps(result), flush=True)
+    return 1 if result["errors"] else 0
+
+
+def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str, object]:
+    broker = BrokerAddress.parse(str(devnet.ready["broker_url"]), {})
+    keys = work / "keys"
+    house = Signer.generate()
+    write_key_pair(keys, "house", house)
+    players = [Player(Signer.generate()) for _ in range(count)]
+    with RestClient(devnet.rest_url) as client:
+        issuer = RestChain(client, Signer.from_hex((devnet.key_dir / "chips-issuer.priv").read_text()))
+        issuer.submit_all([tx.issue(issuer.signer, house.public_key, DEPOSIT * count)]
+                          + [tx.issue(issuer.signer, p.signer.public_key, DEPOSIT) for p in players], "the issue")  # type: ignore[arg-type]  # fmt: skip
+        issued = total_chips(client)
+    log = (work / "house.log").open("w")
+    offering = subprocess.Popen(
+        [sys.executable, "-m", "chips_cli.main", "offer", "--game", "xo", "--stake", str(STAKE), "--deposit",
+         str(DEPOSIT), "--rounds", str(rounds), "--challenge", "60", "--bot", "perfect", "--count", str(count),
+         "--for", "600", "--url", devnet.rest_url, "--key-dir", str(keys), "--username", "house", "--broker",
+         str(devnet.ready["broker_url"])],
+        stdout=log, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        signed = wait_for_offer(broker, house.public_key)
+        played = play_all(devnet.rest_url, broker, signed, players, work)
+        offering.wait(timeout=MATCH_SECONDS)
+    finally:
+        if offering.poll() is None:
+            offering.kill()
+            offering.wait()
+        log.close()
+    output = (work / "house.log").read_text()
+    with RestClient(devnet.rest_url) as client:
+        conserved = total_chips(client) == issued
+    first = sorted(p.first_move_ms for p in players if p.first_move_ms is not None)
+    replies = sorted(ms for p in players for ms in p.replies_ms)
+    concluded = sum(p.outcome == "concluded" for p in players)
+    return {
+        "benchmark": "chips_house", "players": count, "rounds": rounds, "concluded": concluded,
+        "chips_conserved": conserved, "seconds": round(played, 1),
+        "accept_to_first_move_ms": summary(first), "move_reply_ms": summary(replies), "moves": len(replies),
+        "stray_messages": sum(p.strays for p in players),
+        "house_exit": offering.returncode,
+        "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
+        **({"house_output": output[-3000:]} if concluded < count or offering.returncode != 0 else {}),
+    }  # fmt: skip
+
+
+def play_all(rest_url: str, broker: BrokerAddress, signed: SignedOffer, players: list[Player], work: Path) -> float:
+    """Every player accepts at once and plays its match to the end; how long it all took (seconds)."""
+    started = time.perf_counter()
+    gate = threading.Barrier(len(players))
+    with RestClient(rest_url) as reader, Store(work / "players.sqlite") as store:
+        shared = SharedChain(RestChain(reader, None))
+        threads = [threading.Thread(target=play_one, args=(rest_url, broker, signed, p, store, shared, gate))
+                   for p in players]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(MATCH_SECONDS)
+    return time.perf_counter() - started
+
+
+def play_one(rest_url: str, broker: BrokerAddress, signed: SignedOffer, player: Player, store: Store,
+             shared: SharedChain, gate: threading.Barrier) -> None:  # fmt: skip
+    fixed = channel_fixed(signed.offer, player.signer.public_key, 1)
+    terms = ChannelTerms(channel_name(signed.offer.id, 1), fixed, signed.offer.terms.rounds)
+    store.remember_channel(channel_id(fixed), terms)
+    with RestClient(rest_url) as client:
+        own = RestChain(client, player.signer)
+        gate.wait(60)
+        player.accepted_at = time.perf_counter()
+        own.submit(tx.open_channel(player.signer, fixed), "the open")
+        ends = time.monotonic() + 60
+        while time.monotonic() < ends:
+            record = shared.channel(address_of(fixed))
+            if record is not None and record.status != FUNDING:
+                break
+            time.sleep(0.05)
+
+        connect = timed_connector(player, broker, fixed.app)
+        match = Match(signer=player.signer, terms=terms, store=store, chain=MatchChain(shared, own), connect=connect,
+                      chooser=Immediate(Computer("random")), say=lambda _line: None)  # fmt: skip
+        try:
+            player.outcome = match.run(time_limit=MATCH_SECONDS)
+        except Exception as error:  # a benchmark counts a failed match, it does not stop
+            player.outcome = f"failed: {error}"
+
+
+def timed_connector(player: Player, broker: BrokerAddress, app: str) -> Connector:
+    """The player's transport: a broker session of its own, timed (:class:`Timed`) both ways."""
+
+    def connect(on_message: Receiver, on_reconnect: Callable[[], None]) -> Timed:
+        def timed(topic: str, payload: bytes) -> Future[None] | None:
+            if player.session is not None:
+                try:
+                    player.heard(player.session.turn(payload), time.perf_counter())
+                except Malformed:  # not a state: the match refuses it, and it is counted
+                    player.strays += 1
+            return on_message(topic, payload)
+
+        session = BrokerSession(broker, f"bench-house-{player.signer.public_key[2:18]}", timed,
+                                on_reconnect=on_reconnect, persistent=False)  # fmt: skip
+        player.session = Timed(session, app)
+        return player.session
+
+    return connect
+
+
+def wait_for_offer(broker: BrokerAddress, offerer: str, seconds: float = 60) -> SignedOffer:
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        board = read_board(lambda receive: BrokerSession(broker, f"bench-look-{time.monotonic_ns()}", receive,
+                                                         persistent=False), None)  # fmt: skip
+        found = [s for s in board.offers if s.offer.offerer == offerer]
+        if found:
+            return found[0]
+    raise SystemExit(f"chips_house: the house's offer did not show within {seconds:g} s")
+
+
+def total_chips(client: RestClient) -> int:
+    """Every account's balance and every channel's holding."""
+    total = 0
+    for _address, data in client.list_state(NAMESPACE + ACCOUNT_TYPE):
+        total += int(canonical.decode(data, "an account")["balance"])
+    for address, data in client.list_state(NAMESPACE + CHANNEL_TYPE):
+        channel = decode_channel(address, data)
+        total += 0 if channel is None else channel.held
+    return total
+
+
+def summary(values: list[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return {
+        "p50": round(statistics.median(ordered), 1),
+        "p99": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 1),
+        "max": round(ordered[-1], 1),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
