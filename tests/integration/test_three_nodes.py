@@ -1,11 +1,13 @@
 """Three validators, one chain: an XO game, an rps game and a staked chips match played across three nodes' REST APIs.
 
 Runs when XO_REST_URLS names the REST APIs of three nodes of one network (scripts/real-sawtooth starts real
-Sawtooth 1.0.5 with three, each running our processors); the chips match also needs XO_CHIPS_ISSUER, as the
-chips tests do. Every command goes to the next node in turn, so each node's validator gossips, validates and
-commits the others' batches. At the end every node must have the same head block and, at that block, the same
-state under our three namespaces: a processor that computes different state on different nodes (or a client that
-only works against the node it submitted to) fails here.
+Sawtooth 1.0.5 with three, each running our processors); the chips match also needs XO_CHIPS_ISSUER, as the chips
+tests do. Every command goes to the next node in turn, so each node's validator gossips, validates and commits the
+others' batches; before each, the nodes must agree on the head block, since a node may be a block behind the one
+that committed the last command (a client reading it would see the game before that move). At the end every node
+must have the same head block and, at that block, the same state under our three namespaces: a processor that
+computes different state on different nodes (or a client that only works against the node it submitted to) fails
+here.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 
 import pytest
 
-from tests.integration.chips_players import ChipsIssuer, ChipsPlayer, ended, opened
+from tests.integration.chips_players import ChipsIssuer, ChipsPlayer, ended
 from tests.integration.convergence import common_head, state_differences, state_under
 from tests.integration.players import Player, Rejections, Xo
 from tests.integration.rps_players import RpsPlayer, play_round
@@ -51,7 +53,12 @@ def at(player: Player, url: str) -> Player:
 def test_games_and_a_match_played_across_three_nodes_leave_them_with_one_chain_and_one_state(
     urls: list[str], alice: Player, bob: Player, chips_issuer: ChipsIssuer, broker: str, game_namer
 ) -> None:
-    node = iter(urls * 20).__next__  # the next node in turn, for each command
+    turns = iter(urls * 20)
+
+    def node() -> str:
+        """The next node in turn, once every node has what the last command committed (a node may lag a block)."""
+        common_head(urls, CONVERGE_SECONDS)
+        return next(turns)
 
     xo_game = game_namer()
     at(alice, node()).create(xo_game)
@@ -69,7 +76,9 @@ def test_games_and_a_match_played_across_three_nodes_leave_them_with_one_chain_a
     channel = game_namer()
     for player in (alice, bob):
         dataclasses.replace(chips_issuer, url=node()).issue(player.public_key, 100)
-    opened(ChipsPlayer(alice, node(), broker), ChipsPlayer(bob, node(), broker), channel, "xo", "--rounds", "1")
+    terms = ("--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1")
+    ChipsPlayer(alice, node(), broker).ok("open", channel, "--with", bob.public_key, *terms)
+    ChipsPlayer(bob, node(), broker).ok("join", channel)
     bots = ChipsPlayer(alice, node(), broker).bot(channel), ChipsPlayer(bob, node(), broker).bot(channel)
     for bot in bots:
         ended(bot)
