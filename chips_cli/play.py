@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from chips_cli import context
 from chips_cli.terminal import PersonChooser
@@ -29,6 +31,8 @@ from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from xo_core.signing import Signer
 from xo_core.text import printable, quoted
+
+T = TypeVar("T")
 
 
 def play(args: argparse.Namespace) -> int:
@@ -54,7 +58,7 @@ def _connector(args: argparse.Namespace, client_id: str) -> Connector:
 def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) -> int:
     signer = context.signer(args)
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
-        found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
+        found, terms = context.locate(patiently(chain.channels), args.channel, signer.public_key, stored)
         names = session.key_names(args)
         shown = quoted(terms.name, None)
         if found.status == CLOSED:
@@ -72,13 +76,34 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
                 outcome = match.run()
         except NotPlayable as error:
             raise InvalidInput(str(error)) from None
-        record = chain.channel(context.address(found))
+        record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     result = ""
     if match.story.games:
         result = f"; {match.story.result()}" if outcome == "concluded" else f"; games played: {match.story.score()}"
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{result}")
     return 0
+
+
+def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:
+    """What ``read`` reads from the chain, waiting for a REST API out of reach (said once, tried again with a backoff
+    doubling to 5 s): a ``chips play`` or ``bot`` started while the ledger is away waits for it, as mid-match."""
+    retry, lost = 0.0, False
+    while True:
+        try:
+            value = read()
+        except (Unavailable, TimedOut) as error:
+            if isinstance(error, BrokerError):
+                raise
+            retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+            if not lost:
+                say(f"{error.message}; retrying")
+            lost = True
+            sleep(retry)
+            continue
+        if lost:
+            say("the REST API answers again")
+        return value
 
 
 def say(line: str) -> None:

@@ -10,10 +10,12 @@ from collections import Counter
 
 import pytest
 
+from chips_cli import play
 from chips_cli.terminal import PersonChooser
 from chips_client.asking import Question
 from chips_client.computer import Computer
-from client_core.errors import InvalidInput
+from client_core.broker import BrokerUnreachable
+from client_core.errors import InvalidInput, Unavailable
 from xo_client.notation import board_lines
 
 
@@ -86,3 +88,29 @@ def test_at_a_terminal_the_xo_prompt_draws_the_grid_xo_play_draws(capsys):
     shown = capsys.readouterr().out
     assert shown == "\n".join(board_lines("X--------")) + "\nyour O (1-9): "
 
+
+
+def test_a_read_while_the_rest_api_is_away_waits_for_it_saying_so_once(capsys):
+    """``chips play`` or ``bot`` started while the ledger is away: it waits, backing off, instead of exiting."""
+    answers = [Unavailable("cannot reach the REST API at http://127.0.0.1:8008: Connection refused")] * 4 + ["read"]
+    slept: list[float] = []
+
+    def read() -> str:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert play.patiently(read, sleep=slept.append) == "read"
+    assert slept == [0.5, 1.0, 2.0, 4.0]
+    said = capsys.readouterr().out.splitlines()
+    assert said == ["cannot reach the REST API at http://127.0.0.1:8008: Connection refused; retrying",
+                    "the REST API answers again"]  # fmt: skip
+
+
+def test_a_broker_error_is_not_waited_for_by_the_chain_reads():
+    def read() -> str:
+        raise BrokerUnreachable("cannot reach the broker at mqtt://127.0.0.1:1883")
+
+    with pytest.raises(BrokerUnreachable):
+        play.patiently(read, sleep=lambda _s: None)
