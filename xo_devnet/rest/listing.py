@@ -27,14 +27,15 @@ Keyed = TypeVar("Keyed")
 _STATE_READ_CHUNK = 1000
 
 
-def resolve_head(ledger: Ledger, head_id: str | None) -> tuple[Block, int]:
-    """The block a request reads from, and its number: ``head`` if given (404/50 if unknown), else the chain head."""
+def resolve_head(ledger: Ledger, head_id: str | None, unknown: int = 50) -> tuple[Block, int]:
+    """The block a request reads from, and its number: ``head`` if given (404 ``unknown`` if no block has that id),
+    else the chain head."""
     if head_id is None:
         block = ledger.chain_head()
     else:
         block = ledger.block_by_id(resource_id(head_id))
         if block is None:
-            raise ApiError(50)
+            raise ApiError(unknown)
     return block, block_header(block.header).block_num
 
 
