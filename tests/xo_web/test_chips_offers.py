@@ -10,6 +10,7 @@ stops, and its accept is joined by the server and played on the page.
 
 from __future__ import annotations
 
+import queue
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -28,7 +29,7 @@ from tests.xo_web.local_server import EventReader, LocalServer
 from xo_core.signing import Signer
 from xo_core.text import short_key
 from xo_devnet.spawn import DevnetProcess
-from xo_web import offer_accepts
+from xo_web import offer_accepts, offer_posts
 
 SECONDS = 60.0
 CAROL = Signer.generate()  # a stranger: no key in the server's directory, so nobody joins her accepts
@@ -92,10 +93,10 @@ def listed(offers_server: LocalServer, offer_id: str) -> dict:
     raise AssertionError(f"offer {offer_id[:8]} never listed")
 
 
-def offered(server: LocalServer, player: str, **terms: object) -> str:
+def offered(server: LocalServer, player: str, seconds: int = 300, **terms: object) -> str:
     """The id of an offer made from the page, once the server's session on the broker is up (503 until then)."""
     ends = time.monotonic() + SECONDS
-    while (posted := server.post_chips("offer", player=player, seconds=300, **terms)).status == 503:
+    while (posted := server.post_chips("offer", player=player, seconds=seconds, **terms)).status == 503:
         assert time.monotonic() < ends, posted.body
         time.sleep(0.2)
     assert posted.status == 200, posted.body
@@ -272,3 +273,37 @@ def test_the_offers_of_a_server_that_stops_are_withdrawn(devnet, broker):
         offer_id = offered(server, "bob", game="rps", stake=1, deposit=5, rounds=1, challenge=60)
         assert offer_id in board_ids(broker)
     assert offer_id not in board_ids(broker)
+
+
+def retained_on(broker: BrokerAddress, where: str) -> list[bytes]:
+    """What the broker retains on the topic ``where``: what a new subscriber is handed at once. (xo-devnet's amqtt
+    0.12 also hands a new subscriber retained messages of other topics: only ``where``'s count.)"""
+    arrived: queue.Queue[bytes] = queue.Queue()
+
+    def receive(topic: str, payload: bytes) -> None:
+        if topic == where:
+            arrived.put(payload)
+
+    session = BrokerSession(broker, f"test-raw-{secrets.token_hex(8)}", receive, persistent=False)
+    session.connect(SECONDS)
+    try:
+        session.subscribe(where, SECONDS)
+        try:
+            return [arrived.get(timeout=1.0)]
+        except queue.Empty:
+            return []
+    finally:
+        session.close()
+
+
+def test_a_page_offer_that_expires_is_cleared_from_the_broker(offers_server, broker, devnet, monkeypatch):
+    monkeypatch.setattr(offer_posts, "MIN_OPEN_SECONDS", 1)
+    offer_id = offered(offers_server, "bob", game="xo", stake=1, deposit=5, rounds=1, challenge=60, seconds=2)
+    where = f"xo/chips/offers/xo/{key_of(devnet, 'bob')}/{offer_id}"
+    assert len(retained_on(broker, where)) == 1
+    ends = time.monotonic() + SECONDS
+    while retained_on(broker, where) and time.monotonic() < ends:  # the server clears it within a second of expiry
+        time.sleep(0.5)
+    assert retained_on(broker, where) == []
+    assert offer_id not in {o["id"] for o in offers_server.get_json("/api/chips/offers")["offers"]}
+    assert offers_server.post_chips("withdraw", player="bob", offer=offer_id).status == 409  # no longer open
