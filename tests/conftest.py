@@ -7,7 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.bytecode_cache import share_bytecode_cache
 from tests.fake_sawtooth import FakeSawtooth
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    share_bytecode_cache(config)
 
 
 @pytest.fixture
