@@ -62,3 +62,21 @@ def test_ci_runs_the_developers_command_once_after_the_first_pythons_quick_start
     [function] = re.findall(r"^real_sawtooth\(\) \{\n(.*?)^\}", run, flags=re.MULTILINE | re.DOTALL)
     assert 'PATH="$work/xo/.venv/bin:$PATH"' in function
     assert 'REALSAW_SOURCE="$repo/../shared/real-sawtooth" scripts/real-sawtooth' in function
+
+
+def test_a_validator_that_started_a_block_validation_and_never_finished_it_counts_as_wedged(tmp_path):
+    started = "[04:00:15.981 INFO     block_validator] Starting block validation of : a6246ed7 (block_num:11)\n"
+    finished = "[04:00:15.990 INFO     block_validator] Finished block validation of: a6246ed7 (block_num:11)\n"
+    (tmp_path / "validator-0.log").write_text(started + finished + started)
+    (tmp_path / "validator-1.log").write_text(started + finished)
+    (tmp_path / "validator-2.log").write_text(started)
+    (tmp_path / "rest-api-0.log").write_text(started)
+    function = re.search(r"^wedged_validators\(\) \{\n.*?^\}\n", SCRIPT.read_text(), flags=re.MULTILINE | re.DOTALL)
+    assert function is not None
+
+    done = subprocess.run(
+        ["bash", "-c", f'{function.group(0)}\nwedged_validators "$1"', "bash", str(tmp_path)],
+        capture_output=True, text=True, timeout=10, check=True,
+    )  # fmt: skip
+
+    assert done.stdout == "validator-0 validator-2\n"
