@@ -143,7 +143,10 @@ def all_edges() -> list[tuple[str, str]]:
     return found
 
 
-EDGES = all_edges()
+@pytest.fixture(scope="module")
+def edges() -> list[tuple[str, str]]:
+    """Read once by the tests that need them, not at collection (each worker collects every module)."""
+    return all_edges()
 
 
 def is_pinned(source: str, target: str) -> bool:
@@ -164,28 +167,28 @@ def test_every_package_of_ours_stands_in_a_layer_by_its_name():
     assert placed["xo_cli"] == placed["xo_web"] == "command or application"
 
 
-def test_no_edge_points_up():
+def test_no_edge_points_up(edges):
     upward = [
         f"{source} -> {target}"
-        for source, target in EDGES
+        for source, target in edges
         if layer(target.split(".")[0]) > layer(source.split(".")[0]) and not is_pinned(source, target)
     ]
     assert upward == []
 
 
-def test_nothing_on_top_reaches_another_package_on_top_but_the_pinned_edges():
+def test_nothing_on_top_reaches_another_package_on_top_but_the_pinned_edges(edges):
     sideways = [
         f"{source} -> {target}"
-        for source, target in EDGES
+        for source, target in edges
         if layer(source.split(".")[0]) == layer(target.split(".")[0]) == 3 and not is_pinned(source, target)
     ]
     assert sideways == []
 
 
-def test_family_code_reaches_another_family_only_through_its_pure_rules():
+def test_family_code_reaches_another_family_only_through_its_pure_rules(edges):
     crossing = [
         f"{source} -> {target}"
-        for source, target in EDGES
+        for source, target in edges
         if (mine := family(source.split(".")[0])) is not None
         and (theirs := family(target.split(".")[0])) is not None
         and mine != theirs
@@ -217,17 +220,17 @@ def test_modules_are_loaded_by_name_only_from_string_constants_this_test_reads()
     assert unread == {}
 
 
-def test_every_pinned_edge_exists_and_the_page_imports_no_command():
+def test_every_pinned_edge_exists_and_the_page_imports_no_command(edges):
     for source, target in PINNED:
-        assert any(edge[0] == source and is_pinned(*edge) and edge[1].startswith(target) for edge in EDGES), source
-    assert not [edge for edge in EDGES if edge[0].startswith("xo_web") and edge[1].split(".")[0].endswith("_cli")]
+        assert any(edge[0] == source and is_pinned(*edge) and edge[1].startswith(target) for edge in edges), source
+    assert not [edge for edge in edges if edge[0].startswith("xo_web") and edge[1].split(".")[0].endswith("_cli")]
 
 
-def test_the_subcommand_tables_are_read_as_edges():
-    assert ("xo_cli.main", "xo_cli.moves") not in EDGES  # same package: not an edge between packages
-    assert ("xo_cli.main", "client_core.status") in EDGES
-    assert ("xo_cli.main", "xo_web.command") in EDGES
-    assert ("xo_devnet.launcher", "rps_tp.cli") in EDGES
+def test_the_subcommand_tables_are_read_as_edges(edges):
+    assert ("xo_cli.main", "xo_cli.moves") not in edges  # same package: not an edge between packages
+    assert ("xo_cli.main", "client_core.status") in edges
+    assert ("xo_cli.main", "xo_web.command") in edges
+    assert ("xo_devnet.launcher", "rps_tp.cli") in edges
 
 
 def test_hidden_edges_are_caught_strings_and_dynamic_imports_alike(tmp_path):
