@@ -64,6 +64,11 @@ def test_the_win_masks_are_exactly_the_rules_lines():
     assert spaces_of(FULL_BOARD) == tuple(range(1, 10))
 
 
+def test_has_won_is_true_exactly_when_the_marks_cover_a_win_mask_whatever_else_they_hold():
+    for marks in range(-FULL_BOARD - 1, 4 * (FULL_BOARD + 1)):  # any 9 bits, and bits beyond them
+        assert has_won(marks) == any(marks & mask == mask for mask in WIN_MASKS), marks
+
+
 def test_every_reachable_board_round_trips_and_its_lines_agree_with_the_rules():
     boards = game_tree.reachable()
     for board, state in boards.items():
