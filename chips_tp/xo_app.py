@@ -82,10 +82,9 @@ def transition_problem(old: State, new: State, fixed: Fixed) -> str | None:
     """
     before, after = old.app, new.app
     assert isinstance(before, XoData) and isinstance(after, XoData)
-    step = f"{before.position} -> {after.position}"
     if after.position not in _NEXT[before.position]:
-        allowed = " or ".join(_NEXT[before.position])
-        return f"{step} is not a move: after {before.position} comes {allowed}"
+        return _NOT_A_MOVE.get((before.position, after.position)) or _not_a_move(before.position, after.position)
+    step = f"{before.position} -> {after.position}"
     stake, moved = fixed.stake, mover(new.turn)
     if before.position in (VICTORY, DRAW, PLAY_AGAIN_ME_FIRST):
         if after.crosses or after.noughts:
@@ -131,4 +130,15 @@ _NEXT: Final = {
     VICTORY: (PLAY_AGAIN_ME_FIRST,),
     DRAW: (PLAY_AGAIN_ME_FIRST,),
     PLAY_AGAIN_ME_FIRST: (PLAY_AGAIN_ME_SECOND,),
+}
+
+
+def _not_a_move(before: str, after: str) -> str:
+    return f"{before} -> {after} is not a move: after {before} comes {' or '.join(_NEXT[before])}"
+
+
+#: The refusal of each step between two positions that is not a move, written once: most candidate states a
+#: player can be sent are refused here, so the processor (and the exhaustive test) no longer formats it each time.
+_NOT_A_MOVE: Final = {
+    (before, after): _not_a_move(before, after) for before in _NEXT for after in POSITIONS if after not in _NEXT[before]
 }

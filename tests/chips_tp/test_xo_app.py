@@ -54,8 +54,12 @@ def bit(square: int) -> int:
     return 1 << (8 - square)
 
 
+#: Each line's squares as one mask, so that a line is checked with one ``&`` (the search checks millions).
+LINE_MASKS = [sum(bit(square) for square in line) for line in LINES]
+
+
 def wins(marks: int) -> bool:
-    return any(all(marks & bit(square) for square in line) for line in LINES)
+    return any(marks & mask == mask for mask in LINE_MASKS)
 
 
 def paid(balances: tuple[int, int], to: int, amount: int) -> tuple[int, int] | None:
@@ -104,10 +108,9 @@ def boards_near(data: XoData) -> set[tuple[int, int]]:
     return boards
 
 
-def candidates(old: State) -> set[tuple[XoData, tuple[int, int]]]:
+def candidates(old: State, legal: set[tuple[XoData, tuple[int, int]]]) -> set[tuple[XoData, tuple[int, int]]]:
     """Every candidate next state: each position and nearby board at the table's balances (or unchanged),
-    and each allowed app data at every split of the total."""
-    legal = table(old)
+    and each allowed app data at every split of the total (``legal``: the table's successors of ``old``)."""
     balances = {paid_out for _, paid_out in legal} | {old.balances}
     found = {
         (XoData(position, crosses, noughts), paid_out)
@@ -128,7 +131,7 @@ def explore() -> tuple[dict[Key, State], int]:
     while queue:
         old = queue.popleft()
         legal = table(old)
-        for app, balances in candidates(old):
+        for app, balances in candidates(old, legal):
             new = State(CHANNEL, old.turn + 1, False, app, balances)
             accepted = valid_transition(old, new, FIXED)
             checked += 1
@@ -194,6 +197,18 @@ def test_the_loser_plays_x_in_the_rematch():
 
 def test_the_reasons_name_the_move():
     first = State(CHANNEL, 0, False, INITIAL, (2, 2))
+    victory = State(CHANNEL, 1, False, XoData(VICTORY, bit(0), 0), (3, 1))
+    assert transition_problem(first, victory, FIXED) == (
+        "PlayAgainMeSecond -> Victory is not a move: after PlayAgainMeSecond comes XPlaying"
+    )
+    odd = State(CHANNEL, 2, False, XoData("Resigned", 0, 0), (3, 1))
+    assert transition_problem(victory, odd, FIXED) == (
+        "Victory -> Resigned is not a move: after Victory comes PlayAgainMeFirst"
+    )
+    after_o = State(CHANNEL, 3, False, XoData(O_PLAYING, bit(0), bit(4)), (2, 2))
+    assert transition_problem(after_o, odd._replace(turn=4), FIXED) == (
+        "OPlaying -> Resigned is not a move: after OPlaying comes XPlaying or Victory or Draw"
+    )
     two_crosses = State(CHANNEL, 1, False, XoData(X_PLAYING, bit(0) | bit(1), 0), (3, 1))
     assert transition_problem(first, two_crosses, FIXED) == (
         "PlayAgainMeSecond -> XPlaying places exactly one cross on an empty board"
