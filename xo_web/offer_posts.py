@@ -100,6 +100,9 @@ class OfferPosts:
         self.desk, self.matches, self.feed, self.clock = desk, matches, feed, clock
         self.posted: dict[str, Posted] = {}
         self._lock = threading.Lock()
+        self._told: set[bytes] = set()
+        """Accepts not joined whose reason the offerer's page was told (once each, not every poll)."""
+        self._chain_said = False
         feed.on_reconnect.append(self.republish)
 
     def post(self, request: OfferRequest) -> Json:
@@ -175,13 +178,22 @@ class OfferPosts:
                 channels = chain.channels()
                 balances = {key: chain.balance(key) for key in by_key}
         except CommandError as error:
-            LOG.warning("xo web: cannot read the chain for accepts of your offers: %s", error.message)
+            if not self._chain_said:  # once, until the chain answers again: this runs every second
+                LOG.warning("xo web: cannot read the chain for accepts of your offers: %s", error.message)
+            self._chain_said = True
             return
+        self._chain_said = False
         for key, mine in by_key.items():
             owners = {id(p.published): p for p in mine}
             for decision in decide([p.published for p in mine], channels, balances[key], now):
                 if decision.join:
                     self._join(owners[id(decision.offer)], decision.channel)
+                elif decision.channel.id not in self._told:
+                    self._told.add(decision.channel.id)
+                    fixed = decision.channel.fixed
+                    accepter = known_as(fixed.participants[0], key, self.desk.names())
+                    line = f"{accepter} accepted your offer, but it is not joined: {decision.reason}"
+                    self.matches.say(key, decision.channel.id, fixed.app, line)
 
     def _join(self, posted: Posted, channel: Any) -> None:
         offer = posted.published.signed.offer

@@ -1,0 +1,75 @@
+"""The joins of the page's offers, without a chain or broker: what the offerer's page hears of an accept not joined,
+and what an expired offer leaves on the board."""
+
+from __future__ import annotations
+
+import contextlib
+from types import SimpleNamespace
+
+from chips_client.offer_board import Post
+from chips_client.offer_desk import Published
+from chips_client.offers import SignedOffer, Terms, channel_fixed, make_offer
+from chips_tp.channel import channel_id
+from chips_tp.state import FUNDING, Channel
+from client_core.keys import KeyNames
+from xo_core.signing import Signer
+from xo_web.offer_posts import OfferPosts, Posted
+
+NOW = 1_800_000_000.0
+ALICE, BOB = Signer.from_hex("11" * 32), Signer.from_hex("22" * 32)
+
+
+class Board:
+    """A broker session that keeps what is retained, by topic."""
+
+    def __init__(self) -> None:
+        self.retained: dict[str, bytes] = {}
+
+    def publish(self, topic: str, payload: bytes, timeout: float, *, retain: bool = False) -> None:
+        self.retained[topic] = payload
+
+
+class Desk:
+    """The chain as the offerer's server reads it: its channels and alice's free chips."""
+
+    def __init__(self, channels: list[Channel], balance: int) -> None:
+        self.channels, self.balance = channels, balance
+
+    def client(self) -> contextlib.nullcontext:
+        return contextlib.nullcontext()
+
+    def chain(self, _client: object) -> SimpleNamespace:
+        return SimpleNamespace(channels=lambda: self.channels, balance=lambda _key: self.balance)
+
+    def names(self) -> KeyNames:
+        return KeyNames({BOB.public_key: "bob"})
+
+
+def posts_with(desk: Desk, board: Board, said: list, expires: float) -> tuple[OfferPosts, SignedOffer]:
+    posts = OfferPosts(desk, SimpleNamespace(say=lambda *a: said.append(a)), SimpleNamespace(on_reconnect=[]),
+                       clock=lambda: NOW)  # type: ignore[arg-type]  # fmt: skip
+    signed = make_offer(ALICE, Terms("xo", 10, 50, 1, 60), int(expires))
+    post = Post(board, signed)
+    post.publish()
+    posts.posted[signed.offer.id] = Posted("alice", ALICE, post, Published(signed, 1))
+    return posts, signed
+
+
+def test_an_accept_the_offerers_chips_cannot_cover_is_told_once_to_her_page_and_not_joined() -> None:
+    board, said = Board(), []
+    desk = Desk([], 20)
+    posts, signed = posts_with(desk, board, said, NOW + 600)
+    fixed = channel_fixed(signed.offer, BOB.public_key, 1)
+    desk.channels = [Channel(channel_id(fixed), fixed, FUNDING, (True, False), 50, 0, None, None, None)]
+    posts.check()
+    posts.check()  # polled again: not said again
+    told = "bob accepted your offer, but it is not joined: your 20 free chips cannot cover its 50 deposit"
+    assert said == [(ALICE.public_key, channel_id(fixed), "xo", told)]
+    assert posts.open() and board.retained  # still open, still on the board
+
+
+def test_an_expired_offer_is_cleared_from_the_board_at_the_next_poll() -> None:
+    board, said = Board(), []
+    posts, _signed = posts_with(Desk([], 1000), board, said, NOW)
+    posts.check()
+    assert not posts.open() and list(board.retained.values()) == [b""] and said == []
