@@ -2,8 +2,10 @@
 
 Every offer is a retained message on a topic of its own (:mod:`chips_client.offers`), so
 a player who connects at any time reads every open offer at once. What a reader is given
-is checked like everything from a broker: an offer that does not verify, is expired or
-malformed is counted and left out, never shown. A poster publishes again after the broker
+is checked like everything from a broker: an offer that does not verify, is expired,
+malformed or retained on another topic than its own is counted and left out, never shown;
+and what the broker delivers beyond the filter asked for (xo-devnet's amqtt does) is
+dropped. A poster publishes again after the broker
 comes back (a broker restarted without persistence forgets retained messages) and clears
 the topic when the offer is withdrawn.
 """
@@ -47,8 +49,8 @@ class Board(NamedTuple):
 def read_board(open_session: Callable[[Callable[[str, bytes], None]], Session], game: str | None,
                clock: Callable[[], float] = time.time) -> Board:  # fmt: skip
     """Every open offer retained on the broker (of ``game`` only, when given), each verified."""
-    arrived: queue.Queue[bytes] = queue.Queue()
-    session = open_session(lambda _topic, payload: arrived.put(payload))
+    arrived: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    session = open_session(lambda topic, payload: arrived.put((topic, payload)))
     session.connect(TIMEOUT)
     try:
         session.subscribe(subscription(game), TIMEOUT)
@@ -58,7 +60,7 @@ def read_board(open_session: Callable[[Callable[[str, bytes], None]], Session], 
     found: dict[str, SignedOffer] = {}
     refused = 0
     now = clock()
-    for payload in payloads:
+    for where, payload in payloads:
         if not payload:  # a withdrawn offer's topic, cleared
             continue
         try:
@@ -66,11 +68,15 @@ def read_board(open_session: Callable[[Callable[[str, bytes], None]], Session], 
         except Malformed:
             refused += 1
             continue
-        found[signed.offer.id] = signed
+        if where != topic(signed.offer):  # a copy elsewhere: an offer counts only on its own topic, which it names
+            refused += 1
+            continue
+        if game is None or signed.offer.terms.game == game:  # a broker may deliver more than the filter asked for
+            found[signed.offer.id] = signed
     return Board(sorted(found.values(), key=lambda s: (s.offer.expires, s.offer.id)), refused)
 
 
-def _burst(arrived: queue.Queue[bytes]) -> list[bytes]:
+def _burst(arrived: queue.Queue[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
     """What arrives until the broker has been quiet for :data:`QUIET_SECONDS` (at most :data:`READ_SECONDS`)."""
     ends = time.monotonic() + READ_SECONDS
     got = []

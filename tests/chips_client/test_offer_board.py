@@ -62,6 +62,18 @@ def test_a_reader_sees_every_open_offer_once_soonest_to_expire_first_and_counts_
     assert broker.closed
 
 
+def test_a_copy_of_an_offer_on_another_topic_is_refused_and_a_broker_delivering_too_much_is_filtered() -> None:
+    xo, rps = offer("xo"), offer("rps")
+    broker = RetainedBroker({})
+    Post(broker, xo).publish()
+    broker.retained["xo/chips/offers/xo/elsewhere/1"] = offers.encode_offer(xo)
+    broker.retained[offers.topic(rps.offer)] = offers.encode_offer(rps)
+    broker.subscribe = lambda _topic, _timeout: [broker.receive(t, p) for t, p in broker.retained.items()]  # all
+    board = read_board(broker, "xo", clock=lambda: NOW)
+    assert board.offers == [xo]
+    assert board.refused == 1
+
+
 def test_a_reader_of_one_game_reads_only_its_topic() -> None:
     xo, rps = offer("xo"), offer("rps")
     broker = RetainedBroker({})
