@@ -161,13 +161,17 @@ class Match:
         self.opponent = player(self.peer, None, names)
         """The opponent as the player knows them (the key's name, or a short key), for the lines said."""
 
-    def _on_message(self, _topic: str, payload: bytes) -> Future[None] | None:
+    def _on_message(self, where: str, payload: bytes) -> Future[None] | None:
         """On the transport's thread: hand the bytes over, to be acknowledged to the broker only once handled.
 
         A state is accepted by writing it to the store, so the broker hears it was received only after that
         write: a player killed in between gets the message again. A flood beyond the queue's bound is
-        acknowledged and dropped (the opponent resends their latest state until it is answered).
+        acknowledged and dropped (the opponent resends their latest state until it is answered), and so is
+        what arrives on another topic than this player's (a broker may deliver retained messages of other
+        topics to a new subscriber: xo-devnet's amqtt does).
         """
+        if where != topic(self.id, self.signer.public_key):
+            return None
         handled: Future[None] = Future()
         try:
             self.inbox.put_nowait((payload, handled))

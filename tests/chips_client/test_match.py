@@ -227,6 +227,15 @@ def test_a_message_the_match_could_not_keep_is_never_acknowledged_so_the_broker_
     assert handled is not None and not handled.done()
 
 
+def test_a_message_on_another_topic_is_dropped_unread_as_a_broker_may_deliver_retained_ones_of_other_topics(tmp_path):
+    channel = terms("xo", rounds=1)
+    bob = match(BOB, channel, tmp_path, FakeBroker(), FakeChain(channel.fixed))
+    assert bob._on_message("xo/chips/offers/xo/someone/1", b"an offer") is None
+    assert bob.inbox.empty()
+    assert bob._on_message(topic(bob.id, BOB.public_key), b"a state") is not None
+    assert bob.inbox.qsize() == 1
+
+
 def test_junk_from_anyone_on_the_broker_is_refused_counted_and_not_kept_and_the_match_goes_on(tmp_path):
     channel = terms("rps", rounds=2)
     broker, chain = FakeBroker(), FakeChain(channel.fixed)
