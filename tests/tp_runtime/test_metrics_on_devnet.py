@@ -159,7 +159,8 @@ def test_rps_tp_counts_a_scripted_round_with_its_address_from_the_environment(st
 
 def test_chips_tp_counts_a_scripted_channel_opened_and_cancelled(start_tp):
     alice, bob = Signer.generate(), Signer.generate()
-    fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (50, 50), 3600, 7)  # at least the floor where chips.min_challenge_seconds is unset (600 s)
+    # a challenge of an hour: above the floor where chips.min_challenge_seconds is unset (600 s)
+    fixed = Fixed((alice.public_key, bob.public_key), "xo", 10, (50, 50), 3600, 7)
 
     async def scenario() -> None:
         opening = {account_address(alice.public_key): encode_account(Account(alice.public_key, 50))}
