@@ -68,7 +68,8 @@ class OpenRequest(NamedTuple):
     challenge: int
 
 
-def _whole(body: dict, field: str, low: int, high: int) -> int:
+def whole_field(body: dict, field: str, low: int, high: int) -> int:
+    """``body[field]`` if it is a whole number from ``low`` to ``high`` (a boolean is not one); 400 otherwise."""
     value = body.get(field)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise bad_request(f'"{field}" must be a whole number from {low} to {high}')
@@ -101,8 +102,8 @@ def parse_open(body: object) -> OpenRequest:
         raise bad_request(f'"game" must be one of {", ".join(GAMES)}')
     return OpenRequest(
         player, name, _text(body, "opponent", "a key's name or a public key"), game,
-        _whole(body, "stake", 1, MAX_AMOUNT), _whole(body, "deposit", 1, MAX_AMOUNT),
-        _whole(body, "rounds", 0, MAX_ROUNDS), _whole(body, "challenge", MIN_DURATION, MAX_DURATION),
+        whole_field(body, "stake", 1, MAX_AMOUNT), whole_field(body, "deposit", 1, MAX_AMOUNT),
+        whole_field(body, "rounds", 0, MAX_ROUNDS), whole_field(body, "challenge", MIN_DURATION, MAX_DURATION),
     )  # fmt: skip
 
 

@@ -37,7 +37,7 @@ from client_core.broker import BrokerError
 from client_core.errors import CommandError
 from xo_core.signing import Signer
 from xo_core.text import quoted
-from xo_web.chips_desk import MAX_AMOUNT, ChipsDesk, parse_player
+from xo_web.chips_desk import MAX_AMOUNT, ChipsDesk, parse_player, whole_field
 from xo_web.chips_matches import Matches
 from xo_web.errors import UNAVAILABLE, ApiError, bad_request
 from xo_web.offer_feed import OfferFeed
@@ -60,13 +60,6 @@ class OfferRequest(NamedTuple):
     seconds: int
 
 
-def _whole(body: dict, field: str, low: int, high: int) -> int:
-    value = body.get(field)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise bad_request(f'"{field}" must be a whole number from {low} to {high}')
-    return value
-
-
 def parse_offer(body: object) -> OfferRequest:
     """``{"player", "game", "stake", "deposit", "rounds", "challenge", "seconds"}``, or a 400 saying why."""
     player = parse_player(body)
@@ -75,10 +68,10 @@ def parse_offer(body: object) -> OfferRequest:
     if game not in GAMES:
         raise bad_request(f'"game" must be one of {", ".join(GAMES)}')
     terms = Terms(
-        game, _whole(body, "stake", 1, MAX_AMOUNT), _whole(body, "deposit", 1, MAX_AMOUNT),
-        _whole(body, "rounds", 0, MAX_ROUNDS), _whole(body, "challenge", MIN_DURATION, MAX_DURATION),
+        game, whole_field(body, "stake", 1, MAX_AMOUNT), whole_field(body, "deposit", 1, MAX_AMOUNT),
+        whole_field(body, "rounds", 0, MAX_ROUNDS), whole_field(body, "challenge", MIN_DURATION, MAX_DURATION),
     )  # fmt: skip
-    return OfferRequest(player, terms, _whole(body, "seconds", MIN_OPEN_SECONDS, MAX_OFFER_SECONDS))
+    return OfferRequest(player, terms, whole_field(body, "seconds", MIN_OPEN_SECONDS, MAX_OFFER_SECONDS))
 
 
 @dataclass
