@@ -65,7 +65,8 @@ class EventStream:
             await self._write(request, response, f"retry: {RETRY_MILLISECONDS}\n\n".encode("ascii"))
             while True:
                 try:
-                    event = await asyncio.wait_for(page.next(), KEEPALIVE_SECONDS)
+                    async with asyncio.timeout(KEEPALIVE_SECONDS):  # not wait_for: before 3.12 it can swallow a cancel
+                        event = await page.next()
                 except TimeoutError:
                     event = KEEPALIVE
                 if event is None:

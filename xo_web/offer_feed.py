@@ -93,8 +93,9 @@ class OfferFeed:
         self._changed.clear()
         soonest = self.list.next_expiry()
         wait = None if soonest is None else max(soonest - self.clock(), 0.0)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), wait)
+        with contextlib.suppress(TimeoutError):  # not wait_for: before 3.12 it can swallow the server's cancel
+            async with asyncio.timeout(wait):  # when the list changes at that moment (an offer withdrawn on close)
+                await self._changed.wait()
         if self.list.prune(self.clock()):
             self.tell()
 
