@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.together import SideBySide, grouped_in_this_process, selected
 from tests.xo_web.browser import chromium_executable
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -25,6 +27,9 @@ SCRIPTS = sorted(path for path in BENCHMARKS.glob("*.py") if not path.name.start
 #: Scripts that drive a browser: they need Debian's Chromium, as the browser tests do.
 BROWSER_SCRIPTS = {"web_latency.py"}
 SMOKE_TIMEOUT = 90.0
+#: Smoke runs at once: most of one is waiting (a ledger starting, a deadline passing), so three side by side take
+#: about the time of the longest rather than the sum, without starving the tests on the other worker.
+AT_ONCE = 3
 
 
 def json_lines(stdout: str) -> list[dict[str, object]]:
@@ -43,13 +48,32 @@ def test_an_error_count_in_a_line_is_seen() -> None:
     assert [line.get("errors") for line in json_lines(printed)] == [3, 0]
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[path.stem for path in SCRIPTS])
-def test_benchmark_runs_in_smoke_mode(script: Path, tmp_path: Path) -> None:
+def smoke_run(script: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """``script --smoke`` to its end, in a directory of its own."""
     command = [sys.executable, str(script), "--smoke"]
     if script.name in BROWSER_SCRIPTS:
         command += ["--chromium", chromium_executable()]
+    cwd = workdir / script.stem
+    cwd.mkdir()
     # the scripts' temporary files go to the usual place: under tmp_path, Chromium's socket path would be too long
-    done = subprocess.run(command, capture_output=True, text=True, timeout=SMOKE_TIMEOUT, cwd=tmp_path, check=False)
+    return subprocess.run(command, capture_output=True, text=True, timeout=SMOKE_TIMEOUT, cwd=cwd, check=False)
+
+
+@pytest.fixture(scope="module")
+def smoke_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SideBySide]:
+    """The selected scripts' smoke runs, AT_ONCE at a time from the first test on (see tests/together.py)."""
+    together = grouped_in_this_process(request.config)
+    scripts = selected(request, test_benchmark_runs_in_smoke_mode, "script") if together else []
+    workdir = tmp_path_factory.mktemp("smoke")
+    runs = SideBySide(lambda script: smoke_run(script, workdir), scripts, AT_ONCE)
+    yield runs
+    runs.close()
+
+
+@pytest.mark.xdist_group("benchmarks")
+@pytest.mark.parametrize("script", SCRIPTS, ids=[path.stem for path in SCRIPTS])
+def test_benchmark_runs_in_smoke_mode(script: Path, smoke_runs: SideBySide) -> None:
+    done = smoke_runs.result(script)
     assert done.returncode == 0, f"{script.name} --smoke exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     results = json_lines(done.stdout)
     assert results, f"{script.name} --smoke printed no JSON line:\n{done.stdout}"
