@@ -9,10 +9,23 @@ import pytest
 
 from tests.bytecode_cache import share_bytecode_cache
 from tests.fake_sawtooth import FakeSawtooth
+from tests.together import WORKER_INPUT, scheduler
 
 
 def pytest_configure(config: pytest.Config) -> None:
     share_bytecode_cache(config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """Tests handed out one by one, but those of the modules tests/together.py names go to one worker together."""
+    return scheduler(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    """Tell each worker whether that scheduler hands out its tests (a worker's own --dist is always "no")."""
+    node.workerinput[WORKER_INPUT] = node.config.getvalue("dist") == "load"  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -4,30 +4,64 @@ A benchmark's smoke run or a pytest run in a process of its own spends most of i
 waiting (a ledger starting, a deadline passing), so a module of such tests finishes much
 sooner when a fixture starts the runs of all its selected tests a few at a time and each
 test then checks its own. That is only right when every one of those tests runs in this
-process: the module marks them with ``pytest.mark.xdist_group`` and the suite distributes
-with ``--dist loadgroup`` (pyproject.toml), which keeps a group on one worker. Under any
-other distribution the tests of one module may run on several workers, each of which
-would start all the runs, so each test then starts only its own.
+process. Under ``pytest -n``, xdist's ``--dist load`` hands tests out one by one, so
+tests/conftest.py gives xdist a scheduler (:func:`scheduler`) that does the same except
+that the tests of each module in :data:`MODULES` go to one worker together, as one unit
+(handed out first: the biggest units are). (xdist's own ``--dist loadgroup`` cannot be used
+for this: with pytest 9.2 it silently stops grouping, pytest-dev/pytest-xdist#1386.) Under
+any other distribution each test starts only its own run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import pytest
+
+if TYPE_CHECKING:
+    from xdist.scheduler import LoadScopeScheduling
 
 Key = TypeVar("Key", bound=Hashable)
 Result = TypeVar("Result")
 
-#: The distributions under which the tests of one xdist group all run in one process (``no``: without xdist).
-GROUPED = ("no", "loadgroup")
+#: The modules whose tests start their runs side by side (node ids' paths, from the repository's root).
+MODULES = ("tests/benchmarks/test_smoke.py", "tests/docker/test_suite_against_a_pbft_secondary.py")
+#: The key of xdist's workerinput that tells a worker the modules' tests all come to one worker.
+WORKER_INPUT = "xo_modules_together"
 
 
-def grouped_in_this_process(config: pytest.Config) -> bool:
-    """Whether the tests of one ``xdist_group`` all run in this process."""
-    return config.getoption("dist", default="no") in GROUPED
+def module_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to: its module if that is one of MODULES, else the test alone."""
+    module = module_of(nodeid)
+    return module if module in MODULES else nodeid
+
+
+def scheduler(config: pytest.Config, log: object) -> LoadScopeScheduling | None:
+    """For ``--dist load``: xdist's scheduling by scope, where a scope is one test, or one module of MODULES."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415 (only under xdist)
+
+    class ModulesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return ModulesTogether(config, log)
+
+
+def side_by_side_here(config: pytest.Config, nodeid: str) -> bool:
+    """Whether every selected test of the module of ``nodeid`` runs in this process: without xdist, or where the
+    controller scheduled with :func:`scheduler` and the module is one of MODULES."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return True
+    return bool(workerinput.get(WORKER_INPUT)) and module_of(nodeid) in MODULES
 
 
 def selected(request: pytest.FixtureRequest, test: Callable[..., object], name: str) -> list[object]:

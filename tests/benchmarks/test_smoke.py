@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.together import SideBySide, grouped_in_this_process, selected
+from tests.together import SideBySide, selected, side_by_side_here
 from tests.xo_web.browser import chromium_executable
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -62,7 +62,7 @@ def smoke_run(script: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def smoke_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SideBySide]:
     """The selected scripts' smoke runs, AT_ONCE at a time from the first test on (see tests/together.py)."""
-    together = grouped_in_this_process(request.config)
+    together = side_by_side_here(request.config, request.node.nodeid)
     scripts = selected(request, test_benchmark_runs_in_smoke_mode, "script") if together else []
     workdir = tmp_path_factory.mktemp("smoke")
     runs = SideBySide(lambda script: smoke_run(script, workdir), scripts, AT_ONCE)
@@ -70,7 +70,6 @@ def smoke_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     runs.close()
 
 
-@pytest.mark.xdist_group("benchmarks")
 @pytest.mark.parametrize("script", SCRIPTS, ids=[path.stem for path in SCRIPTS])
 def test_benchmark_runs_in_smoke_mode(script: Path, smoke_runs: SideBySide) -> None:
     done = smoke_runs.result(script)

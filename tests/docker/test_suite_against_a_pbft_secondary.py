@@ -19,6 +19,7 @@ from tests.docker.compose_files import PBFT, REPO_ROOT, SINGLE_NODE, TEST_OVERRI
 from tests.docker.non_primary import non_primary_rest_api
 from tests.integration.devnet import running_devnet
 from tests.integration.players import Rejections
+from tests.together import SideBySide, selected, side_by_side_here
 
 ILLEGAL_MOVES = "tests/integration/test_illegal_moves.py"
 ILLEGAL_MOVE_TESTS = 5
@@ -49,16 +50,38 @@ def run_suite(url: str, network: str, *pytest_args: str, **settings: str) -> sub
     )
 
 
+def suite_run(rest_apis: dict[str, str], run: str) -> subprocess.CompletedProcess[str]:
+    """One of the module's runs of the suite: with the PBFT settings through a node, or the strict default."""
+    if run == "strict":
+        return run_suite(rest_apis["secondary"], SINGLE_NODE, ILLEGAL_MOVES, "-x", XO_WAIT_SECONDS="2")
+    return run_suite(rest_apis[run], PBFT, ILLEGAL_MOVES, XO_UNREPORTED_WAIT_SECONDS="1")
+
+
+@pytest.fixture(scope="module")
+def suite_runs(request: pytest.FixtureRequest, rest_apis: dict[str, str]) -> Iterator[SideBySide]:
+    """The selected tests' runs, two at a time, the longest first (see tests/together.py): each is mostly waiting
+    for moves to commit, or for a rejection that never comes to stay pending."""
+    runs: list[object] = []
+    if side_by_side_here(request.config, request.node.nodeid):
+        runs = sorted(selected(request, test_the_pbft_settings_hold_through_any_node, "node"), reverse=True)
+        if any(getattr(item, "function", None) is test_the_strict_default_fails_where_rejections_stay_pending
+               for item in request.session.items):  # fmt: skip
+            runs.append("strict")
+    together = SideBySide(lambda run: suite_run(rest_apis, run), runs, at_once=2)
+    yield together
+    together.close()
+
+
 @pytest.mark.parametrize("node", ["primary", "secondary"])
-def test_the_pbft_settings_hold_through_any_node(rest_apis: dict[str, str], node: str) -> None:
-    done = run_suite(rest_apis[node], PBFT, ILLEGAL_MOVES, XO_UNREPORTED_WAIT_SECONDS="1")
+def test_the_pbft_settings_hold_through_any_node(suite_runs: SideBySide, node: str) -> None:
+    done = suite_runs.result(node)
 
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{ILLEGAL_MOVE_TESTS} passed" in done.stdout
 
 
-def test_the_strict_default_fails_where_rejections_stay_pending(rest_apis: dict[str, str]) -> None:
-    done = run_suite(rest_apis["secondary"], SINGLE_NODE, ILLEGAL_MOVES, "-x", XO_WAIT_SECONDS="2")
+def test_the_strict_default_fails_where_rejections_stay_pending(suite_runs: SideBySide) -> None:
+    done = suite_runs.result("strict")
 
     assert done.returncode == 1, done.stdout + done.stderr
     assert "expected the validator to reject the move" in done.stdout

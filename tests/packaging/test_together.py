@@ -1,5 +1,5 @@
 """Runs started side by side for a module's tests (tests/together.py): a few at a time, in order, each result its own,
-and only where every test of the group runs in this process."""
+and only where every test of the module runs in this process."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.together import SideBySide, grouped_in_this_process, selected
+from tests.together import MODULES, WORKER_INPUT, SideBySide, scheduler, scope_of, selected, side_by_side_here
 
 
 def test_at_most_at_once_run_together_in_the_order_given_and_each_test_gets_its_own_result():
@@ -59,7 +59,21 @@ def test_selected_lists_the_parameters_this_session_runs(request, letter):
     assert selected(request, other, "x") == []
 
 
-def test_only_the_grouped_distributions_keep_a_group_in_one_process(pytestconfig, monkeypatch):
-    for dist, together in (("no", True), ("loadgroup", True), ("load", False), ("loadscope", False)):
+def test_under_dist_load_the_modules_tests_are_one_unit_and_every_other_test_one_of_its_own(pytestconfig, monkeypatch):
+    for module in MODULES:
+        assert scope_of(f"{module}::test_a[x]") == scope_of(f"{module}::test_b") == module
+    assert scope_of("tests/xo_tp/test_rules.py::test_a[x]") == "tests/xo_tp/test_rules.py::test_a[x]"
+    for dist in ("loadscope", "loadfile", "no"):
         monkeypatch.setattr(pytestconfig.option, "dist", dist, raising=False)
-        assert grouped_in_this_process(pytestconfig) is together
+        assert scheduler(pytestconfig, log=None) is None
+
+
+def test_runs_start_side_by_side_only_where_the_module_is_one_unit(pytestconfig, monkeypatch):
+    one_of_them, other = f"{MODULES[0]}::test_x", "tests/xo_tp/test_rules.py::test_x"
+    monkeypatch.delattr(pytestconfig, "workerinput", raising=False)
+    assert side_by_side_here(pytestconfig, other)  # without xdist every test runs here
+    monkeypatch.setattr(pytestconfig, "workerinput", {WORKER_INPUT: True}, raising=False)
+    assert side_by_side_here(pytestconfig, one_of_them)
+    assert not side_by_side_here(pytestconfig, other)  # not one of MODULES: its tests are handed out one by one
+    monkeypatch.setattr(pytestconfig, "workerinput", {WORKER_INPUT: False})
+    assert not side_by_side_here(pytestconfig, one_of_them)  # another --dist: they may go to several workers
