@@ -4,12 +4,12 @@ A benchmark's smoke run or a pytest run in a process of its own spends most of i
 waiting (a ledger starting, a deadline passing), so a module of such tests finishes much
 sooner when a fixture starts the runs of all its selected tests a few at a time and each
 test then checks its own. That is only right when every one of those tests runs in this
-process. Under ``pytest -n``, xdist's ``--dist load`` hands tests out one by one, so
-tests/conftest.py gives xdist a scheduler (:func:`scheduler`) that does the same except
-that the tests of each module in :data:`MODULES` go to one worker together, as one unit
-(handed out first: the biggest units are). (xdist's own ``--dist loadgroup`` cannot be used
-for this: with pytest 9.2 it silently stops grouping, pytest-dev/pytest-xdist#1386.) Under
-any other distribution each test starts only its own run.
+process. Under ``pytest -n``, xdist's ``--dist load`` hands tests out in chunks of
+consecutive tests, so tests/conftest.py gives xdist a scheduler (:func:`scheduler`) that
+does the same except that a chunk never ends in the middle of a module of :data:`MODULES`.
+(xdist's own ``--dist loadgroup`` cannot be used for this: with pytest 9.2 it silently stops
+grouping, pytest-dev/pytest-xdist#1386.) Under any other distribution each test starts only
+its own run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 import pytest
 
 if TYPE_CHECKING:
-    from xdist.scheduler import LoadScopeScheduling
+    from xdist.scheduler import LoadScheduling
 
 Key = TypeVar("Key", bound=Hashable)
 Result = TypeVar("Result")
@@ -36,23 +36,32 @@ def module_of(nodeid: str) -> str:
     return nodeid.split("::", 1)[0]
 
 
-def scope_of(nodeid: str) -> str:
-    """The unit of work a test belongs to: its module if that is one of MODULES, else the test alone."""
-    module = module_of(nodeid)
-    return module if module in MODULES else nodeid
+def chunk_size(pending: list[str], wanted: int) -> int:
+    """How many of the ``pending`` tests (node ids, in order) to send a worker that asked for ``wanted``: as many,
+    or more so as not to stop in the middle of a module of MODULES."""
+    size = min(wanted, len(pending))
+    while 0 < size < len(pending):
+        module = module_of(pending[size - 1])
+        if module not in MODULES or module_of(pending[size]) != module:
+            break
+        size += 1
+    return size
 
 
-def scheduler(config: pytest.Config, log: object) -> LoadScopeScheduling | None:
-    """For ``--dist load``: xdist's scheduling by scope, where a scope is one test, or one module of MODULES."""
+def scheduler(config: pytest.Config, log: object) -> LoadScheduling | None:
+    """For ``--dist load``: xdist's own scheduling (consecutive tests in chunks, so most modules' tests share a
+    worker and its module fixtures), except that a chunk never ends in the middle of a module of MODULES."""
     if config.getvalue("dist") != "load":
         return None
-    from xdist.scheduler import LoadScopeScheduling  # noqa: PLC0415 (only under xdist)
+    from xdist.scheduler import LoadScheduling  # noqa: PLC0415 (only under xdist)
 
-    class ModulesTogether(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return scope_of(nodeid)
+    class ModulesTogether(LoadScheduling):
+        def _send_tests(self, node: object, num: int) -> None:
+            assert self.collection is not None
+            pending = [self.collection[index] for index in self.pending]
+            super()._send_tests(node, chunk_size(pending, num))  # type: ignore[arg-type]
 
-    return ModulesTogether(config, log)
+    return ModulesTogether(config, log)  # type: ignore[arg-type]
 
 
 def side_by_side_here(config: pytest.Config, nodeid: str) -> bool:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.together import MODULES, WORKER_INPUT, SideBySide, scheduler, scope_of, selected, side_by_side_here
+from tests.together import MODULES, WORKER_INPUT, SideBySide, chunk_size, scheduler, selected, side_by_side_here
 
 
 def test_at_most_at_once_run_together_in_the_order_given_and_each_test_gets_its_own_result():
@@ -59,10 +59,14 @@ def test_selected_lists_the_parameters_this_session_runs(request, letter):
     assert selected(request, other, "x") == []
 
 
-def test_under_dist_load_the_modules_tests_are_one_unit_and_every_other_test_one_of_its_own(pytestconfig, monkeypatch):
-    for module in MODULES:
-        assert scope_of(f"{module}::test_a[x]") == scope_of(f"{module}::test_b") == module
-    assert scope_of("tests/xo_tp/test_rules.py::test_a[x]") == "tests/xo_tp/test_rules.py::test_a[x]"
+def test_under_dist_load_a_chunk_of_tests_never_ends_in_the_middle_of_one_of_the_modules(pytestconfig, monkeypatch):
+    module, other = MODULES[0], "tests/xo_tp/test_rules.py"
+    pending = [f"{other}::a", f"{module}::a", f"{module}::b[x]", f"{module}::b[y]", f"{other}::b", f"{other}::c"]
+    assert chunk_size(pending, 1) == 1
+    assert chunk_size(pending, 2) == chunk_size(pending, 3) == chunk_size(pending, 4) == 4
+    assert chunk_size(pending, 5) == 5  # another module's tests are handed out as asked
+    assert chunk_size(pending, 100) == 6 and chunk_size([], 3) == 0
+    assert chunk_size([f"{module}::a", f"{module}::b"], 1) == 2
     for dist in ("loadscope", "loadfile", "no"):
         monkeypatch.setattr(pytestconfig.option, "dist", dist, raising=False)
         assert scheduler(pytestconfig, log=None) is None
