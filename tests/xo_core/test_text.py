@@ -58,6 +58,12 @@ def test_clip_never_exceeds_its_width(text, width):
     assert display_width(clip(text, width)) <= width
 
 
+def test_clip_measures_a_spacing_mark_with_the_character_it_follows():
+    """A Devanagari vowel sign is width 0 alone and 1 after its consonant: the cut is measured as shown."""
+    assert display_width(clip("00\u093e0", 3)) <= 3
+    assert clip("00\u093e0", 3) == "00\u2026"
+
+
 def test_quoted_quotes_like_repr_but_escapes_through_printable():
     assert quoted("g1") == "'g1'"
     assert quoted("it's") == '"it\'s"'
