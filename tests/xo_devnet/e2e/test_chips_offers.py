@@ -176,3 +176,25 @@ def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
         output, _ = house.communicate(timeout=30)
     assert "joined" not in output
     assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []  # withdrawn on exit
+
+
+def test_an_accept_nobody_joins_is_cancelled_and_the_deposit_comes_back(net, tmp_path):
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    gone = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge", "30",
+                     "--for", "120")  # fmt: skip
+    listed = wait_for_offer(alice, bob.key)
+    gone.kill()  # killed: its offer stays on the board, and nobody will join an accept of it
+    gone.communicate(timeout=30)
+    try:
+        before = int(alice.run("balance").stdout.split(": ")[1].split()[0])
+        accepted = alice.run("accept", str(listed["id"]), "--bot", "random", "--join-timeout", "2", timeout=SECONDS)
+    finally:  # the dead offer leaves the board, so that no other test finds it
+        clear = BrokerSession(BrokerAddress.parse(net.broker, {}), "test-clear", lambda _t, _p: None, persistent=False)
+        clear.connect(10)
+        clear.publish(f"xo/chips/offers/xo/{bob.key}/{listed['id']}", b"", 10, retain=True)
+        clear.close()
+    assert accepted.returncode == 1
+    assert "did not join within 2 s" in accepted.stderr and "your deposit of 50 is back" in accepted.stderr
+    assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before
+    ident = channel_id(channel_of(listed, alice.key))
+    assert net.transactions_touching(channel_address(ident)) == ["open", "cancel"]
