@@ -25,16 +25,17 @@ from chips_client import results as chips_results
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.channels import address_of
+from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
 from chips_client.offer_board import Board, Post, find, read_board
 from chips_client.offer_desk import Published, decide
 from chips_client.offers import SignedOffer, Terms, accept_number, channel_fixed, channel_name, make_offer
 from chips_client.store import ChannelTerms
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.state import CLOSED, FUNDING
+from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
-from client_core.broker import BrokerSession
-from client_core.errors import InvalidInput, Unavailable
+from client_core.broker import BrokerError, BrokerSession
+from client_core.errors import InvalidInput, TimedOut, Unavailable
 from client_core.keys import KeyNames
 from client_core.ratings import Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
@@ -147,7 +148,7 @@ def offer(args: argparse.Namespace) -> int:
                                f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
         reconnected = threading.Event()
         broker = BrokerSession(args.broker, f"xo-offer-{shown}", lambda _t, _p: None, on_reconnect=reconnected.set,
-                               persistent=False)  # fmt: skip
+                               persistent=False, say=play.say)  # fmt: skip
         broker.connect(10.0)
         post = Post(broker, published.signed)
         house = House(args, signer, play.say, stored) if args.bot else None
@@ -180,44 +181,82 @@ class Offering(NamedTuple):
 def _serve(offering: Offering) -> None:
     """Join the offer's accepts as they come, until its count is reached or it expires; then let the matches end.
 
-    A person's offer plays each match as it is joined, one at a time; a house's matches run beside this loop."""
-    args, signer, chain, post, published, reconnected, house = offering
+    A person's offer plays each match as it is joined, one at a time; a house's matches run beside this loop. A
+    REST API out of reach is said once and waited for (a backoff doubling to 5 s): the offer stays up meanwhile."""
     told: set[bytes] = set()
-    names = session.key_names(args)
+    pending: set[bytes] = set()
+    retry, lost = 0.0, False
+    published = offering.published
     while not published.full and time.time() < published.signed.offer.expires:
-        if reconnected.is_set():  # the broker may have forgotten the retained offer
-            reconnected.clear()
-            post.publish()
-        balance = chain.balance(signer.public_key)
-        for decision in decide([published], chain.channels(), balance, time.time()):
-            channel = decision.channel
-            who = player(channel.fixed.participants[0], signer.public_key, names)
-            if not decision.join:
-                if channel.id not in told:
-                    told.add(channel.id)
-                    play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
-                continue
-            name = channel_name(published.signed.offer.id, accept_number(published.signed.offer, channel.fixed,
-                                                                         published.count) or 0)  # fmt: skip
-            chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
-            published.joined.add(channel.id)
-            play.say(f"{who} accepted: joined channel {quoted(name, None)} ({channel.id.hex()[:8]}), accept "
-                     f"{len(published.joined)} of {published.count}")  # fmt: skip
-            if published.full:
-                post.withdraw()
-            if house is not None:
-                house.start(channel, name)
-            else:
-                post.withdraw()  # one match at a time: nobody else may accept while it is played
-                args.channel = channel.id.hex()
-                play.play(args)
-                if not published.full:
-                    post.publish()
+        if offering.reconnected.is_set():  # the broker may have forgotten the retained offer
+            offering.reconnected.clear()
+            offering.post.publish()
+        try:
+            _one_pass(offering, told, pending)
+        except BrokerError:
+            raise
+        except (Unavailable, TimedOut) as error:
+            retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+            if not lost:
+                play.say(f"{error.message}; retrying (the offer stays open)")
+            lost = True
+            time.sleep(retry)
+            continue
+        if lost:
+            play.say("the REST API answers again")
+        retry, lost = 0.0, False
         time.sleep(POLL_SECONDS)
-    post.withdraw()
+    offering.post.withdraw()
     play.say("the offer is withdrawn: " + ("all its accepts were joined" if published.full else "it expired"))
+    if offering.house is not None:
+        offering.house.wait()
+
+
+def _one_pass(offering: Offering, told: set[bytes], pending: set[bytes]) -> None:
+    """Read the chain once and join what accepts the offer; a join sent whose commit was not seen (``pending``) is
+    played once the chain shows the deposit in, and offered again while it does not."""
+    args, signer, chain, published = offering.args, offering.signer, offering.chain, offering.published
+    names = session.key_names(args)
+    channels = chain.channels()
+    for channel in channels:
+        if channel.id in pending and channel.funded[1]:
+            pending.discard(channel.id)
+            _play_joined(offering, channel, player(channel.fixed.participants[0], signer.public_key, names))
+    for decision in decide([published], channels, chain.balance(signer.public_key), time.time()):
+        channel = decision.channel
+        who = player(channel.fixed.participants[0], signer.public_key, names)
+        if not decision.join:
+            if channel.id not in told:
+                told.add(channel.id)
+                play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
+            continue
+        pending.add(channel.id)
+        chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
+        pending.discard(channel.id)
+        _play_joined(offering, channel, who)
+        if published.full:
+            return
+
+
+def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
+    """An accept joined: counted, said, and played (by the house beside this loop, or here, the offer off the board
+    meanwhile: one match at a time)."""
+    args, post, published, house = offering.args, offering.post, offering.published, offering.house
+    published.joined.add(channel.id)
+    name = channel_name(published.signed.offer.id, accept_number(published.signed.offer, channel.fixed,
+                                                                 published.count) or 0)  # fmt: skip
+    play.say(f"{who} accepted: joined channel {quoted(name, None)} ({channel.id.hex()[:8]}), accept "
+             f"{len(published.joined)} of {published.count}")  # fmt: skip
+    if published.full:
+        post.withdraw()
     if house is not None:
-        house.wait()
+        house.start(channel, name)
+        return
+    post.withdraw()
+    args.channel = channel.id.hex()
+    play.play(args)
+    if not published.full:
+        post.publish()
 
 
 def accept(args: argparse.Namespace) -> int:
