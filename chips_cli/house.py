@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import argparse
 import threading
+import time
 from collections.abc import Callable
 
 from chips_cli import context
 from chips_client.asking import Immediate
 from chips_client.chain import RestChain
 from chips_client.computer import Computer
-from chips_client.match import Match, NotPlayable
+from chips_client.match import CHAIN_RETRY_SECONDS, Match, NotPlayable
 from chips_client.narration import player
 from chips_client.shared_chain import MatchChain, SharedChain
 from chips_client.store import ChannelTerms, Store
 from chips_tp.state import Channel
 from client_core import session
-from client_core.broker import BrokerSession, private_client_id
+from client_core.broker import BrokerError, BrokerSession, private_client_id
 from client_core.broker_hub import BrokerHub
-from client_core.errors import CommandError
+from client_core.errors import CommandError, TimedOut, Unavailable
 from xo_core.signing import Signer
 from xo_core.text import quoted
 
@@ -57,21 +58,39 @@ class House:
     def _play(self, channel: Channel, terms: ChannelTerms) -> None:
         shown = quoted(terms.name, None)
         opponent = player(channel.fixed.participants[0], self.signer.public_key, self.names)
-        try:
-            with context.chain(self.args, self.signer) as own:
-                match = Match(
-                    signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own),
-                    connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
-                    say=lambda line: self.say(f"{shown}: {line}"), patience=self.args.patience, names=self.names,
-                )  # fmt: skip
-                outcome = match.run()
-        except (CommandError, NotPlayable) as error:
-            self.outcomes[channel.id] = "failed"
-            self.say(f"{shown} against {opponent} stopped: {error}; 'chips bot {channel.id.hex()[:8]}' "
-                     "takes it up again")  # fmt: skip
+        retry = 0.0
+        while True:
+            try:
+                match, outcome = self._match(channel, terms, shown)
+            except BrokerError as error:
+                self._stopped(channel, shown, opponent, error)
+                return
+            except (Unavailable, TimedOut) as error:  # only the match's start gives up on the chain: start it again
+                if not retry:
+                    self.say(f"{shown}: {error.message}; retrying")
+                retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+                time.sleep(retry)
+                continue
+            except (CommandError, NotPlayable) as error:
+                self._stopped(channel, shown, opponent, error)
+                return
+            self.outcomes[channel.id] = outcome
+            self.say(f"{shown} against {opponent}: {outcome}; {match.story.result()}")
             return
-        self.outcomes[channel.id] = outcome
-        self.say(f"{shown} against {opponent}: {outcome}; {match.story.result()}")
+
+    def _match(self, channel: Channel, terms: ChannelTerms, shown: str) -> tuple[Match, str]:
+        """The computer's side of ``channel``, played to its end on a REST connection of its own."""
+        with context.chain(self.args, self.signer) as own:
+            match = Match(
+                signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own),
+                connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
+                say=lambda line: self.say(f"{shown}: {line}"), patience=self.args.patience, names=self.names,
+            )  # fmt: skip
+            return match, match.run()
+
+    def _stopped(self, channel: Channel, shown: str, opponent: str, error: Exception) -> None:
+        self.outcomes[channel.id] = "failed"
+        self.say(f"{shown} against {opponent} stopped: {error}; 'chips bot {channel.id.hex()[:8]}' takes it up again")
 
     @property
     def playing(self) -> int:

@@ -1,0 +1,37 @@
+"""A house's match whose start meets a REST API out of reach waits for it, instead of giving the match up."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from chips_cli import house
+from chips_cli.house import House
+from chips_client.store import ChannelTerms
+from chips_tp.channel import Fixed
+from client_core.errors import Unavailable
+from client_core.keys import KeyNames
+from xo_core.signing import Signer
+
+BOB = Signer.from_hex("22" * 32)
+FIXED = Fixed(("03" + "b" * 64, BOB.public_key), "xo", 10, (50, 50), 600, 7)
+
+
+def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monkeypatch):
+    monkeypatch.setattr(house, "CHAIN_RETRY_SECONDS", (0.001, 0.002))
+    said: list[str] = []
+    served = object.__new__(House)
+    served.signer, served.names, served.say, served.outcomes = BOB, KeyNames({}), said.append, {}
+    attempts = []
+
+    def match(_channel, _terms, _shown):
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise Unavailable("cannot reach the REST API at http://127.0.0.1:8008: Connection refused")
+        return SimpleNamespace(story=SimpleNamespace(result=lambda: "you won the match 1-0")), "concluded"
+
+    served._match = match
+    channel = SimpleNamespace(id=b"\x01" * 32, fixed=FIXED)
+    served._play(channel, ChannelTerms("offer-1", FIXED, 1))
+    assert len(attempts) == 3 and served.outcomes == {b"\x01" * 32: "concluded"}
+    assert sum("retrying" in line for line in said) == 1
+    assert said[-1].endswith("concluded; you won the match 1-0")
