@@ -102,6 +102,17 @@ def match_terms(parser: argparse.ArgumentParser) -> None:
                         "chips.min_challenge_seconds: 600 where it is unset, 10 on xo-devnet)")  # fmt: skip
 
 
+def auto_respond_flags() -> argparse.ArgumentParser:
+    """``--no-auto-respond`` of the commands where a person plays, so they all spell and mean it alike."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument(
+        "--no-auto-respond", action="store_true",
+        help="when a challenge waits on your move, never let the computer play it for you (by default it does, "
+        "at half the time left, so the challenge is not lost)",
+    )  # fmt: skip
+    return flags
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line, with flags shared through parent parsers so every command spells them alike."""
     line = command_line(
@@ -161,18 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("channel", metavar="CHANNEL")
 
     play = sub.add_parser(
-        "play", parents=[rest, broker_flags(), patience_flags()], help="play a match in a channel",
+        "play", parents=[rest, broker_flags(), patience_flags(), auto_respond_flags()],
+        help="play a match in a channel",
         description="Play your side of the match in CHANNEL: your moves are typed (a space 1-9 at xo, rock, paper or "
         "scissors at rps) at a terminal or read line by line from a pipe; every state is signed, kept in your store "
         "and sent through the broker. Ends (exit 0) once the channel is concluded or finalized. Answers a challenge "
         "against you while it runs.",
     )  # fmt: skip
     play.add_argument("channel", metavar="CHANNEL")
-    play.add_argument(
-        "--no-auto-respond", action="store_true",
-        help="when a challenge waits on your move, never let the computer play it for you (by default it does, "
-        "at half the time left, so the challenge is not lost)",
-    )  # fmt: skip
     bot = sub.add_parser(
         "bot", parents=[rest, broker_flags(), patience_flags()], help="let the computer play your side of a match",
         description="As 'chips play', with the computer choosing: at xo with xo's AI at --level; at rps every "
@@ -181,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("channel", metavar="CHANNEL")
     bot.add_argument("--level", choices=LEVELS, default="perfect")
     offering = sub.add_parser(
-        "offer", parents=[rest, broker_flags(), patience_flags()], help="offer a match to anyone, and play who accepts",
+        "offer", parents=[rest, broker_flags(), patience_flags(), auto_respond_flags()],
+        help="offer a match to anyone, and play who accepts",
         description="Publish a signed offer of a staked match on the broker, where 'chips offers' lists it for every "
         "player, and stay running: whoever accepts opens the channel on exactly these terms, and this command joins "
         "it and plays it, as 'chips play' does (one match at a time) or, with --bot, as 'chips bot' does (many at "
@@ -195,13 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     offering.add_argument("--bot", choices=LEVELS, metavar="LEVEL",
                           help="let the computer play every match, at LEVEL (perfect, heuristic, random), many "
                           "at once")  # fmt: skip
-    offering.add_argument("--no-auto-respond", action="store_true", help="as for 'chips play'")
     listing = sub.add_parser("offers", parents=[rest, broker_flags(), output], help="list the open offers",
                              description="The open offers on the broker, each verified (forged and expired ones "
                              "are left out): its id, who offers it, the terms, and until when it is open.")  # fmt: skip
     listing.add_argument("--game", choices=("xo", "rps"), help="only offers of this game")
     accepting = sub.add_parser(
-        "accept", parents=[rest, wait_flags(), broker_flags(), patience_flags()], help="accept an open offer and play",
+        "accept", parents=[rest, wait_flags(), broker_flags(), patience_flags(), auto_respond_flags()],
+        help="accept an open offer and play",
         description="Accept the open offer OFFER (its id as 'chips offers' prints it, or a unique beginning of it): "
         "open the channel on its terms, paying your deposit in, wait for the offerer to join (the channel is "
         "cancelled and your deposit returned if they do not), and play the match.",
@@ -211,7 +219,6 @@ def build_parser() -> argparse.ArgumentParser:
                            help="let the computer play your side, at LEVEL")  # fmt: skip
     accepting.add_argument("--join-timeout", type=seconds, default=60.0, metavar="SECONDS",
                            help="how long to wait for the offerer to join (default: 60)")  # fmt: skip
-    accepting.add_argument("--no-auto-respond", action="store_true", help="as for 'chips play'")
     watch = sub.add_parser(
         "watch", parents=[rest, output], help="follow your channels on the chain (and defend them)",
         description="Print each change of your channels on the chain. With --defend, answer every challenge against "
