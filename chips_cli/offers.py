@@ -35,7 +35,7 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, TimedOut, Unavailable
+from client_core.errors import InvalidInput, Rejected, TimedOut, Unavailable
 from client_core.keys import KeyNames
 from client_core.ratings import Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
@@ -284,8 +284,7 @@ def accept(args: argparse.Namespace) -> int:
         waiting = duration(int(args.join_timeout))
         play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid your "
                  f"deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
-        if not _joined(chain, fixed, args.join_timeout):
-            chain.submit_all([tx.cancel(signer, fixed)], "the cancel")
+        if not _joined(chain, fixed, args.join_timeout) and not _cancelled_or_joined(chain, signer, fixed):
             raise InvalidInput(f"{who} did not join within {waiting} (the offer may be taken, or {who} cannot cover "
                                f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
                                "back")  # fmt: skip
@@ -303,11 +302,24 @@ def _unused_channel(chain: RestChain, signed: SignedOffer, me: str) -> tuple[str
     raise InvalidInput(f"you accepted this offer {MAX_TRIES} times already: ask for a new one")
 
 
+def _cancelled_or_joined(chain: RestChain, signer: Signer, fixed: Fixed) -> bool:
+    """Cancel the channel nobody joined (False); True when the cancel lost the race to the offerer's join."""
+    try:
+        chain.submit_all([tx.cancel(signer, fixed)], "the cancel")
+    except Rejected:
+        record = play.patiently(lambda: chain.channel(address_of(fixed)))
+        if record is None or record.status == FUNDING:
+            raise
+        return record.status != CLOSED
+    return False
+
+
 def _joined(chain: RestChain, fixed: Fixed, timeout: float) -> bool:
-    """Whether the offerer joined the channel within ``timeout`` seconds (read from the chain twice a second)."""
+    """Whether the offerer joined the channel within ``timeout`` seconds (read from the chain twice a second; a REST
+    API out of reach is waited for)."""
     ends = time.monotonic() + timeout
     while time.monotonic() < ends:
-        record = chain.channel(address_of(fixed))
+        record = play.patiently(lambda: chain.channel(address_of(fixed)))
         if record is not None and record.status != FUNDING:
             return record.status != CLOSED
         time.sleep(0.5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import threading
 import time
+from types import SimpleNamespace
 
 from chips_cli import offers
 from chips_client.offer_desk import Published
@@ -55,3 +56,20 @@ def test_the_offer_waits_for_a_rest_api_away_saying_so_once_and_is_withdrawn_whe
     assert said.count("cannot reach the REST API") == 1 and "retrying (the offer stays open)" in said
     assert "the REST API answers again" in said and "the offer is withdrawn: it expired" in said
     assert chain.reads > 3 and board.withdrawn == 1
+
+
+def test_a_cancel_that_loses_the_race_to_the_offerers_join_plays_the_match_instead():
+    from chips_client.offers import channel_fixed  # noqa: PLC0415
+    from client_core.errors import Rejected  # noqa: PLC0415
+
+    fixed = channel_fixed(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60).offer,
+                          Signer.from_hex("11" * 32).public_key, 1)  # fmt: skip
+
+    class JoinedMeanwhile:
+        def submit_all(self, _transactions: list[object], what: str) -> str:
+            raise Rejected(f"the validator rejected {what}: the channel is running")
+
+        def channel(self, _address: str) -> object:
+            return SimpleNamespace(status="running")
+
+    assert offers._cancelled_or_joined(JoinedMeanwhile(), Signer.from_hex("11" * 32), fixed) is True  # type: ignore[arg-type]
