@@ -12,16 +12,15 @@ transaction ever becomes a label.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CollectorRegistry
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from tp_runtime.config import MetricsAddress
+from tp_runtime.metrics_http import MetricsHTTPServer
 from tp_runtime.tallies import RESULTS, ProcessorTallies
 from xo_core.protobuf.validator_pb2 import Message
 
@@ -109,8 +108,7 @@ def _histogram(name: str, text: str, bounds: Sequence[float], counts: list[int],
 class MetricsServer:
     """The HTTP server answering ``GET /metrics`` on its own thread; ``url`` has the port really bound."""
 
-    server: WSGIServer
-    thread: threading.Thread
+    server: MetricsHTTPServer
 
     @property
     def url(self) -> str:
@@ -120,17 +118,14 @@ class MetricsServer:
         return f"http://{host}:{port}/metrics"
 
     def close(self) -> None:
-        """Stop answering and wait for the server's thread, so a stopped processor leaves no port bound."""
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()
+        """Stop answering at once and wait for the server's thread, so a stopped processor leaves no port bound."""
+        self.server.close()
 
 
 def serve_metrics(address: MetricsAddress, collector: Collector) -> MetricsServer:
     """Serve ``collector`` (in a registry of its own) on ``address``; raises OSError if it cannot be bound."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(collector)
-    server, thread = start_http_server(address.port, addr=address.host, registry=registry)
-    served = MetricsServer(server, thread)
+    served = MetricsServer(MetricsHTTPServer(address.host, address.port, registry))
     LOGGER.info("serving metrics at %s", served.url)
     return served

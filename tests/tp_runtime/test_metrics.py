@@ -168,6 +168,20 @@ def test_the_server_stops_when_closed(tallies):
         urllib.request.urlopen(url, timeout=2)
 
 
+def test_a_close_stops_the_server_at_once_not_at_its_next_poll(tallies):
+    # socketserver's serve_forever notices a shutdown only every 0.5 s: five closes would take about 1.25 s
+    collector = ProcessorCollector("demo_tp", tallies, [], lambda: 0)
+    closing = 0.0
+    for _ in range(5):
+        server = serve_metrics(MetricsAddress("127.0.0.1", 0), collector)
+        assert "demo_tp_registered" in scrape(server.url)
+        started = time.monotonic()
+        server.close()
+        closing += time.monotonic() - started
+
+    assert closing < 0.5
+
+
 def test_durations_land_in_the_first_bucket_at_least_as_large():
     tally = DurationTally((0.001, 0.01))
     for seconds in (0.0005, 0.001, 0.002, 0.5):
