@@ -65,6 +65,7 @@ def run_processor() -> Iterator[Callable[..., RunningProcessor]]:
     yield start
     for running in started:
         running.processor.stop()
+        running.processor.stop()  # asked twice, as a second Ctrl-C: no wait for a peer that never answers
         running.thread.join(DEADLINE)
 
 

@@ -245,7 +245,8 @@ def test_stopping_unregisters_and_finishes_the_transaction_in_flight(peer, regis
     assert registered.errors == []
 
 
-def test_stopping_abandons_a_transaction_that_does_not_finish_in_time(peer, registered, handler):
+def test_stopping_abandons_a_transaction_that_does_not_finish_in_time(peer, registered, handler, monkeypatch, caplog):
+    monkeypatch.setattr(core_module, "HANDLER_THREAD_STOP_WAIT", 0.1)  # the handler stays blocked: no need for 1 s
     peer.start_transaction(probe("block"))
     time.sleep(0.1)
     started = time.monotonic()
@@ -256,6 +257,8 @@ def test_stopping_abandons_a_transaction_that_does_not_finish_in_time(peer, regi
 
     assert not registered.thread.is_alive()
     assert time.monotonic() - started < 4.0
+    assert "abandoning 1 transaction(s) in flight" in caplog.text
+    assert "a handler is still running; leaving it behind" in caplog.text
     handler.release.set()
 
 
