@@ -24,7 +24,7 @@ from chips_client.narration import player
 from chips_client.shared_chain import MatchChain, SharedChain
 from chips_client.store import ChannelTerms, Store
 from chips_tp.state import Channel
-from client_core import session
+from client_core import interruptible, session
 from client_core.broker import BrokerError, BrokerSession, private_client_id
 from client_core.broker_hub import BrokerHub
 from client_core.errors import CommandError, TimedOut, Unavailable
@@ -100,7 +100,7 @@ class House:
     def wait(self, timeout: float | None = None) -> None:
         """Until every match started has ended (or ``timeout`` seconds for each)."""
         for thread in self._threads:
-            thread.join(timeout)
+            interruptible.join(thread, timeout)
 
     def close(self) -> None:
         """Close the broker session and the shared reader; matches still playing stop at their next message."""

@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from client_core import session
+from client_core import interruptible, session
 from client_core.blocks import ChainChanged
 from client_core.errors import (
     INTERRUPTED,
@@ -149,7 +149,7 @@ class Bot:
         due = [seat.retry_at for seat in self.seats.values() if seat.retry_at is not None and not seat.done]
         timeout = max(0.0, min(due) - time.monotonic()) if due else None
         try:
-            return self.events.get(timeout=timeout)
+            return interruptible.get(self.events, timeout)
         except queue.Empty:
             return None
 

@@ -36,7 +36,7 @@ import sys
 from collections import deque
 from dataclasses import dataclass
 
-from client_core import session
+from client_core import interruptible, session
 from client_core.blocks import ChainChanged
 from client_core.errors import (
     INTERRUPTED,
@@ -162,7 +162,7 @@ class Match:
                 code = self.step()
                 if code is not None:
                     return code
-                code = self.handle(self.events.get())
+                code = self.handle(interruptible.get(self.events))
                 if code is not None:
                     return code
 
