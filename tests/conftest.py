@@ -35,8 +35,7 @@ def fake() -> Iterator[FakeSawtooth]:
     try:
         yield server
     finally:
-        server.server.shutdown()
-        server.server.server_close()
+        server.close()
 
 
 @pytest.fixture

@@ -13,8 +13,10 @@ in each way xo must explain: auth, busy, failing, not Sawtooth at all.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -71,6 +73,22 @@ class FakeSawtooth:
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def close(self) -> None:
+        """Stop serving now: ``shutdown`` alone waits out the serve loop's poll, so connections wake it at once.
+
+        A wake-up that comes before the loop has seen the request to stop is served (an empty connection, never
+        a request) and the next one follows; both loops are bounded."""
+        stopper = threading.Thread(target=self.server.shutdown, daemon=True)
+        stopper.start()
+        for _ in range(500):
+            with contextlib.suppress(OSError), socket.create_connection(self.server.server_address, timeout=1):
+                pass
+            stopper.join(0.01)
+            if not stopper.is_alive():
+                break
+        stopper.join()
+        self.server.server_close()
 
     # --- set-up helpers for tests ---
 
