@@ -27,6 +27,21 @@ def settle_later(fake, status, delay):
     return timer
 
 
+def settle_when(fake, status, ready):
+    """Give the batch ``status`` as soon as ``ready()`` is true (looked at every 10 ms, for 10 s at most)."""
+
+    def settle():
+        deadline = time.monotonic() + 10
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with fake.lock:
+            fake.statuses[BATCH] = (status, [])
+
+    thread = threading.Thread(target=settle, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_a_committed_batch_ends_the_wait_at_once(fake):
     fake.statuses[BATCH] = ("COMMITTED", [])
     with RestClient(fake.url) as client:
@@ -58,35 +73,38 @@ def test_a_batch_unknown_for_unknown_seconds_ends_the_wait_before_its_limit(fake
 
 def test_unknown_then_pending_for_longer_than_unknown_seconds_is_still_waited_for(fake, monkeypatch):
     monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 1.0)
+    monkeypatch.setattr(waiting, "MAX_PAUSE", 0.1)  # asked at least every 0.1 s: the commit is seen soon after
     fake.hold_pending = False
-    pending = settle_later(fake, "PENDING", 0.5)
-    committed = settle_later(fake, "COMMITTED", 2.0)
+    # UNKNOWN until the second request (the first answer was UNKNOWN), then PENDING for longer than UNKNOWN_SECONDS
+    settle_when(fake, "PENDING", lambda: len(fake.gets("/batch_statuses")) >= 2)
+    committed = settle_later(fake, "COMMITTED", 1.4)
+    started = time.monotonic()
     try:
         with RestClient(fake.url) as client:
             assert wait_for_batch(client, BATCH, 30).status == "COMMITTED"
     finally:
-        pending.cancel()
         committed.cancel()
+    assert time.monotonic() - started > waiting.UNKNOWN_SECONDS
 
 
 def test_a_terminal_sees_elapsed_time_and_the_line_is_cleared_at_the_end(fake):
     fake.statuses[BATCH] = ("PENDING", [])
     terminal = Terminal()
-    timer = settle_later(fake, "COMMITTED", 1.5)
-    try:
-        with RestClient(fake.url) as client:
-            outcome = wait_for_batch(client, BATCH, math.inf, Progress(BATCH, math.inf, terminal))
-    finally:
-        timer.cancel()
+    seen = f"\rwaiting for batch {BATCH[:16]}...: PENDING, 1 s"
+    settle_when(fake, "COMMITTED", lambda: seen in terminal.getvalue())
+    with RestClient(fake.url) as client:
+        outcome = wait_for_batch(client, BATCH, math.inf, Progress(BATCH, math.inf, terminal))
     assert outcome.status == "COMMITTED"
     shown = terminal.getvalue()
-    assert f"\rwaiting for batch {BATCH[:16]}...: PENDING, 1 s" in shown
+    assert seen in shown
     assert shown.endswith("\r\033[K")
 
 
 def test_a_limited_wait_on_a_terminal_shows_the_limit(fake):
     fake.statuses[BATCH] = ("PENDING", [])
+    fake.hold_pending = False
     terminal = Terminal()
+    settle_when(fake, "COMMITTED", lambda: "of 1.2 s" in terminal.getvalue())  # the line is all this test is for
     with RestClient(fake.url) as client:
         wait_for_batch(client, BATCH, 1.2, Progress(BATCH, 1.2, terminal))
     assert "of 1.2 s" in terminal.getvalue()
