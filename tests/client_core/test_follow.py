@@ -16,9 +16,11 @@ import math
 import threading
 import time
 import warnings
+from collections.abc import Collection
 
 import pytest
 
+from client_core import follow
 from client_core.answers import StateChange
 from client_core.blocks import BlockChanges, BlockRef, ChainChanged
 from client_core.errors import Unavailable
@@ -68,6 +70,15 @@ async def moves(server: ScriptedLedger, *numbers: int) -> None:
         await server.commit({MINE: f"mine {number}".encode(), OTHER: f"other {number}".encode()})
 
 
+async def subscribed(server: ScriptedLedger, besides: Collection[object] = ()) -> None:
+    """Wait until a websocket (other than ``besides``) has subscribed, so the next block goes out live to it.
+
+    Looked at every 10 ms; ``run`` bounds the whole scenario.
+    """
+    while not any(prefixes is not None and ws not in besides for ws, prefixes in server.sockets.items()):
+        await asyncio.sleep(0.01)
+
+
 def nums(blocks: list[BlockChanges]) -> list[int]:
     return [block.block_num for block in blocks]
 
@@ -84,7 +95,7 @@ def test_a_follower_starts_at_the_head_and_gets_each_later_block_with_its_change
             start = await follower.start()
             assert start == BlockRef(server.head.block_id, 1)
             reader = asyncio.ensure_future(take(follower, 2))
-            await asyncio.sleep(0.2)
+            await subscribed(server)
             await moves(server, 2, 3)
             blocks = await reader
             assert nums(blocks) == [2, 3]
@@ -101,7 +112,7 @@ def test_a_block_that_changes_nothing_under_the_prefixes_is_still_delivered_empt
         async with ledger() as server, following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 1))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             await server.commit({OTHER: b"elsewhere"})
             assert (await reader)[0].changes == ()
 
@@ -133,11 +144,12 @@ def test_a_dropped_connection_resumes_after_the_last_block_with_nothing_lost_or_
         async with ledger(mode) as server, following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 6))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             await moves(server, 1, 2)
+            dropped = set(server.sockets)
             await server.drop_websockets()
             await moves(server, 3, 4, 5)  # committed while the follower is away
-            await asyncio.sleep(0.3)
+            await subscribed(server, besides=dropped)
             await moves(server, 6)
             blocks = await reader
             assert nums(blocks) == [1, 2, 3, 4, 5, 6]
@@ -154,7 +166,7 @@ def test_blocks_sawtooth_did_not_send_live_are_read_from_the_rest_api_before_the
         async with ledger() as server, following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 4))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             server.deaf = True  # its validator connection dropped the events of these two
             await moves(server, 1, 2)
             server.deaf = False
@@ -171,7 +183,7 @@ def test_a_subscription_that_starts_with_an_older_head_than_the_followers_skips_
             async with following(server) as follower:
                 assert (await follower.start()).block_num == 2
                 reader = asyncio.ensure_future(take(follower, 1))
-                await asyncio.sleep(0.2)
+                await subscribed(server)
                 await moves(server, 3)
                 assert nums(await reader) == [3]
 
@@ -183,7 +195,7 @@ def test_a_block_sent_twice_is_delivered_once():
         async with ledger() as server, following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 2))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             await moves(server, 1)
             await server.send_again(server.head)
             await moves(server, 2)
@@ -214,7 +226,7 @@ def test_a_delete_is_a_change_without_a_value():
         async with ledger() as server, following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 1))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             await server.commit({MINE: None})
             assert (await reader)[0].changes == (StateChange(MINE, "DELETE", b""),)
 
@@ -243,7 +255,8 @@ def test_a_refused_websocket_is_said_once_then_the_follower_polls(refusal):
             server.refuse_websocket = refusal
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 3))
-            await asyncio.sleep(0.2)
+            while not follower.polling:  # the refusal is behind it (run() bounds the wait)
+                await asyncio.sleep(0.01)
             await moves(server, 1)
             await moves(server, 2, 3)
             blocks = await reader
@@ -287,7 +300,7 @@ def test_a_server_that_goes_away_and_comes_back_on_its_port_is_followed_again():
         async with following(server) as follower:
             await follower.start()
             reader = asyncio.ensure_future(take(follower, 2))
-            await asyncio.sleep(0.1)
+            await subscribed(server)
             await moves(server, 1)
             port = server.port
             await server.stop()
@@ -302,13 +315,15 @@ def test_a_server_that_goes_away_and_comes_back_on_its_port_is_followed_again():
     run(scenario)
 
 
-def test_a_server_that_drops_every_connection_at_once_is_retried_ever_more_slowly():
+def test_a_server_that_drops_every_connection_at_once_is_retried_ever_more_slowly(monkeypatch):
+    monkeypatch.setattr(follow, "FIRST_PAUSE", 0.025)  # a quarter of the product's, for a quarter of the wait
+
     async def scenario():
         async with ledger() as server, following(server) as follower:
             await follower.start()
             server.drop_at_once = True
             reader = asyncio.ensure_future(take(follower, 1))
-            await asyncio.sleep(1.6)  # pauses of about 0.1, 0.2, 0.4, 0.8 s: at most 5 attempts, not 16
+            await asyncio.sleep(0.4)  # pauses of 0.025, 0.05, 0.1, 0.2 s (each +-25%): at most 5 attempts, not 16
             assert 3 <= len(server.gets("/subscriptions")) <= 5
             assert follower.notices[0].endswith("closed the websocket (code 1013: go away); reconnecting")
             server.drop_at_once = False
@@ -325,7 +340,7 @@ def test_the_websocket_keeps_the_path_prefix_and_the_credentials():
             async with following(server, auth=("alice", "secret")) as follower:
                 await follower.start()
                 reader = asyncio.ensure_future(take(follower, 1))
-                await asyncio.sleep(0.1)
+                await subscribed(server)
                 await moves(server, 1)
                 assert nums(await reader) == [1]
                 assert server.gets("/subscriptions")
