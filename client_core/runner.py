@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 
 from client_core.errors import INTERNAL, INTERRUPTED, TERMINATED, CommandError, TerminateRequest
+from xo_core.process_exit import skip_final_collection
 from xo_core.text import printable
 
 Commands = Mapping[str, tuple[str, str]]
@@ -35,6 +36,7 @@ def run(
         args = parse(sys.argv[1:] if argv is None else argv)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
+    skip_final_collection()
     module_name, function_name = commands[args.command]
     command = getattr(importlib.import_module(module_name), function_name)
     try:

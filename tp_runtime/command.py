@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from tp_runtime.config import DEFAULT_CONNECT, DEFAULT_MAX_OCCUPANCY, ConfigError, MetricsAddress, resolve
 from xo_core import __version__, logs
+from xo_core.process_exit import skip_final_collection
 
 if TYPE_CHECKING:
     from tp_runtime.core import TransactionProcessor
@@ -202,6 +203,7 @@ def run(command: ProcessorCommand, argv: list[str] | None = None) -> int:
     for handler in command.handlers():
         processor.add_handler(handler)
     metrics = _serve_metrics(parser, command, settings.metrics, processor, tallies)
+    skip_final_collection()
     try:
         processor.start()
     except (RegistrationRejected, ProcessorFailed) as error:

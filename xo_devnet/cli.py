@@ -19,6 +19,7 @@ from pathlib import Path
 from chips_tp.channel import MAX_DURATION, MIN_DURATION, min_duration
 from xo_core import __version__, logs
 from xo_core.keyfiles import DEFAULT_KEY_DIR
+from xo_core.process_exit import skip_final_collection
 from xo_devnet.already_running import WAIT_SECONDS, RunningDevnet, describe, find_running, is_held
 from xo_devnet.families import Family, parse_families
 from xo_devnet.genesis import MIN_CHALLENGE_SECONDS
@@ -279,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         ready_file=args.ready_file,
         verbosity=args.verbose,
     )
+    skip_final_collection()
     try:
         asyncio.run(run_devnet(options))
     except StartupError as error:
