@@ -250,7 +250,7 @@ async def _drain(ledger: Ledger, accepted: AcceptedBatches, persistent: bool, ou
         return
     print(f"waiting up to {DRAIN_TIMEOUT_SECONDS:.0f} s for {_accepted(len(pending))} to be decided", file=out,
           flush=True)
-    statuses = await ledger.wait_for_batches(pending, DRAIN_TIMEOUT_SECONDS)
+    statuses = await ledger.drain(pending, DRAIN_TIMEOUT_SECONDS)
     undecided = sum(1 for status in statuses if status.status == "PENDING")
     if undecided:
         LOGGER.warning("%s still pending when xo-devnet stopped; %s", _accepted(undecided, "was", "were"), fate)

@@ -196,6 +196,8 @@ class Ledger:
         self._deadline: asyncio.TimerHandle | None = None
         self._executed_txns: set[str] = set()
         self._wake = asyncio.Event()
+        self._draining = asyncio.Event()
+        """Set by :meth:`drain`: the next block is cut without waiting out the block interval."""
         self._commits: deque[asyncio.Future[None]] = deque()
         self._writer = StorageWriter(
             storage, persistent=config.data_dir is not None, sync_interval=config.sync_interval
@@ -446,6 +448,13 @@ class Ledger:
         """Statuses as soon as none is PENDING, or whatever they are at `timeout` seconds."""
         return await self._batches.wait(batch_ids, timeout)
 
+    async def drain(self, batch_ids: Sequence[str], timeout: float) -> list[BatchStatus]:
+        """Like :meth:`wait_for_batches`, for a stop: from now on blocks no longer wait out the block interval, so
+        the batches accepted are decided at once (an interval of seconds would otherwise delay the stop by that)."""
+        self._draining.set()
+        self._wake.set()
+        return await self.wait_for_batches(batch_ids, timeout)
+
     # Reading the chain (durable blocks only).
 
     def chain_head(self) -> Block:
@@ -543,8 +552,9 @@ class Ledger:
             await self._wake.wait()
             self._wake.clear()
             delay = self._last_block_at + self._config.block_interval - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
+            if delay > 0 and not self._draining.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._draining.wait(), delay)
             selection = select_batches(
                 self._batches.queued(),
                 available=self._txn_available,

@@ -51,7 +51,7 @@ def test_an_ephemeral_devnet_starts_empty_every_time(start_devnet, fetch_json):
 
 def test_batches_accepted_just_before_a_stop_are_committed_not_dropped(start_devnet, fetch_json, tmp_path):
     data_dir = tmp_path / "chain"
-    first = start_devnet("--data-dir", str(data_dir), "--block-interval", "3")
+    first = start_devnet("--data-dir", str(data_dir), "--block-interval", "30")  # the stop does not wait it out
     signer = Signer.generate()
     early, late = (make_batch(signer, [make_xo_transaction(signer, name, "create")]) for name in ("early", "late"))
     post(first.rest_url, early)
@@ -61,6 +61,9 @@ def test_batches_accepted_just_before_a_stop_are_committed_not_dropped(start_dev
     post(first.rest_url, late)
     assert fetch_json(f"{first.rest_url}/batch_statuses?id={late.header_signature}")["data"][0]["status"] == "PENDING"
     assert first.stop() == 0
+    stopping = first.log_path.read_text().split("SIGTERM: stopping xo-devnet\n", 1)[1]
+    assert stopping.startswith("waiting up to 10 s for 1 accepted batch to be decided\n")
+    assert "pending" not in stopping, "decided before the stop, not left for the next start"
 
     second = start_devnet("--data-dir", str(data_dir))
     statuses = fetch_json(f"{second.rest_url}/batch_statuses?id={early.header_signature},{late.header_signature}")
