@@ -6,7 +6,8 @@ listener. Every client counts as a named one: amqtt keeps what arrives for an of
 persistent session only for clients that are not anonymous, and a local development broker
 on loopback has no accounts to check. Known limit of amqtt 0.12 (Yakifo/amqtt#401): a
 message in flight to a client that disconnects before acknowledging it is not redelivered;
-messages published while it is offline are. Clients resend what was not answered. A takeover
+messages published while it is offline are, without holding up the client's own packets (amqtt 0.12
+alone read none until each was acknowledged). Clients resend what was not answered. A takeover
 of a connected client's session ends that client's connection, as MQTT requires, so it knows to
 come back (amqtt 0.12 alone left it connected and deaf): see :class:`_Broker`.
 
@@ -57,6 +58,22 @@ class _Broker(Broker):
     def __init__(self, config: dict[str, object]) -> None:
         super().__init__(config)
         self._taken_over: set[int] = set()
+        self._deliveries: set[asyncio.Future[None]] = set()
+
+    async def _publish_session_retained_messages(self, session: Session) -> None:
+        """What waited for a persistent session while it was away goes out beside the client's packets, not before
+        them: amqtt 0.12 waits (up to 5 s) for each acknowledgment before it reads the client's next packet, so a
+        client that acknowledges a message only once it kept it, after its SUBSCRIBE is confirmed (a chips match
+        resumed), was held 5 s. Mosquitto holds nobody either."""
+        delivery = asyncio.ensure_future(super()._publish_session_retained_messages(session))
+        self._deliveries.add(delivery)
+        delivery.add_done_callback(self._deliveries.discard)
+
+    async def shutdown(self) -> None:
+        """Stop, with the deliveries to returning sessions still waiting for an acknowledgment given up."""
+        for delivery in list(self._deliveries):
+            delivery.cancel()
+        await super().shutdown()
 
     async def _delete_session(self, client_id: str) -> None:
         found = self._sessions.get(client_id)

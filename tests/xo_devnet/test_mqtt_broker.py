@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future
 from typing import TypeVar
 
 import pytest
@@ -112,6 +113,39 @@ def test_a_player_offline_gets_what_was_sent_meanwhile(broker: BrokerThread, ses
     inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
     connected(sessions, broker, "embedded-away-bob", inbox)
     assert [inbox.get(timeout=SECONDS)[1] for _ in range(3)] == [b"state 0", b"state 1", b"state 2"]
+
+
+def test_a_player_back_has_its_subscription_confirmed_before_it_acknowledges_what_waited_for_it(
+    broker: BrokerThread, sessions: list[BrokerSession]
+) -> None:
+    """A chips match acknowledges a state only once it kept it, and its loop keeps states only once its subscription
+    is confirmed: amqtt 0.12 alone confirmed nothing until what waited was acknowledged, or 5 s had passed."""
+    away = connected(sessions, broker, "embedded-back-bob", queue.Queue())
+    away.subscribe("xo/chips/c5/bob", SECONDS)
+    away.close()
+    deadline = time.monotonic() + SECONDS
+    while broker.session_state("embedded-back-bob") != "disconnected" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    alice = connected(sessions, broker, "embedded-back-alice", queue.Queue())
+    alice.publish("xo/chips/c5/bob", b"state 1", SECONDS)
+    arrived: queue.Queue[tuple[bytes, Future[None]]] = queue.Queue()
+
+    def keep_later(_topic: str, payload: bytes) -> Future[None]:
+        handled: Future[None] = Future()
+        arrived.put((payload, handled))
+        return handled
+
+    bob = BrokerSession(broker.address(), "embedded-back-bob", keep_later)
+    sessions.append(bob)
+    bob.connect(SECONDS)
+    bob.subscribe("xo/chips/c5/bob", 4.0)  # raises BrokerTimedOut if the broker holds it for its 5 s
+    payload, handled = arrived.get(timeout=SECONDS)
+    assert payload == b"state 1"
+    handled.set_result(None)
+    alice.publish("xo/chips/c5/bob", b"state 3", SECONDS)
+    payload, handled = arrived.get(timeout=SECONDS)
+    assert payload == b"state 3"
+    handled.set_result(None)
 
 
 def test_after_a_restart_of_the_broker_the_subscriptions_are_made_again(
