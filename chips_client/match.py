@@ -58,7 +58,8 @@ POLL_SECONDS: Final = 0.5
 PASS_SECONDS: Final = POLL_SECONDS / 5
 #: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
 CONCLUDE_GRACE_SECONDS: Final = 10.0
-#: Resending the latest state to a peer that is behind: at most this often.
+#: Resending the latest state to a peer that is behind: at most this often, unless the peer is further on than the last
+#: time it was answered (it came back from its store, say), which is answered at once.
 RESEND_SECONDS: Final = 1.0
 #: Waiting this long for the peer, the latest state is published again (a dropped message is not lost for good).
 IDLE_RESEND_SECONDS: Final = 3.0
@@ -140,6 +141,7 @@ class Match:
         self.channel: Channel | None = None
         self.refused = 0
         self._last_resend = 0.0
+        self._resent_for = -1
         self._last_send = 0.0
         self._last_junk_notice = -JUNK_NOTICE_SECONDS
         self._progress = time.monotonic()
@@ -314,8 +316,9 @@ class Match:
                          f"({self.refused} refused so far)")  # fmt: skip
             return
         except Stale:
-            if state_turn(channel, payload) < channel.latest.state.turn:
-                self._resend()
+            behind = state_turn(channel, payload)
+            if behind < channel.latest.state.turn:
+                self._resend(behind)
             return
         countersigned = state.turn == channel.latest.state.turn
         channel.accept(state, signed)
@@ -676,8 +679,12 @@ class Match:
         self._publish(self._channel.latest.signed)
         self._last_send = time.monotonic()
 
-    def _resend(self) -> None:
-        if self.clock() - self._last_resend >= RESEND_SECONDS:
+    def _resend(self, behind: int) -> None:
+        """Answer a peer that sent the older turn ``behind`` with the latest state. A peer further on than the last one
+        answered (restarted from its store a moment after the previous answer) is answered at once, not left waiting
+        for the idle resend; old states replayed over and over are answered at most once a second."""
+        if behind > self._resent_for or self.clock() - self._last_resend >= RESEND_SECONDS:
+            self._resent_for = max(behind, self._resent_for)
             self._last_resend = self.clock()
             self._send_latest()
 

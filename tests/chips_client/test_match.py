@@ -340,3 +340,29 @@ def test_the_opener_answers_a_challenge_at_turn_0_with_the_first_move(tmp_path):
     tower.defend_offline(chain.record)
     assert chain.submitted == ["challenge", "respond"]
     assert chain.record.challenge is None and chain.record.turn == 1
+
+
+def test_a_peer_back_further_on_is_answered_at_once_and_old_states_replayed_at_most_once_a_second(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    alice.start(), bob.start()
+    for _ in range(10):  # in turn, one thread: alice plays turns 1 and 3, bob turn 2
+        if alice.channel.latest.state.turn >= 3:
+            break
+        alice.step(0), bob.step(0)
+    assert alice.channel.latest.state.turn == 3
+    bobs = {turn: encode_message(signed) for turn, signed in bob.store.states(bob.id, 10)}
+    to_bob = topic(alice.id, BOB.public_key)
+
+    def answers() -> int:
+        return sum(1 for where, _payload in broker.published if where == to_bob)
+
+    sent = answers()
+    for turn, answered in ((0, 1), (0, 0), (2, 1), (2, 0), (0, 0)):  # the chain's clock stands still meanwhile
+        alice.receive(bobs[turn])
+        assert answers() - sent == answered, turn
+        sent = answers()
+    chain.now += 1.0
+    alice.receive(bobs[0])
+    assert answers() - sent == 1
