@@ -254,10 +254,9 @@ def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
     with ValidatorPeer() as placeholder:
         port = placeholder.port  # a free port, closed again before xo-tp starts
     tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
-    time.sleep(0.3)
+    tp.wait_for_log("connecting to the validator")  # up and trying, with nobody on the port
     with ValidatorPeer(port) as late:
         assert late.expect_registration().family == "xo"
-    assert "connecting to the validator" in tp.log_text()
 
 
 @pytest.mark.parametrize(
