@@ -13,6 +13,22 @@ from xo_cli import moves
 from xo_tp.family import game_address
 
 
+def settle_when_asked(fake, status, reasons, asked):
+    """Give every submitted batch ``status`` once the fake has had ``asked`` status requests (10 s at most)."""
+
+    def settle():
+        deadline = time.monotonic() + 10
+        while len(fake.gets("/batch_statuses")) < asked and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with fake.lock:
+            for move in fake.submitted:
+                fake.statuses[move.batch_id] = (status, reasons)
+
+    thread = threading.Thread(target=settle, daemon=True)
+    thread.start()
+    return thread
+
+
 @pytest.fixture
 def alice(make_player):
     return make_player("alice")
@@ -201,7 +217,7 @@ def test_ctrl_c_before_anything_is_submitted_just_says_interrupted(fake, alice, 
 
 def test_a_batch_the_rest_api_never_knows_ends_even_a_bare_wait_with_exit_4(fake, alice, monkeypatch, run):
     fake.settle = "forget"
-    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.5)
+    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.2)
     code, out, err = run("create", "g1", "--wait", *alice.flags(fake.url))
     [move] = fake.submitted
     assert (code, out) == (4, "")
@@ -223,18 +239,10 @@ def test_wait_zero_checks_the_status_once(fake, alice, run):
 def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, alice, run, hold_pending):
     fake.settle = "pending"
     fake.hold_pending = hold_pending
-
-    def commit_later():
-        with fake.lock:
-            for move in fake.submitted:
-                fake.statuses[move.batch_id] = ("COMMITTED", [])
-
-    timer = threading.Timer(0.6, commit_later)
-    timer.start()
-    try:
-        code, out, err = run("create", "g1", "--wait", *alice.flags(fake.url))
-    finally:
-        timer.cancel()
+    # committed while the first status request is held, or once one has answered PENDING and the next is asked
+    settling = settle_when_asked(fake, "COMMITTED", [], 1 if hold_pending else 2)
+    code, out, err = run("create", "g1", "--wait", *alice.flags(fake.url))
+    settling.join()
     assert code == 0
     assert out.startswith("Committed create game 'g1'")
     assert "waiting for batch" in err
@@ -243,19 +251,9 @@ def test_bare_wait_waits_until_the_batch_commits_and_says_it_is_waiting(fake, al
 
 def test_invalid_status_without_a_message_still_says_rejected(fake, alice, run):
     fake.settle = "pending"
-    code = None
-
-    def reject_later():
-        with fake.lock:
-            for move in fake.submitted:
-                fake.statuses[move.batch_id] = ("INVALID", [{"id": "t", "message": ""}])
-
-    timer = threading.Timer(0.5, reject_later)
-    timer.start()
-    try:
-        code, _, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
-    finally:
-        timer.cancel()
+    settling = settle_when_asked(fake, "INVALID", [{"id": "t", "message": ""}], 1)  # while the request is held
+    code, _, err = run("create", "g1", "--wait", "10", *alice.flags(fake.url))
+    settling.join()
     assert code == 1
     assert err == "xo: error: the validator rejected create game 'g1': no reason given\n"
 
