@@ -100,34 +100,45 @@ class TpProcess:
         return self.process.wait(timeout)
 
 
+def spawn_tp(
+    directory: Path, *args: str, env: dict[str, str] | None = None, command: str = "xo-tp", number: int = 0
+) -> TpProcess:
+    """``xo-tp`` (or ``command``) with the given arguments, its SAWTOOTH_HOME and log in ``directory``.
+
+    It never reads the machine's /etc/sawtooth, nor the processor settings of the environment running the tests.
+    """
+    home = directory / "sawtooth-home"
+    (home / "etc").mkdir(parents=True, exist_ok=True)
+    environment = {key: value for key, value in os.environ.items() if key not in _SETTINGS_VARIABLES}
+    environment["SAWTOOTH_HOME"] = str(home)
+    environment.update(env or {})
+    log = directory / f"{command}-{number}.log"
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", PROCESSOR_MODULES[command], *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=environment,
+        )
+    return TpProcess(process, log)
+
+
+def kill_tp(tp: TpProcess) -> None:
+    if tp.process.poll() is None:
+        tp.process.kill()
+        tp.process.wait(DEADLINE)
+
+
 @pytest.fixture
 def start_tp(tmp_path: Path) -> Iterator[Callable[..., TpProcess]]:
-    """Start ``xo-tp`` (or ``command``) with the given arguments; never reads the machine's /etc/sawtooth.
-
-    Each is killed at teardown.
-    """
+    """Start ``xo-tp`` (or ``command``) with the given arguments (see :func:`spawn_tp`); each is killed at teardown."""
     processes: list[TpProcess] = []
-    home = tmp_path / "sawtooth-home"
-    (home / "etc").mkdir(parents=True)
 
     def start(*args: str, env: dict[str, str] | None = None, command: str = "xo-tp") -> TpProcess:
-        environment = {key: value for key, value in os.environ.items() if key not in _SETTINGS_VARIABLES}
-        environment["SAWTOOTH_HOME"] = str(home)
-        environment.update(env or {})
-        log = tmp_path / f"{command}-{len(processes)}.log"
-        with log.open("wb") as stderr:
-            process = subprocess.Popen(
-                [sys.executable, "-m", PROCESSOR_MODULES[command], *args],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=stderr,
-                env=environment,
-            )
-        processes.append(TpProcess(process, log))
+        processes.append(spawn_tp(tmp_path, *args, env=env, command=command, number=len(processes)))
         return processes[-1]
 
     yield start
     for tp in processes:
-        if tp.process.poll() is None:
-            tp.process.kill()
-            tp.process.wait(DEADLINE)
+        kill_tp(tp)

@@ -7,10 +7,12 @@ exit codes, stop signals) is the shared :mod:`tp_runtime.command`; those tests a
 
 import signal
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 
+from tests.tp_runtime.conftest import kill_tp, spawn_tp
 from tests.tp_runtime.validator_peer import (
     ValidatorPeer,
     call_context,
@@ -56,6 +58,25 @@ def attributes(event) -> dict[str, str]:
     return {attribute.key: attribute.value for attribute in event.attributes}
 
 
+@pytest.fixture(scope="module")
+def serving_peer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ValidatorPeer]:
+    """One ``xo-tp`` registered with one validator peer, for the tests that only send it transactions."""
+    with ValidatorPeer() as peer:
+        tp = spawn_tp(tmp_path_factory.mktemp("serving-xo-tp"), "-C", peer.url)
+        try:
+            peer.expect_registration()
+            yield peer
+        finally:
+            kill_tp(tp)
+
+
+@pytest.fixture
+def served(serving_peer: ValidatorPeer) -> ValidatorPeer:
+    """The module's ``xo-tp`` behind its peer, whose state each test starts empty."""
+    serving_peer.state.clear()
+    return serving_peer
+
+
 def test_registers_the_xo_family_with_its_namespace_and_occupancy(peer, start_tp):
     tp = start_tp("-C", peer.url, "--max-occupancy", "4")
 
@@ -71,9 +92,8 @@ def test_registers_the_xo_family_with_its_namespace_and_occupancy(peer, start_tp
     assert f"connected to the validator at {peer.url}" in log
 
 
-def test_plays_a_whole_game_to_a_win_with_an_event_per_move(peer, start_tp):
-    start_tp("-C", peer.url)
-    peer.expect_registration()
+def test_plays_a_whole_game_to_a_win_with_an_event_per_move(served):
+    peer = served
     address = game_address("duel")
     board_after = {}
 
@@ -158,11 +178,8 @@ FORMAT_HINT = "an XO payload is '<name>,<action>,<space>', e.g. 'g1,take,5' or '
         "uppercase-signer",
     ],
 )
-def test_rejects_invalid_transactions_with_a_players_message_and_leaves_state_alone(
-    peer, start_tp, setup, move, message
-):
-    start_tp("-C", peer.url)
-    peer.expect_registration()
+def test_rejects_invalid_transactions_with_a_players_message_and_leaves_state_alone(served, setup, move, message):
+    peer = served
     for name, action, space, signer in setup:
         assert peer.process(xo_request(name, action, space, signer=signer)).status == "OK"
     before = dict(peer.state)
@@ -175,9 +192,8 @@ def test_rejects_invalid_transactions_with_a_players_message_and_leaves_state_al
     assert peer.state == before
 
 
-def test_touching_state_outside_the_declared_inputs_is_an_invalid_transaction(peer, start_tp):
-    start_tp("-C", peer.url)
-    peer.expect_registration()
+def test_touching_state_outside_the_declared_inputs_is_an_invalid_transaction(served):
+    peer = served
     elsewhere = NAMESPACE + "0" * 64
 
     outcome = peer.process(process_request(b"sneaky,create,", signer=ALICE, inputs=[elsewhere], outputs=[elsewhere]))
@@ -199,11 +215,8 @@ def test_very_verbose_logging_has_a_line_per_transaction_and_for_each_message(pe
         assert message in log
 
 
-def test_answers_pings(peer, start_tp):
-    start_tp("-C", peer.url)
-    peer.expect_registration()
-
-    assert peer.ping() < 5.0
+def test_answers_pings(served):
+    assert served.ping() < 5.0
 
 
 def test_answers_pings_promptly_while_every_slot_waits_on_the_validator(peer, start_tp):
