@@ -60,11 +60,11 @@ def test_an_invalid_batch_comes_back_with_the_validators_reasons(fake):
 def test_the_last_status_is_returned_when_time_runs_out(fake):
     fake.statuses[BATCH] = ("PENDING", [])
     with RestClient(fake.url) as client:
-        assert wait_for_batch(client, BATCH, 0.5).status == "PENDING"
+        assert wait_for_batch(client, BATCH, 0.2).status == "PENDING"
 
 
 def test_a_batch_unknown_for_unknown_seconds_ends_the_wait_before_its_limit(fake, monkeypatch):
-    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.3)
+    monkeypatch.setattr(waiting, "UNKNOWN_SECONDS", 0.15)
     started = time.monotonic()
     with RestClient(fake.url) as client:
         assert wait_for_batch(client, BATCH, 30).status == "UNKNOWN"
