@@ -31,6 +31,7 @@ class ProbeHandler(TransactionHandler):
 
     def __init__(self) -> None:
         self.seen: dict[str, object] = {}
+        self.blocked = threading.Event()
         self.release = threading.Event()
 
     @property
@@ -60,6 +61,7 @@ class ProbeHandler(TransactionHandler):
         if action == "big-receipt":
             context.add_receipt_data(BIG_RECEIPT)
         if action == "block":
+            self.blocked.set()
             self.release.wait(DEADLINE)
         if action.startswith("read:"):
             self.seen[action] = context.get_state([address(action)])
@@ -220,7 +222,7 @@ def test_runs_up_to_max_occupancy_transactions_at_once(peer, registered):
 def test_answers_pings_while_a_handler_blocks_the_handler_thread(peer, registered, handler):
     request = probe("block")
     correlation_id = peer.start_transaction(request)
-    time.sleep(0.2)  # the handler is now blocked
+    assert handler.blocked.wait(DEADLINE)
 
     latencies = [peer.ping() for _ in range(3)]
 
@@ -248,7 +250,7 @@ def test_stopping_unregisters_and_finishes_the_transaction_in_flight(peer, regis
 def test_stopping_abandons_a_transaction_that_does_not_finish_in_time(peer, registered, handler, monkeypatch, caplog):
     monkeypatch.setattr(core_module, "HANDLER_THREAD_STOP_WAIT", 0.1)  # the handler stays blocked: no need for 1 s
     peer.start_transaction(probe("block"))
-    time.sleep(0.1)
+    assert handler.blocked.wait(DEADLINE)
     started = time.monotonic()
 
     registered.processor.stop()
