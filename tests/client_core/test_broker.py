@@ -346,8 +346,8 @@ def test_a_server_that_never_answers_is_unreachable_within_the_timeout() -> None
         port = silent.getsockname()[1]
         session = BrokerSession(address(port), "test-silent", Inbox())
         started = time.monotonic()
-        with pytest.raises(BrokerUnreachable, match=r"did not answer within 0.5 s"):
-            session.connect(0.5)
+        with pytest.raises(BrokerUnreachable, match=r"did not answer within 0.2 s"):
+            session.connect(0.2)  # nothing can answer in time, however loaded the machine
         assert time.monotonic() - started < 3
 
 
