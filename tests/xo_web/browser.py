@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 CHROMIUM_ENV: Final = "XO_CHROMIUM"
 CHROMIUM_ARGS: Final = [
@@ -77,6 +77,28 @@ def launched_chromium(timeout_seconds: float) -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
         yield launched
         launched.close()
+
+
+def open_windows(
+    browser: Browser, address: str, players: Sequence[str], errors: list[str], viewport: ViewportSize
+) -> tuple[list[BrowserContext], list[Page]]:
+    """A page at ``address`` for each of ``players``, each in a window (browser context) of its own with
+    :data:`MEASURE_SCRIPT`, playing as that player (picked in the page's player list) and live; each page's
+    errors go to ``errors``. Every page's load starts before any is waited for, so that they overlap."""
+    from playwright.sync_api import expect  # noqa: PLC0415 (the test extra may be missing)
+
+    contexts, pages = [], []
+    for _ in players:
+        contexts.append(browser.new_context(viewport=viewport))
+        contexts[-1].add_init_script(MEASURE_SCRIPT)
+        pages.append(contexts[-1].new_page())
+        pages[-1].on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
+        pages[-1].goto(address, wait_until="commit")
+    for page, player in zip(pages, players, strict=True):
+        page.select_option("#player", player)  # once the page has listed the keys
+    for page in pages:
+        expect(page.locator("#connection")).to_have_attribute("data-live", "true")
+    return contexts, pages
 
 
 def chromium_executable() -> str:

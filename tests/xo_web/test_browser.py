@@ -19,13 +19,7 @@ import time
 import pytest
 
 from tests.xo_cli.devnet_play import Running, Table
-from tests.xo_web.browser import (
-    MEASURE_SCRIPT,
-    SECONDS,
-    drawn_icons,
-    launched_chromium,
-    tofu,
-)
+from tests.xo_web.browser import SECONDS, drawn_icons, launched_chromium, open_windows, tofu
 from xo_core.text import printable
 
 try:
@@ -58,24 +52,33 @@ def screenshots(tmp_path_factory):
 
 
 @pytest.fixture
-def pages(browser, address):
-    """alice's page and bob's page, each in a window of its own, each at the lobby."""
+def windows(browser, address):
+    """Opens a page for each player named, each in a window of its own, at the lobby (see ``open_windows``);
+    every window is closed after the test, and no page may have raised an error."""
     errors: list[str] = []
-    opened = {}
     contexts = []
-    for player in ("alice", "bob"):
-        contexts.append(browser.new_context(viewport={"width": 1280, "height": 720}))
-        contexts[-1].add_init_script(MEASURE_SCRIPT)
-        page = contexts[-1].new_page()
-        page.on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
-        page.goto(address)
-        page.select_option("#player", player)
-        expect(page.locator("#connection")).to_have_attribute("data-live", "true")
-        opened[player] = page
-    yield opened["alice"], opened["bob"]
+
+    def open_for(*players: str) -> list[Page]:
+        opened, pages = open_windows(browser, address, players, errors, {"width": 1280, "height": 720})
+        contexts.extend(opened)
+        return pages
+
+    yield open_for
     for context in contexts:
         context.close()
     assert errors == [], "\n".join(errors)
+
+
+@pytest.fixture
+def pages(windows):
+    """alice's page and bob's page."""
+    return tuple(windows("alice", "bob"))
+
+
+@pytest.fixture
+def alice_page(windows):
+    """alice's page alone, for a test nobody else plays in."""
+    return windows("alice")[0]
 
 
 @pytest.fixture(scope="module")
@@ -192,8 +195,8 @@ def test_a_game_played_from_the_keyboard_and_stepped_through_in_its_history(page
     expect(steps).to_have_count(5)
 
 
-def test_a_hostile_game_name_shows_as_text_and_runs_nothing(pages, table):
-    alice, _ = pages
+def test_a_hostile_game_name_shows_as_text_and_runs_nothing(alice_page, table):
+    alice = alice_page
     hostile = '<img src=x onerror="window.__pwned=1">\u202eevil\x07<script>window.__pwned=2</script>'
     table.move("bob", hostile, "create")
     item = alice.locator(".game-link").filter(has_text="evil")
@@ -204,8 +207,8 @@ def test_a_hostile_game_name_shows_as_text_and_runs_nothing(pages, table):
     assert alice.locator("main img, main script").count() == 0
 
 
-def test_alice_plays_the_computer_to_the_end(pages, screenshots):
-    alice, _ = pages
+def test_alice_plays_the_computer_to_the_end(alice_page, screenshots):
+    alice = alice_page
     alice.fill("#new-game-name", "vs-computer")
     alice.get_by_role("button", name="Create").click()
     expect(alice.locator("h1")).to_have_text("Game vs-computer")

@@ -24,7 +24,7 @@ import pytest
 from chips_client.chain import RestChain
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import Running
-from tests.xo_web.browser import MEASURE_SCRIPT, SECONDS, launched_chromium, tofu
+from tests.xo_web.browser import SECONDS, launched_chromium, open_windows, tofu
 
 try:
     from playwright.sync_api import Page, expect
@@ -72,21 +72,14 @@ def screenshots(tmp_path_factory):
 
 @pytest.fixture
 def pages(browser, address):
-    """alice's page and bob's page, each in a window of its own, each at its Chips view."""
+    """alice's page and bob's page, each in a window of its own (see ``open_windows``), each at its Chips view."""
     errors: list[str] = []
-    opened, contexts = {}, []
-    for player in ("alice", "bob"):
-        contexts.append(browser.new_context(viewport={"width": 1280, "height": 900}))
-        contexts[-1].add_init_script(MEASURE_SCRIPT)
-        page = contexts[-1].new_page()
-        page.on("pageerror", lambda error: errors.append(f"{error}: {error.stack}"))
-        page.goto(address)
-        page.select_option("#player", player)
-        expect(page.locator("#connection")).to_have_attribute("data-live", "true")
+    contexts, opened = open_windows(browser, address, ("alice", "bob"), errors, {"width": 1280, "height": 900})
+    for page in opened:
         page.get_by_role("link", name="Chips", exact=True).click()
+    for page in opened:
         expect(page.locator("#chips-balance")).to_contain_text("You hold")
-        opened[player] = page
-    yield opened["alice"], opened["bob"]
+    yield tuple(opened)
     for context in contexts:
         context.close()
     assert errors == [], "\n".join(errors)
