@@ -5,8 +5,9 @@ broker, checks them (:mod:`chips_client.engine`) and writes each one accepted to
 store before going on; asks the player for a move and polls for the answer
 (:mod:`chips_client.asking`), signs it (written before it is published), proposes or
 countersigns the final state once the match is over, and reads the chain every half
-second. The proposer concludes on chain (the other only if the channel is still open a
-while later). It goes to the chain on its own only to conclude and to defend: a
+second (every tenth of one for a second after countersigning, so the countersigner hears
+the close as soon as the proposer concludes). The proposer concludes on chain (the other
+only if the channel is still open a while later). It goes to the chain on its own only to conclude and to defend: a
 challenge against this player is answered, whatever the loop is doing, with the newest
 state the chain will accept (:mod:`chips_client.defence`): ``conclude``, ``checkpoint``,
 or the player's next move as ``respond``, which the computer plays for them (``stand_in``)
@@ -56,6 +57,8 @@ from xo_core.text import quoted
 POLL_SECONDS: Final = 0.5
 #: How long one pass of the loop waits for a message before doing the rest of its work (seconds).
 PASS_SECONDS: Final = POLL_SECONDS / 5
+#: After countersigning the final state the chain is read every pass for this long: the proposer's conclude is due.
+CLOSING_SECONDS: Final = 1.0
 #: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
 CONCLUDE_GRACE_SECONDS: Final = 10.0
 #: Resending the latest state to a peer that is behind: at most this often, unless the peer is further on than the last
@@ -155,6 +158,7 @@ class Match:
         self._opponents_challenge: tuple[int, int] | None = None
         self._reconnected = threading.Event()
         self._next_poll = 0.0
+        self._countersigned_at = float("-inf")
         self._chain_retry = 0.0
         self._chain_at = 0.0
         self._chain_lost: str | None = None
@@ -272,7 +276,8 @@ class Match:
         try:
             outcome = self._act()
             if outcome is None and time.monotonic() >= self._next_poll and self._chain_due():
-                self._next_poll = time.monotonic() + POLL_SECONDS
+                closing = time.monotonic() - self._countersigned_at < CLOSING_SECONDS
+                self._next_poll = time.monotonic() + (PASS_SECONDS if closing else POLL_SECONDS)
                 outcome = self._watch_chain()
         except BrokerError:
             raise
@@ -465,6 +470,8 @@ class Match:
         channel.accept(latest.state, signed)
         self.store.save_state(self.id, latest.state.turn, signed)
         self._publish(signed)
+        self._countersigned_at = time.monotonic()
+        self._next_poll = min(self._next_poll, self._countersigned_at + PASS_SECONDS)
         self.say(f"you agreed to close the channel on {self.story.balances(latest.state.balances)}")
 
     def _conclude_when_due(self) -> str | None:

@@ -16,7 +16,7 @@ import pytest
 from chips_client import transactions as tx
 from chips_client.asking import Immediate
 from chips_client.channels import nonce_of
-from chips_client.match import Match
+from chips_client.match import PASS_SECONDS, Match
 from chips_client.messages import decode_message, encode_message, topic
 from chips_client.store import ChannelTerms, Store
 from chips_tp import rps_app, xo_app
@@ -92,6 +92,30 @@ def test_a_best_of_three_ends_in_one_conclude_paying_the_final_states_balances(a
         assert final.app.round == 3
     else:
         assert alice._games == bob._games == 3
+
+
+def test_the_countersigner_hears_the_close_at_its_next_pass_not_at_its_next_half_second_read(tmp_path):
+    channel = terms("rps", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    sides = {name: match(signer, channel, tmp_path, broker, chain) for name, signer in (("alice", ALICE), ("bob", BOB))}
+    for side in sides.values():
+        side.start()
+    ended: dict[str, str] = {}
+    for _ in range(100):  # in turn, one thread, until the proposer concluded on chain
+        for name, side in sides.items():
+            if name not in ended and (outcome := side.step(0)):
+                ended[name] = outcome
+        if chain.submitted:
+            break
+    assert chain.submitted == ["conclude"] and list(ended.values()) == ["concluded"]
+    (countersigner,) = [side for name, side in sides.items() if name not in ended]
+    passes = 1
+    while not countersigner.step(PASS_SECONDS):  # a pass waits this long for a message: none comes any more
+        passes += 1
+        assert passes < 50
+    assert passes <= 2  # reading every POLL_SECONDS, it took five
+    for side in sides.values():
+        side.session.close()
 
 
 def test_every_state_is_in_the_store_before_it_is_sent(tmp_path):
