@@ -16,8 +16,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,44 @@ def finished(process: subprocess.Popen[str]) -> str:
     return output
 
 
+class Output:
+    """A process's lines, read on a thread as they come, so a test can wait for one while the process runs."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process, self.lines, self.changed = process, [], threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                self.changed.notify_all()
+
+    def wait_until(self, seen: Callable[[list[str]], bool], seconds: float) -> bool:
+        """Whether ``seen`` holds for the lines within ``seconds`` (False at once if the process ended without it)."""
+        with self.changed:
+            return self.changed.wait_for(lambda: seen(self.lines) or self.process.poll() is not None, seconds) and (
+                seen(self.lines)
+            )
+
+    def wait_for(self, wanted: str, seconds: float) -> bool:
+        """Whether the line ``wanted`` came within ``seconds``."""
+        return self.wait_until(lambda lines: wanted in lines, seconds)
+
+    def finished(self) -> list[str]:
+        assert self.process.wait(MATCH_SECONDS) == 0, "\n".join(self.lines)
+        self.reader.join(MATCH_SECONDS)
+        return self.lines
+
+    def stopped(self) -> str:
+        """Everything the process said, once it ended (after a SIGTERM, say)."""
+        self.process.wait(MATCH_SECONDS)
+        self.reader.join(MATCH_SECONDS)
+        return "".join(line + "\n" for line in self.lines)
+
+
 def open_and_join(net: Net, name: str, game: str, *extra: str) -> Fixed:
     net.ok("alice", "open", name, "--with", "bob", "--game", game, "--stake", "10", "--deposit", "50", *extra)
     assert "open to you" in net.ok("bob", "list")
@@ -161,8 +200,8 @@ def test_a_best_of_three_costs_three_transactions_and_pays_the_final_state(net, 
 
 
 def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(net):
-    fixed = open_and_join(net, "silent", "xo", "--challenge", "2")
-    alice = net.bot("alice", "silent", "--patience", "1")
+    fixed = open_and_join(net, "silent", "xo", "--challenge", "1")
+    alice = net.bot("alice", "silent", "--patience", "0.5")
     output = finished(alice)
     assert "you challenged bob at turn 1" in output and "finalized" in output
     record = decode_channel("", net.state(channel_address(channel_id(fixed)))[channel_address(channel_id(fixed))])
@@ -172,19 +211,19 @@ def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(net):
 
 
 def test_an_invalid_state_is_refused_and_the_last_valid_one_wins_the_challenge(net):
-    fixed = open_and_join(net, "cheated", "xo", "--challenge", "2")
-    alice = net.bot("alice", "cheated", "--patience", "3")
+    fixed = open_and_join(net, "cheated", "xo", "--challenge", "1")
+    session = BrokerSession(BrokerAddress.parse(net.broker), "cheater", lambda _t, _p: None)
+    session.connect(10)  # before alice starts: her patience has only the forged state's publish to cover
+    alice = net.bot("alice", "cheated", "--patience", "2")
     ident = channel_id(fixed)
     deadline = time.monotonic() + 30
     while net.store_turn("alice", ident) < 1:
         assert time.monotonic() < deadline
-        time.sleep(0.1)
+        time.sleep(0.02)
     bob = load_signer(net.key_dir, "bob")
     crosses = net.final_state("alice", ident, "xo").app.crosses
     nought = next(bit for bit in (256, 1, 16) if not bit & crosses)
     greedy = State(ident, 2, False, xo_app.XoData("OPlaying", crosses, nought), (0, 100))
-    session = BrokerSession(BrokerAddress.parse(net.broker), "cheater", lambda _t, _p: None)
-    session.connect(10)
     session.publish(topic(ident, net.key("alice")), encode_message(tx.signed_state(fixed, greedy, bob)), 10)
     session.close()
     output = finished(alice)
@@ -270,7 +309,7 @@ def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):
         net.command("bob", "watch", "--defend", "--poll", "0.3"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True,
     )  # fmt: skip
-    alice = net.bot("alice", "watched", "--patience", "1")
+    alice = net.bot("alice", "watched", "--patience", "0.5")
     try:
         deadline = time.monotonic() + 30
         while (record := decode_channel(address, net.state(address)[address])).turn < 2:
@@ -292,8 +331,8 @@ NEVER = re.compile(r"participant [01]|XPlaying|OPlaying|PlayAgainMe|RoundPropose
 
 
 def test_every_line_of_play_bot_show_and_watch_is_in_words_with_names_winners_and_the_score(net):
-    tower = subprocess.Popen(net.command("bob", "watch", "--poll", "0.3"), stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    tower = Output(subprocess.Popen(net.command("bob", "watch", "--poll", "0.3"), stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True))  # fmt: skip
     try:
         open_and_join(net, "words-xo", "xo", "--rounds", "2")
         xo = {"alice": net.bot("alice", "words-xo"), "bob": net.bot("bob", "words-xo", "--level", "random")}
@@ -311,10 +350,11 @@ def test_every_line_of_play_bot_show_and_watch_is_in_words_with_names_winners_an
             for who in ("alice", "bob"):
                 said[f"show {game} {who}"] = net.ok(who, "show", f"words-{game}")
         said["list bob"] = net.ok("bob", "list")
-        time.sleep(1.5)  # a few of the watch's polls, to see the last close
+        last_close = "channel 'words-rps' (rps with alice): closed, paid you "
+        assert tower.wait_until(lambda lines: any(last_close in line for line in lines), 30), tower.lines
     finally:
-        tower.terminate()
-    said["watch bob"], _ = tower.communicate(timeout=30)
+        tower.process.terminate()
+    said["watch bob"] = tower.stopped()
     for what, output in said.items():
         lines = output.splitlines()
         assert lines and [line for line in lines if NEVER.search(line)] == [], what

@@ -7,8 +7,6 @@ Without mosquitto this skips saying why; under CI=true it fails (``.ci/run`` ins
 from __future__ import annotations
 
 import signal
-import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +17,7 @@ from chips_tp.channel import channel_id
 from chips_tp.family import channel_address
 from chips_tp.state import decode_channel
 from tests.mosquitto import free_port, running_mosquitto
-from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, finished, open_and_join
+from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, Output, finished, open_and_join
 from xo_devnet.spawn import DevnetProcess
 
 
@@ -45,33 +43,6 @@ def test_a_best_of_three_through_mosquitto_costs_three_transactions_and_pays_the
     assert record.status == "closed" and record.payout == final.balances
     assert net.transactions_touching(channel_address(ident)) == ["open", "join", "conclude"]
     assert net.total_chips() == issued
-
-
-class Output:
-    """A process's lines, read on a thread as they come, so a test can wait for one while the process runs."""
-
-    def __init__(self, process: subprocess.Popen[str]) -> None:
-        self.process, self.lines, self.changed = process, [], threading.Condition()
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self.changed:
-                self.lines.append(line.rstrip("\n"))
-                self.changed.notify_all()
-
-    def wait_for(self, wanted: str, seconds: float) -> bool:
-        with self.changed:
-            return self.changed.wait_for(lambda: wanted in self.lines or self.process.poll() is not None, seconds) and (
-                wanted in self.lines
-            )
-
-    def finished(self) -> list[str]:
-        assert self.process.wait(MATCH_SECONDS) == 0, "\n".join(self.lines)
-        self.reader.join(MATCH_SECONDS)
-        return self.lines
 
 
 def test_bots_started_before_the_broker_wait_for_it_and_play_on_through_its_crash(net: Net, tmp_path: Path) -> None:
