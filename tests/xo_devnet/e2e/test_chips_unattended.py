@@ -1,7 +1,7 @@
 """chips left running unattended on xo-devnet: a player who never types, and a ledger stopped and started again.
 
 A ``chips play`` on a pseudo-terminal that nobody types at plays against ``chips bot
---patience 2``: the bot challenges the idle player, whose client plays the computer's
+--patience 1``: the bot challenges the idle player, whose client plays the computer's
 move for them in time (or, with ``--no-auto-respond``, loses the challenge and says what
 it cost). Then ``chips watch --defend`` and a ``chips bot`` keep running while
 xo-devnet (with a data dir, on a fixed port) is stopped with Ctrl-C and started again
@@ -26,7 +26,7 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.family import channel_address
 from chips_tp.state import Channel, decode_channel
 from tests.mosquitto import running_mosquitto
-from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, finished, open_and_join
+from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, Output, finished, open_and_join
 from xo_devnet.spawn import DevnetProcess
 
 
@@ -38,6 +38,7 @@ class Terminal:
         self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave)
         os.close(slave)
         self.chunks: list[bytes] = []
+        self.changed = threading.Condition()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -49,7 +50,16 @@ class Terminal:
                 return
             if not data:
                 return
-            self.chunks.append(data)
+            with self.changed:
+                self.chunks.append(data)
+                self.changed.notify_all()
+
+    def wait_for(self, wanted: bytes, seconds: float) -> None:
+        """Until the command has printed ``wanted`` (it fails after ``seconds``, or if the command ended first)."""
+        with self.changed:
+            seen = self.changed.wait_for(lambda: wanted in b"".join(self.chunks) or self.process.poll() is not None,
+                                         seconds)  # fmt: skip
+            assert seen and wanted in b"".join(self.chunks), b"".join(self.chunks)
 
     def finish(self, timeout: float) -> tuple[int, str]:
         try:
@@ -80,7 +90,7 @@ def test_an_idle_player_at_a_terminal_answers_the_challenge_with_the_computers_m
     issued = net.total_chips()
     fixed = open_and_join(net, "idle", "rps", "--rounds", "1", "--challenge", "8")
     person = Terminal(net.command("bob", "play", "idle", "--broker", net.broker))
-    alice = net.bot("alice", "idle", "--patience", "2")
+    alice = net.bot("alice", "idle", "--patience", "1")
     said_by_alice = finished(alice)
     code, said = person.finish(MATCH_SECONDS)
     assert code == 0, said
@@ -94,9 +104,10 @@ def test_an_idle_player_at_a_terminal_answers_the_challenge_with_the_computers_m
 
 def test_with_no_auto_respond_the_idle_player_loses_the_challenge_and_is_told_what_it_cost(net):
     issued = net.total_chips()
-    fixed = open_and_join(net, "unanswered", "xo", "--rounds", "1", "--challenge", "4")
+    fixed = open_and_join(net, "unanswered", "xo", "--rounds", "1", "--challenge", "3")
     person = Terminal(net.command("bob", "play", "unanswered", "--broker", net.broker, "--no-auto-respond"))
-    alice = net.bot("alice", "unanswered", "--patience", "2")
+    person.wait_for(b"playing channel 'unanswered'", MATCH_SECONDS)  # up and reading the chain before the challenge
+    alice = net.bot("alice", "unanswered", "--patience", "1")
     finished(alice)
     code, said = person.finish(MATCH_SECONDS)
     assert code == 0, said
@@ -135,24 +146,25 @@ def test_watch_defend_and_a_bot_outlive_the_ledger_stopped_and_started_again_mid
             issued = net.total_chips()
             fixed = open_and_join(net, "kept", "xo", "--rounds", "1", "--challenge", "20")
             ident = channel_id(fixed)
-            tower = subprocess.Popen(net.command("bob", "watch", "--defend", "--poll", "0.5"), stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)  # fmt: skip
-            alice = net.bot("alice", "kept", "--patience", "4")  # bob's bot is not running: his watchtower is
-            processes += [tower, alice]
+            tower = Output(subprocess.Popen(net.command("bob", "watch", "--defend", "--poll", "0.5"),
+                                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))  # fmt: skip
+            alice = Output(net.bot("alice", "kept", "--patience", "4"))  # bob's bot is not running: his watchtower is
+            processes += [tower.process, alice.process]
             wait_until(lambda: net.store_turn("alice", ident) >= 1, 30, "alice's first move")
             first.process.send_signal(signal.SIGINT)  # Ctrl-C, before alice's patience runs out
             assert first.process.wait(30) == 0
-            time.sleep(2)
+            for away in (tower, alice):  # both find the REST API gone before it comes back
+                assert away.wait_until(lambda lines: any("cannot reach the REST API" in line for line in lines), 30)
             second.start()
             wait_until(lambda: "respond" in net.transactions_touching(channel_address(ident)), 60,
                        "the watchtower's answer")  # fmt: skip
             again = net.bot("bob", "kept")
             processes.append(again)
-            said_by_alice, said_by_bob = finished(alice), finished(again)
-            assert tower.poll() is None  # still watching
-            tower.send_signal(signal.SIGTERM)
-            said_by_tower, _ = tower.communicate(timeout=30)
-            assert tower.returncode == 143
+            said_by_alice, said_by_bob = "\n".join(alice.finished()), finished(again)
+            assert tower.process.poll() is None  # still watching
+            tower.process.send_signal(signal.SIGTERM)
+            said_by_tower = tower.stopped()
+            assert tower.process.returncode == 143
             assert "cannot reach the REST API" in said_by_alice and "retrying" in said_by_alice
             assert said_by_alice.index("cannot reach") < said_by_alice.index("you challenged bob")
             assert said_by_tower.count("cannot reach the REST API") == 1 and "answers again" in said_by_tower
