@@ -40,7 +40,7 @@ def running_devnet(workdir: Path, environment: Mapping[str, str] | None = None) 
         str(workdir / "devnet-keys"),
         "--ready-file",
         str(ready_file),
-        "--min-challenge",  # the chips tests let a challenge of 2 s run out (chips.min_challenge_seconds)
+        "--min-challenge",  # the chips tests let a challenge of 1 s run out (chips.min_challenge_seconds)
         "1",
     ]
     with log_path.open("wb") as log:

@@ -64,9 +64,9 @@ def test_a_staked_rps_match_played_from_a_pipe_against_a_bot(players, game: str)
 
 def test_a_silent_opponent_is_challenged_and_finalize_pays_the_last_mover(players, game: str) -> None:
     alice, bob = players
-    opened(alice, bob, game, "xo", "--challenge", "2")
+    opened(alice, bob, game, "xo", "--challenge", "1")
 
-    output = ended(alice.bot(game, "--patience", "1"))
+    output = ended(alice.bot(game, "--patience", "0.5"))
 
     assert re.search(r"you challenged \S+ at turn 1", output) and "finalized" in output, output
     shown = bob.show(game)
