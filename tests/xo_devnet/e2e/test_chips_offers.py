@@ -14,8 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -25,7 +29,7 @@ from chips_client.channels import address_of, nonce_of
 from chips_client.offer_board import read_board
 from chips_client.offers import SignedOffer
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.family import channel_address
+from chips_tp.family import CHANNEL_TYPE, NAMESPACE, channel_address
 from client_core.broker import BrokerAddress, BrokerSession
 from tests.xo_devnet.e2e.test_chips_play import Net
 from xo_core.signing import Signer
@@ -45,8 +49,8 @@ class Player:
             shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
         self.key = (self.key_dir / f"{name}.pub").read_text().strip()
 
-    def argv(self, *argv: str) -> list[str]:
-        return [sys.executable, "-m", "chips_cli.main", *argv, "--url", self.net.url, "--username", self.name]
+    def argv(self, *argv: str, url: str | None = None) -> list[str]:
+        return [sys.executable, "-m", "chips_cli.main", *argv, "--url", url or self.net.url, "--username", self.name]
 
     def environment(self) -> dict[str, str]:
         return {**os.environ, "HOME": str(self.home), "XO_BROKER": self.net.broker}
@@ -55,8 +59,8 @@ class Player:
         return subprocess.run(self.argv(*argv), capture_output=True, text=True, timeout=timeout, check=False,
                               env=self.environment())  # fmt: skip
 
-    def start(self, *argv: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(self.argv(*argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    def start(self, *argv: str, url: str | None = None) -> subprocess.Popen[str]:
+        return subprocess.Popen(self.argv(*argv, url=url), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=self.environment())  # fmt: skip
 
     def open_offers(self) -> list[dict[str, object]]:
@@ -73,6 +77,61 @@ def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Net]:
         if not broker:
             pytest.skip("this xo-devnet runs no MQTT broker (started with --no-broker)")
         yield Net(devnet, broker)
+
+
+class CountingProxy:
+    """The REST API behind a port of the test's own, counting the listings of the chain's channels that pass: how a
+    test knows that a running ``chips offer``, which says nothing of a channel it leaves alone, has read the chain."""
+
+    LISTING = f"/state?address={NAMESPACE + CHANNEL_TYPE}"
+
+    def __init__(self, target: str) -> None:
+        self.target, self.listings, self.changed = target, 0, threading.Condition()
+        proxy = self
+
+        class Forward(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # the clients keep their connection
+
+            def do_GET(self) -> None:
+                proxy.forward(self, None)
+
+            def do_POST(self) -> None:
+                proxy.forward(self, self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def forward(self, asked: BaseHTTPRequestHandler, body: bytes | None) -> None:
+        kind = {"Content-Type": asked.headers["Content-Type"]} if asked.headers["Content-Type"] else {}
+        request = urllib.request.Request(self.target + asked.path, data=body, method=asked.command, headers=kind)
+        try:
+            with urllib.request.urlopen(request, timeout=SECONDS) as answer:
+                status, headers, data = answer.status, answer.headers, answer.read()
+        except urllib.error.HTTPError as error:
+            status, headers, data = error.code, error.headers, error.read()
+        asked.send_response(status)
+        asked.send_header("Content-Type", headers.get("Content-Type", "application/json"))
+        asked.send_header("Content-Length", str(len(data)))
+        asked.end_headers()
+        asked.wfile.write(data)
+        if asked.path.startswith(self.LISTING):
+            with self.changed:
+                self.listings += 1
+                self.changed.notify_all()
+
+    def wait_for_listings(self, more: int, seconds: float) -> None:
+        """Until ``more`` listings have passed from now on."""
+        with self.changed:
+            wanted = self.listings + more
+            assert self.changed.wait_for(lambda: self.listings >= wanted, seconds), f"{self.listings} of {wanted}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def wait_for_offer(alice: Player, offerer: str, seconds: float = 30) -> dict[str, object]:
@@ -156,8 +215,9 @@ def test_bobs_offer_is_found_by_alice_accepted_and_played_for_three_transactions
 
 def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
     alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    proxy = CountingProxy(net.url)
     house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
-                      "30", "--bot", "random", "--count", "1", "--for", "60")  # fmt: skip
+                      "30", "--bot", "random", "--count", "1", "--for", "60", url=proxy.url)  # fmt: skip
     try:
         listed = wait_for_offer(alice, bob.key)
         genuine = channel_of(listed, alice.key)
@@ -166,7 +226,7 @@ def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
                            "--rounds", "1", "--challenge", "30")  # fmt: skip
         assert opened.returncode == 0, opened.stderr
         off_by_one = genuine._replace(stake=11)
-        time.sleep(3)  # three of the offer's reads of the chain
+        proxy.wait_for_listings(3, SECONDS)  # three of the offer's reads of the chain, since the channel is on it
         record = net.chips("alice", "list", "--json")
         statuses = {c["channel"]: c["status"] for c in json.loads(record.stdout)}
         assert statuses[channel_id(off_by_one).hex()] == "funding"
@@ -174,6 +234,7 @@ def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
     finally:
         house.terminate()
         output, _ = house.communicate(timeout=30)
+        proxy.close()
     assert "joined" not in output
     assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []  # withdrawn on exit
 
@@ -187,14 +248,14 @@ def test_an_accept_nobody_joins_is_cancelled_and_the_deposit_comes_back(net, tmp
     gone.communicate(timeout=30)
     try:
         before = int(alice.run("balance").stdout.split(": ")[1].split()[0])
-        accepted = alice.run("accept", str(listed["id"]), "--bot", "random", "--join-timeout", "2", timeout=SECONDS)
+        accepted = alice.run("accept", str(listed["id"]), "--bot", "random", "--join-timeout", "1", timeout=SECONDS)
     finally:  # the dead offer leaves the board, so that no other test finds it
         clear = BrokerSession(BrokerAddress.parse(net.broker, {}), "test-clear", lambda _t, _p: None, persistent=False)
         clear.connect(10)
         clear.publish(f"xo/chips/offers/xo/{bob.key}/{listed['id']}", b"", 10, retain=True)
         clear.close()
     assert accepted.returncode == 1
-    assert "did not join within 2 s" in accepted.stderr and "your deposit of 50 is back" in accepted.stderr
+    assert "did not join within 1 s" in accepted.stderr and "your deposit of 50 is back" in accepted.stderr
     assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before
     ident = channel_id(channel_of(listed, alice.key))
     assert net.transactions_touching(channel_address(ident)) == ["open", "cancel"]
