@@ -63,7 +63,7 @@ def non_primary_rest_api(upstream: str) -> Iterator[str]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)  # stops at once
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"

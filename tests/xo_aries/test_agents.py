@@ -51,7 +51,7 @@ class Webhooks(http.server.ThreadingHTTPServer):
                 pass
 
         super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def games(self, thread_id: str) -> list[dict]:
         return [game for path, game in self.received if path == "/topic/tictactoe/" and game["thread_id"] == thread_id]
