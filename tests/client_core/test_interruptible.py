@@ -6,7 +6,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -62,32 +62,33 @@ def test_get_returns_an_item_put_while_it_waits_and_says_empty_when_the_time_is_
         interruptible.get(items, 0)
 
 
+def seconds_to_interrupt(fire: threading.Event, wait: Callable[[], object], unblock: Callable[[], object]) -> float:
+    """How long ``wait()`` took to raise :class:`Signalled` once a signal went to another thread; ``unblock``
+    ends the wait afterwards (or at the backstop, when the signal failed to)."""
+    started = time.monotonic()
+    fire.set()
+    try:
+        with pytest.raises(Signalled):
+            wait()
+    finally:
+        unblock()
+    return time.monotonic() - started
+
+
 def test_a_signal_handled_on_another_thread_ends_an_endless_get(signal_on_another_thread):
     never: queue.Queue[str] = queue.Queue()
     backstop = threading.Timer(BACKSTOP_SECONDS, never.put, ("backstop",))
     backstop.start()
-    started = time.monotonic()
-    signal_on_another_thread.set()
-    try:
-        with pytest.raises(Signalled):
-            interruptible.get(never)
-    finally:
-        backstop.cancel()
-    assert time.monotonic() - started < PROMPTLY
+    took = seconds_to_interrupt(signal_on_another_thread, lambda: interruptible.get(never), backstop.cancel)
+    assert took < PROMPTLY
 
 
 def test_a_signal_handled_on_another_thread_ends_an_endless_join(signal_on_another_thread):
     ended = threading.Event()
     worker = threading.Thread(target=ended.wait, args=(BACKSTOP_SECONDS,), daemon=True)
     worker.start()
-    started = time.monotonic()
-    signal_on_another_thread.set()
-    try:
-        with pytest.raises(Signalled):
-            interruptible.join(worker)
-    finally:
-        ended.set()
-    assert time.monotonic() - started < PROMPTLY
+    took = seconds_to_interrupt(signal_on_another_thread, lambda: interruptible.join(worker), ended.set)
+    assert took < PROMPTLY
     interruptible.join(worker, 5)
     assert not worker.is_alive()
 
