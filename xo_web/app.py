@@ -173,6 +173,8 @@ class Server:
         )  # fmt: skip
         self.offer_posts = OfferPosts(self.desk, self.matches, self.offers)
         self.accepts = OfferAccepts(self.desk, self.matches, self.offers)
+        self.live.listeners.append(self.offer_posts.block_committed)
+        self.live.listeners.append(self.accepts.block_committed)
         self.moves_in_flight = asyncio.Semaphore(MAX_MOVES_IN_FLIGHT)
         self.page = Page(settings.token)
 

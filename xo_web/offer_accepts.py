@@ -4,8 +4,10 @@
 (:func:`chips_client.offers.channel_fixed`, the first ``k`` whose channel the chain does
 not hold yet, named :func:`chips_client.offers.channel_name`) with the player's deposit,
 and answers at once. The offerer's ``chips offer`` (or their own ``xo web``) joins it by
-itself; a thread here waits for that, a bounded time (:data:`JOIN_SECONDS`), and then the
-match is played on the page as any staked match is (:class:`xo_web.chips_matches.Matches`).
+itself; a thread here waits for that, a bounded time (:data:`JOIN_SECONDS`), reading the
+channel at each new block (:meth:`OfferAccepts.block_committed`) and every
+:data:`POLL_SECONDS`, and then the match is played on the page as any staked match is
+(:class:`xo_web.chips_matches.Matches`), from the block that holds the join.
 If nobody joins in time the channel is cancelled, the deposit back, and the page is told.
 
 Blocking (``http.client``): run in worker threads.
@@ -37,6 +39,7 @@ Json = dict[str, Any]
 JOIN_SECONDS: Final = 60.0
 """How long an accept waits for the offerer's join before its channel is cancelled (the deposit back)."""
 POLL_SECONDS: Final = 0.5
+"""How often the channel of an accept is read for the join, new block or not (for a follower that is away)."""
 MAX_TRIES: Final = 100
 """Accepts of one offer a player may have opened: the ``k`` of the channel's name is looked for up to this."""
 
@@ -48,6 +51,8 @@ class OfferAccepts:
         self.desk, self.matches, self.feed = desk, matches, feed
         self.stop = threading.Event()
         self.waiting: list[threading.Thread] = []
+        self._blocks = threading.Condition()
+        self._block_count = 0
 
     def accept(self, player: str, offer_id: str) -> Json:
         """Open the accept's channel for ``player``; a 409 when the offer is not open or is theirs, or the chain
@@ -99,6 +104,7 @@ class OfferAccepts:
         self.matches.say(me, ident, game, waiting)
         ends = time.monotonic() + JOIN_SECONDS
         record = None
+        seen = self._block_count
         while not self.stop.is_set():
             try:
                 record = self.desk.record(ident, me)
@@ -106,7 +112,7 @@ class OfferAccepts:
                 record = None  # the REST API is away: tried again until the time is up
             if (record is not None and record.status != FUNDING) or time.monotonic() >= ends:
                 break
-            self.stop.wait(POLL_SECONDS)
+            seen = self._next_block(seen)
         if self.stop.is_set():
             return
         if (record is None or record.status == FUNDING) and not self.cancelled(signer, fixed, name):
@@ -117,6 +123,19 @@ class OfferAccepts:
             self.matches.start(player, signer, record, ChannelTerms(name, fixed, rounds_of(fixed)))
         except ApiError as error:
             self.matches.say(me, ident, game, f"the match could not start: {error.message}")
+
+    def block_committed(self, _changes: object = None) -> None:
+        """A block committed (a listener of the server's follower): it may hold a join, so the waiting accepts read
+        their channels now rather than at their next poll."""
+        with self._blocks:
+            self._block_count += 1
+            self._blocks.notify_all()
+
+    def _next_block(self, seen: int) -> int:
+        """Wait for a block after the ``seen``-th, the server's stop, or :data:`POLL_SECONDS`; the count of blocks."""
+        with self._blocks:
+            self._blocks.wait_for(lambda: self._block_count != seen or self.stop.is_set(), POLL_SECONDS)
+            return self._block_count
 
     def _reread(self, ident: bytes, me: str) -> Any:
         try:
@@ -143,5 +162,7 @@ class OfferAccepts:
     def close(self) -> None:
         """Stop waiting for joins (the server stops): each accept's channel stays as the chain has it."""
         self.stop.set()
+        with self._blocks:
+            self._blocks.notify_all()
         for thread in self.waiting:
             thread.join(POLL_SECONDS * 4)

@@ -3,13 +3,15 @@
 ``POST /api/chips/offer`` signs the offer with the player's key
 (:func:`chips_client.offers.make_offer`) and publishes it, retained, through the server's
 session on the broker (:class:`chips_client.offer_board.Post`). While any is open the
-server reads the chain's channels every :data:`POLL_SECONDS` and joins the accepts of its
-offers as ``chips offer`` does: :func:`chips_client.offer_desk.decide` says which (the
-offer's exact terms and name, within its count of one, while the player's free chips cover
-the deposit), :func:`chips_client.transactions.join` pays the deposit in, and the match
-starts at once (:class:`xo_web.chips_matches.Matches`), the page told to open it. An offer
-is withdrawn (its retained message cleared) when the page asks, once joined, when it
-expires, and when the server stops.
+server reads the chain's channels at each new block (:meth:`OfferPosts.block_committed`:
+an accept is joined as soon as it commits), every :data:`POLL_SECONDS` and as an offer
+expires, and joins the accepts of its offers as ``chips offer`` does:
+:func:`chips_client.offer_desk.decide` says which (the offer's exact terms and name,
+within its count of one, while the player's free chips cover the deposit),
+:func:`chips_client.transactions.join` pays the deposit in, and the match starts at once
+(:class:`xo_web.chips_matches.Matches`), the page told to open it. An offer is withdrawn
+(its retained message cleared) when the page asks, once joined, when it expires, and when
+the server stops.
 
 Blocking (``http.client``, the broker's acknowledgements): run in worker threads.
 """
@@ -17,6 +19,7 @@ Blocking (``http.client``, the broker's acknowledgements): run in worker threads
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -45,7 +48,8 @@ from xo_web.sender import refused, unavailable
 
 Json = dict[str, Any]
 POLL_SECONDS: Final = 1.0
-"""How often the chain's channels are read for accepts while the page has an offer open."""
+"""How often the chain's channels are read for accepts while the page has an offer open, new block or not (for a
+follower that is away)."""
 MIN_OPEN_SECONDS: Final = 10
 MAX_OFFERS: Final = 16
 """Offers the pages may have open at once (each accepted one becomes a match, and the server plays 16 at most)."""
@@ -96,6 +100,7 @@ class OfferPosts:
         self._told: set[bytes] = set()
         """Accepts not joined whose reason the offerer's page was told (once each, not every poll)."""
         self._chain_said = False
+        self._block = asyncio.Event()
         feed.on_reconnect.append(self.republish)
 
     def post(self, request: OfferRequest) -> Json:
@@ -226,10 +231,25 @@ class OfferPosts:
         except BrokerError as error:
             LOG.warning("xo web: withdrawing an offer failed: %s", error.message)
 
+    def block_committed(self, _changes: object = None) -> None:
+        """A block committed (a listener of the server's follower, on its loop): it may hold an accept, so the chain
+        is read now rather than at the next poll. Blocks that come during a read make one read after it."""
+        self._block.set()
+
+    def next_read(self) -> float:
+        """Seconds until the chain must be read without a new block: the next poll, or the soonest expiry of an open
+        offer if that comes first (it is withdrawn then, not up to a poll later)."""
+        with self._lock:
+            expiries = [posted.published.signed.offer.expires for posted in self.posted.values()]
+        return max(0.0, min([POLL_SECONDS, *(expires - self.clock() for expires in expiries)]))
+
     async def run(self) -> None:
-        """Read the chain for accepts while an offer is open, until cancelled."""
+        """Read the chain for accepts while an offer is open, at each new block, every :data:`POLL_SECONDS` and as an
+        offer expires, until cancelled."""
         while True:
-            await asyncio.sleep(POLL_SECONDS)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._block.wait(), self.next_read())
+            self._block.clear()
             if self.open():
                 await asyncio.to_thread(self.check)
 

@@ -1,9 +1,12 @@
 """The joins of the page's offers, without a chain or broker: what the offerer's page hears of an accept not joined,
-and what an expired offer leaves on the board."""
+what an expired offer leaves on the board, and when the chain is read: at once for a new block, else at the next poll
+or expiry."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import threading
 from types import SimpleNamespace
 
 from chips_client.offer_board import Post
@@ -13,6 +16,7 @@ from chips_tp.channel import channel_id
 from chips_tp.state import FUNDING, Channel
 from client_core.keys import KeyNames
 from xo_core.signing import Signer
+from xo_web import offer_posts
 from xo_web.offer_posts import OfferPosts, Posted
 
 NOW = 1_800_000_000.0
@@ -73,3 +77,30 @@ def test_an_expired_offer_is_cleared_from_the_board_at_the_next_poll() -> None:
     posts, _signed = posts_with(Desk([], 1000), board, said, NOW)
     posts.check()
     assert not posts.open() and list(board.retained.values()) == [b""] and said == []
+
+
+def test_a_new_block_has_the_chain_read_for_accepts_at_once_not_at_the_next_poll(monkeypatch) -> None:
+    monkeypatch.setattr(offer_posts, "POLL_SECONDS", 600.0)  # a read within the test's deadline is the block's
+    posts, _signed = posts_with(Desk([], 1000), Board(), [], NOW + 600)
+    read = threading.Event()
+    monkeypatch.setattr(posts, "check", read.set)
+
+    async def a_block_commits() -> bool:
+        running = asyncio.create_task(posts.run())
+        try:
+            posts.block_committed([])
+            return await asyncio.to_thread(read.wait, 30.0)
+        finally:
+            running.cancel()
+
+    assert asyncio.run(a_block_commits())
+
+
+def test_the_chain_is_read_next_at_the_poll_or_at_an_offers_expiry_if_that_comes_first() -> None:
+    posts, _signed = posts_with(Desk([], 1000), Board(), [], NOW + 600)
+    assert posts.next_read() == offer_posts.POLL_SECONDS
+    soon, _signed = posts_with(Desk([], 1000), Board(), [], NOW)
+    soon.clock = lambda: NOW - 0.25
+    assert soon.next_read() == 0.25  # withdrawn as it expires, not up to a poll later
+    soon.clock = lambda: NOW + 5
+    assert soon.next_read() == 0.0
