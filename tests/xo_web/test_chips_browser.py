@@ -218,7 +218,7 @@ def test_alice_and_bob_stake_a_round_of_rock_paper_scissors_with_the_throw_butto
 def test_a_silent_opponent_challenged_from_the_page_loses_the_stake_when_the_deadline_passes(pages, devnet):
     alice, bob = pages
     before = balances_on_chain(devnet)
-    ident = open_channel(alice, "quiet", stake=10, deposit=30, rounds=1, challenge=2)
+    ident = open_channel(alice, "quiet", stake=10, deposit=30, rounds=1, challenge=1)
     join(bob, ident)
     expect(alice.locator("#chips-challenge")).to_be_hidden()  # the first move is hers: a challenge would hold her
     expect(bob.locator("#chips-challenge")).to_be_visible()  # the joiner may hold a silent opener to turn 0
