@@ -84,6 +84,19 @@ def connected(
     return session
 
 
+def gone_offline(sessions: list[BrokerSession], broker: BrokerThread, client_id: str, topic: str) -> None:
+    """``client_id`` subscribed to ``topic`` and went offline, as the broker has seen by the time this returns.
+
+    amqtt 0.12 drops a message in flight to a client that is still disconnecting (Yakifo/amqtt#401): what a test
+    publishes next is for a player who went offline a moment ago."""
+    away = connected(sessions, broker, client_id, queue.Queue())
+    away.subscribe(topic, SECONDS)
+    away.close()
+    deadline = time.monotonic() + SECONDS
+    while broker.session_state(client_id) != "disconnected" and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_port_0_picks_a_free_port_that_the_url_names(broker: BrokerThread) -> None:
     assert broker.embedded.port > 0
     assert broker.embedded.url == f"mqtt://127.0.0.1:{broker.embedded.port}"
@@ -99,14 +112,7 @@ def test_a_message_goes_from_one_player_to_the_other(broker: BrokerThread, sessi
 
 
 def test_a_player_offline_gets_what_was_sent_meanwhile(broker: BrokerThread, sessions: list[BrokerSession]) -> None:
-    away = connected(sessions, broker, "embedded-away-bob", queue.Queue())
-    away.subscribe("xo/chips/c2/bob", SECONDS)
-    away.close()
-    # amqtt 0.12 drops a message in flight to a client that is still disconnecting (Yakifo/amqtt#401): the
-    # test publishes once the broker has seen bob go, as a player who went offline a moment ago.
-    deadline = time.monotonic() + SECONDS
-    while broker.session_state("embedded-away-bob") != "disconnected" and time.monotonic() < deadline:
-        time.sleep(0.01)
+    gone_offline(sessions, broker, "embedded-away-bob", "xo/chips/c2/bob")
     alice = connected(sessions, broker, "embedded-away-alice", queue.Queue())
     for turn in range(3):
         alice.publish("xo/chips/c2/bob", f"state {turn}".encode(), SECONDS)
@@ -120,12 +126,7 @@ def test_a_player_back_has_its_subscription_confirmed_before_it_acknowledges_wha
 ) -> None:
     """A chips match acknowledges a state only once it kept it, and its loop keeps states only once its subscription
     is confirmed: amqtt 0.12 alone confirmed nothing until what waited was acknowledged, or 5 s had passed."""
-    away = connected(sessions, broker, "embedded-back-bob", queue.Queue())
-    away.subscribe("xo/chips/c5/bob", SECONDS)
-    away.close()
-    deadline = time.monotonic() + SECONDS
-    while broker.session_state("embedded-back-bob") != "disconnected" and time.monotonic() < deadline:
-        time.sleep(0.01)
+    gone_offline(sessions, broker, "embedded-back-bob", "xo/chips/c5/bob")
     alice = connected(sessions, broker, "embedded-back-alice", queue.Queue())
     alice.publish("xo/chips/c5/bob", b"state 1", SECONDS)
     arrived: queue.Queue[tuple[bytes, Future[None]]] = queue.Queue()
