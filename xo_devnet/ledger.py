@@ -553,8 +553,9 @@ class Ledger:
             self._wake.clear()
             delay = self._last_block_at + self._config.block_interval - loop.time()
             if delay > 0 and not self._draining.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._draining.wait(), delay)
+                with contextlib.suppress(TimeoutError):  # not wait_for: before 3.12 it can swallow the stop's cancel
+                    async with asyncio.timeout(delay):
+                        await self._draining.wait()
             selection = select_batches(
                 self._batches.queued(),
                 available=self._txn_available,
