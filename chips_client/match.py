@@ -174,7 +174,7 @@ class Match:
         write: a player killed in between gets the message again. A flood beyond the queue's bound is
         acknowledged and dropped (the opponent resends their latest state until it is answered), and so is
         what arrives on another topic than this player's (a broker may deliver retained messages of other
-        topics to a new subscriber: xo-devnet's amqtt does).
+        topics to a new subscriber: amqtt 0.12 alone does).
         """
         if where != topic(self.id, self.signer.public_key):
             return None

@@ -4,7 +4,7 @@ Every offer is a retained message on a topic of its own (:mod:`chips_client.offe
 a player who connects at any time reads every open offer at once. What a reader is given
 is checked like everything from a broker: an offer that does not verify, is expired,
 malformed or retained on another topic than its own is counted and left out, never shown;
-and what the broker delivers beyond the filter asked for (xo-devnet's amqtt does) is
+and what a broker delivers beyond the filter asked for (amqtt 0.12 alone does) is
 dropped. A poster publishes again after the broker
 comes back (a broker restarted without persistence forgets retained messages) and clears
 the topic when the offer is withdrawn.

@@ -9,7 +9,10 @@ message in flight to a client that disconnects before acknowledging it is not re
 messages published while it is offline are, without holding up the client's own packets (amqtt 0.12
 alone read none until each was acknowledged). Clients resend what was not answered. A takeover
 of a connected client's session ends that client's connection, as MQTT requires, so it knows to
-come back (amqtt 0.12 alone left it connected and deaf): see :class:`_Broker`.
+come back (amqtt 0.12 alone left it connected and deaf): see :class:`_Broker`. Retained messages go
+to a subscription that matches them, when it is made, as MQTT requires: amqtt 0.12 alone also handed
+every connecting client those matching anyone's subscription, and a client subscribing meanwhile ended
+that connection (its SUBSCRIBE never confirmed), which many players connecting at once met.
 
 Anyone on the machine can connect and send junk, and amqtt writes a warning or two for each
 such connection: its warnings and errors go through a rate limiter (``xo_core.log_limits``,
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 
 from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
@@ -35,6 +39,8 @@ LOGGER = logging.getLogger(__name__)
 LISTENER = "default"
 STOP_TIMEOUT_SECONDS = 5.0
 """How long a stop waits for the broker's sessions and connections to close."""
+_CONNECTING: contextvars.ContextVar[bool] = contextvars.ContextVar("connecting", default=False)
+"""Set in a connection's own task from its CONNECT until its packets are read: no retained message goes out then."""
 
 
 class OpenAccess(BaseAuthPlugin):
@@ -87,7 +93,22 @@ class _Broker(Broker):
         found = self._sessions.get(client_session.client_id or "")
         if found is not None and found[0] is client_session and client_session.transitions.is_connected():
             self._taken_over.add(id(found[1]))  # amqtt is about to end that connection and hand the session over
+        _CONNECTING.set(True)
         await super()._handle_client_session(reader, writer, client_session, *rest)  # type: ignore[arg-type]
+
+    async def _client_message_loop(self, client_session: Session, handler: object) -> None:
+        _CONNECTING.set(False)
+        await super()._client_message_loop(client_session, handler)  # type: ignore[arg-type]
+
+    async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int],
+                                                          session: Session) -> None:  # fmt: skip
+        """The retained messages a new subscription matches; none at a CONNECT, where amqtt 0.12 walks every
+        subscription on the broker (anyone's) and, while it waits on one, another client's SUBSCRIBE changes
+        what it walks: that ended the connecting client's connection. A client that comes back subscribes
+        again, and is handed what it matches then (MQTT 3.1.1, 3.3.1-6)."""
+        if _CONNECTING.get():
+            return
+        await super()._publish_retained_messages_for_subscription(subscription, session)
 
     async def _handle_disconnect(self, client_session: Session, handler: object, disconnect_waiter: object) -> None:
         if id(handler) in self._taken_over:

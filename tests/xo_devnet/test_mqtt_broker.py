@@ -22,6 +22,7 @@ from xo_core.log_limits import LogLimiter
 from xo_devnet.mqtt_broker import LOG_LIMITER, EmbeddedBroker, _LimitedLines
 
 SECONDS = 5.0
+PLAYERS = 30
 T = TypeVar("T")
 
 
@@ -171,6 +172,54 @@ def test_after_a_restart_of_the_broker_the_subscriptions_are_made_again(
     for payload in sent:
         alice.publish("xo/chips/c3/bob", payload, SECONDS)
     assert [inbox.get(timeout=SECONDS)[1] for _ in sent] == sent
+
+
+def test_a_newcomer_is_handed_only_the_retained_messages_of_what_it_subscribed_to(
+    broker: BrokerThread, sessions: list[BrokerSession]
+) -> None:
+    """MQTT hands retained messages to a subscription that matches them, and only then (3.3.1-6); amqtt 0.12 alone
+    also handed every connecting client the retained messages matching anyone's subscription."""
+    connected(sessions, broker, "retained-reader", queue.Queue()).subscribe("xo/chips/offers/#", SECONDS)
+    poster = connected(sessions, broker, "retained-poster", queue.Queue())
+    poster.publish("xo/chips/offers/xo/carol/1", b"an open offer", SECONDS, retain=True)
+    inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+    newcomer = connected(sessions, broker, "retained-newcomer", inbox)
+    newcomer.subscribe("xo/chips/c9/dave", SECONDS)
+    poster.publish("xo/chips/c9/dave", b"a state", SECONDS)
+    assert inbox.get(timeout=SECONDS) == ("xo/chips/c9/dave", b"a state")  # nothing of the offers' topic before it
+    newcomer.subscribe("xo/chips/offers/#", SECONDS)
+    assert inbox.get(timeout=SECONDS) == ("xo/chips/offers/xo/carol/1", b"an open offer")
+
+
+def test_many_players_connecting_at_once_all_have_their_subscriptions_confirmed(
+    broker: BrokerThread, sessions: list[BrokerSession]
+) -> None:
+    """A house's accepters connect together while an offer is retained: amqtt 0.12 alone walked every
+    subscription on the broker for each connection, so one subscribing meanwhile ended another's connection on
+    "dictionary changed size during iteration", its SUBSCRIBE never confirmed."""
+    connected(sessions, broker, "crowd-reader", queue.Queue()).subscribe("xo/chips/offers/#", SECONDS)
+    poster = connected(sessions, broker, "crowd-poster", queue.Queue())
+    poster.publish("xo/chips/offers/xo/house/1", b"the house's offer", SECONDS, retain=True)
+    failures: queue.Queue[BaseException] = queue.Queue()
+    gate = threading.Barrier(PLAYERS)
+
+    def join(number: int) -> None:
+        try:
+            player = BrokerSession(broker.address(), f"crowd-{number}", lambda _topic, _payload: None)
+            sessions.append(player)
+            gate.wait(SECONDS)
+            player.connect(SECONDS)
+            for table in range(3):
+                player.subscribe(f"xo/chips/c{number}-{table}/player", SECONDS)
+        except BaseException as error:  # handed to the test's thread, which fails on it
+            failures.put(error)
+
+    threads = [threading.Thread(target=join, args=(number,)) for number in range(PLAYERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(SECONDS * 3)
+    assert failures.empty(), f"{failures.qsize()} of {PLAYERS} players failed, first: {failures.get()}"
 
 
 def test_a_session_taken_over_comes_back_subscribed(broker: BrokerThread, sessions: list[BrokerSession]) -> None:

@@ -278,8 +278,7 @@ def test_the_offers_of_a_server_that_stops_are_withdrawn(devnet, broker):
 
 
 def retained_on(broker: BrokerAddress, where: str) -> list[bytes]:
-    """What the broker retains on the topic ``where``: what a new subscriber is handed at once. (xo-devnet's amqtt
-    0.12 also hands a new subscriber retained messages of other topics: only ``where``'s count.)"""
+    """What the broker retains on the topic ``where``: what a new subscriber is handed at once."""
     arrived: queue.Queue[bytes] = queue.Queue()
 
     def receive(topic: str, payload: bytes) -> None:
