@@ -4,7 +4,8 @@ The house is a real ``chips offer --bot perfect --count N`` process (one broker 
 one store, one reading of the chain). The players live in this process: each accepts as
 ``chips accept`` does (opens the channel on the offer's terms) at the same moment, waits
 for the house's join, and plays its side with the real match loop
-(:class:`chips_client.match.Match`, the computer choosing at random). Timed per player:
+(:class:`chips_client.match.Match`, the computer choosing at random) on a broker session that,
+like ``chips accept``'s, waits for a broker out of reach. Timed per player:
 
 - accept -> first move: from submitting the open to receiving the house's first signed
   move (it includes the open's commit, the house seeing it and its join's commit, and the
@@ -100,6 +101,8 @@ class Player:
         self.session: Timed | None = None
         self.strays = 0
         """Messages on the player's topic that were no state (a broker's stray delivery): refused by the match."""
+        self.broker_lines: list[str] = []
+        """What the player's broker session said (the broker out of reach, and back), as ``chips accept`` prints."""
 
     def heard(self, turn: int, at: float) -> None:
         if self.first_move_ms is None:
@@ -163,6 +166,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
         "chips_conserved": conserved, "seconds": round(played, 1),
         "accept_to_first_move_ms": summary(first), "move_reply_ms": summary(replies), "moves": len(replies),
         "stray_messages": sum(p.strays for p in players),
+        "broker_lines": sum(len(p.broker_lines) for p in players),
         "house_exit": offering.returncode,
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
         **({"house_output": output[-3000:]} if concluded < count or offering.returncode != 0 else {}),
@@ -223,7 +227,7 @@ def timed_connector(player: Player, broker: BrokerAddress, app: str) -> Connecto
             return on_message(topic, payload)
 
         session = BrokerSession(broker, f"bench-house-{player.signer.public_key[2:18]}", timed,
-                                on_reconnect=on_reconnect, persistent=False)  # fmt: skip
+                                on_reconnect=on_reconnect, persistent=False, say=player.broker_lines.append)  # fmt: skip
         player.session = Timed(session, app)
         return player.session
 

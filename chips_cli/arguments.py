@@ -193,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Publish a signed offer of a staked match on the broker, where 'chips offers' lists it for every "
         "player, and stay running: whoever accepts opens the channel on exactly these terms, and this command joins "
         "it and plays it, as 'chips play' does (one match at a time) or, with --bot, as 'chips bot' does (many at "
-        "once: a house). The offer is withdrawn on exit, after --for, or once --count matches were joined.",
+        "once: a house, which challenges an opponent who has not moved for 60 s unless --patience says otherwise). The "
+        "offer is withdrawn on exit, after --for, or once --count matches were joined.",
     )  # fmt: skip
     match_terms(offering)
     offering.add_argument("--for", dest="offer_seconds", type=whole(1, MAX_OFFER_SECONDS), default=3600,

@@ -5,7 +5,8 @@ one broker session (:class:`client_core.broker_hub.BrokerHub`), one store (share
 threads under its lock) and one reading of the chain (:class:`chips_client.shared_chain.SharedChain`),
 each submitting on a REST connection of its own. A match that fails is said, with its
 channel, and the others go on; the store keeps every state, so ``chips bot CHANNEL`` (or
-``chips watch --defend``) takes any of them up again.
+``chips watch --defend``) takes any of them up again. A house is patient for a minute by default: an
+accepter who walks away would otherwise hold its deposit, and keep it from ever ending, for good.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import threading
 import time
 from collections.abc import Callable
+from typing import Final
 
 from chips_cli import context
 from chips_client.asking import Immediate
@@ -31,6 +33,14 @@ from client_core.errors import CommandError, TimedOut, Unavailable
 from xo_core.signing import Signer
 from xo_core.text import quoted
 
+HOUSE_PATIENCE_SECONDS: Final = 60.0
+"""How long a house waits on an opponent who does not move before it challenges them, unless ``--patience`` says."""
+
+
+def patience(args: argparse.Namespace) -> float:
+    """The house's patience: ``--patience``, or HOUSE_PATIENCE_SECONDS (a person's ``chips play`` waits for ever)."""
+    return HOUSE_PATIENCE_SECONDS if args.patience is None else float(args.patience)
+
 
 class House:
     """The computer's matches of one key, played side by side."""
@@ -41,8 +51,9 @@ class House:
         self._reader = session.rest_client(args)
         self.shared = SharedChain(RestChain(self._reader, None))
         client_id = private_client_id(signer, "chips-house", "hub")
-        self.hub = BrokerHub(lambda on_message, on_reconnect: BrokerSession(args.broker, client_id, on_message,
-                                                                           on_reconnect=on_reconnect))  # fmt: skip
+        self.hub = BrokerHub(lambda on_message, on_reconnect: BrokerSession(
+            args.broker, client_id, on_message, on_reconnect=on_reconnect, say=say,  # a broker away is waited for
+        ))  # fmt: skip
         self.hub.connect(10.0)
         self._threads: list[threading.Thread] = []
         self.outcomes: dict[bytes, str] = {}
@@ -56,7 +67,7 @@ class House:
         thread.start()
 
     def _play(self, channel: Channel, terms: ChannelTerms) -> None:
-        shown = quoted(terms.name, None)
+        shown = f"{quoted(terms.name, None)} ({channel.id.hex()[:8]})"  # every accepter's first is named alike
         opponent = player(channel.fixed.participants[0], self.signer.public_key, self.names)
         retry = 0.0
         while True:
@@ -75,7 +86,7 @@ class House:
                 self._stopped(channel, shown, opponent, error)
                 return
             self.outcomes[channel.id] = outcome
-            self.say(f"{shown} against {opponent}: {outcome}; {match.story.result()}")
+            self.say(f"{shown} against {opponent}: {outcome}{match.story.ending(outcome)}")
             return
 
     def _match(self, channel: Channel, terms: ChannelTerms, shown: str) -> tuple[Match, str]:
@@ -84,7 +95,7 @@ class House:
             match = Match(
                 signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own),
                 connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
-                say=lambda line: self.say(f"{shown}: {line}"), patience=self.args.patience, names=self.names,
+                say=lambda line: self.say(f"{shown}: {line}"), patience=patience(self.args), names=self.names,
             )  # fmt: skip
             return match, match.run()
 

@@ -78,10 +78,7 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
             raise InvalidInput(str(error)) from None
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
-    result = ""
-    if match.story.games:
-        result = f"; {match.story.result()}" if outcome == "concluded" else f"; games played: {match.story.score()}"
-    say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{result}")
+    say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
     return 0
 
 

@@ -172,6 +172,13 @@ class Story:
         winner = 0 if wins[0] > wins[1] else 1
         return f"{self.who(winner)} won the match {wins[winner]}-{wins[1 - winner]}"
 
+    def ending(self, outcome: str) -> str:
+        """What a match that ended with ``outcome`` ("concluded", "finalized") adds to the line saying so: the result
+        of a concluded match, the score of one finalized mid-match, nothing when no game was played."""
+        if not self.games:
+            return ""
+        return f"; {self.result()}" if outcome == "concluded" else f"; games played: {self.score()}"
+
     # -- feeding ----------------------------------------------------------------------------------------------
     def follow(self, states: Iterable[State]) -> None:
         """Take ``states`` in order without telling them (a history already shown, or read back from the store)."""

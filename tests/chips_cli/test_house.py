@@ -1,4 +1,4 @@
-"""A house's match whose start meets a REST API out of reach waits for it, instead of giving the match up."""
+"""A house: a match whose start meets a REST API out of reach waits for it; an opponent who stops is challenged."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monke
         attempts.append(1)
         if len(attempts) < 3:
             raise Unavailable("cannot reach the REST API at http://127.0.0.1:8008: Connection refused")
-        return SimpleNamespace(story=SimpleNamespace(result=lambda: "you won the match 1-0")), "concluded"
+        return SimpleNamespace(story=SimpleNamespace(ending=lambda _outcome: "; you won the match 1-0")), "concluded"
 
     served._match = match
     channel = SimpleNamespace(id=b"\x01" * 32, fixed=FIXED)
@@ -35,3 +35,9 @@ def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monke
     assert len(attempts) == 3 and served.outcomes == {b"\x01" * 32: "concluded"}
     assert sum("retrying" in line for line in said) == 1
     assert said[-1].endswith("concluded; you won the match 1-0")
+
+
+def test_a_house_is_patient_for_a_minute_unless_told_otherwise():
+    """Without patience a house would wait for ever on an accepter who walked away, its deposit held."""
+    assert house.patience(SimpleNamespace(patience=None)) == house.HOUSE_PATIENCE_SECONDS == 60.0
+    assert house.patience(SimpleNamespace(patience=2.5)) == 2.5

@@ -159,6 +159,15 @@ def test_the_final_state_says_who_proposed_it_and_who_won_the_match():
     assert story.tell(final) == "turn 6: bob proposed to close the channel on you 60, bob 40: you won the match 1-0"
 
 
+def test_how_a_match_ended_adds_its_result_its_score_or_nothing_before_any_game():
+    fixed = channel("xo", rounds=3)
+    story = narration.Story(fixed, 3, ALICE, NAMES)
+    assert story.ending("finalized") == ""  # an opponent who never moved: no game to speak of
+    story.follow(xo_states(fixed, XO_GAMES[:1]))
+    assert story.ending("concluded") == "; you won the match 1-0"
+    assert story.ending("finalized") == "; games played: you lead 1-0"
+
+
 def test_an_rps_round_says_who_threw_what_and_who_won_it():
     fixed = channel("rps")
     story = narration.Story(fixed, 3, ALICE, NAMES)

@@ -259,3 +259,31 @@ def test_an_accept_nobody_joins_is_cancelled_and_the_deposit_comes_back(net, tmp
     assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before
     ident = channel_id(channel_of(listed, alice.key))
     assert net.transactions_touching(channel_address(ident)) == ["open", "cancel"]
+
+
+def test_an_accepter_who_never_moves_is_challenged_and_the_house_ends_with_its_deposit_back(net, tmp_path):
+    """Alice opens a channel on the house's terms and walks away: the house challenges her once its patience runs
+    out, finalizes when her time is up, and exits, every chip back where it was."""
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    issued = net.total_chips()
+    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+                      "2", "--bot", "random", "--count", "1", "--for", "60", "--patience", "1")  # fmt: skip
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        before = int(alice.run("balance").stdout.split(": ")[1].split()[0])
+        opened = alice.run("open", offers.channel_name(str(listed["id"]), 1), "--with", bob.key, "--game", "xo",
+                           "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge", "2")  # fmt: skip
+        assert opened.returncode == 0, opened.stderr
+        output, _ = house.communicate(timeout=SECONDS)
+    finally:
+        if house.poll() is None:
+            house.kill()
+            house.communicate()
+    assert house.returncode == 0, output
+    assert "you challenged alice" not in output and "you challenged " in output  # alice is a short key to bob
+    assert "did not answer your challenge" in output and ": finalized" in output
+    ident = channel_id(channel_of(listed, alice.key))
+    assert f"({ident.hex()[:8]})" in output  # the match is named by its channel's short id
+    assert net.transactions_touching(channel_address(ident)) == ["open", "join", "challenge", "finalize"]
+    assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before  # the turn-0 state: deposits back
+    assert net.total_chips() == issued
