@@ -226,8 +226,9 @@ def timed_connector(player: Player, broker: BrokerAddress, app: str) -> Connecto
                     player.strays += 1
             return on_message(topic, payload)
 
-        session = BrokerSession(broker, f"bench-house-{player.signer.public_key[2:18]}", timed, on_reconnect=on_reconnect,
-                                persistent=False, say=player.broker_lines.append)  # fmt: skip
+        client = f"bench-house-{player.signer.public_key[2:18]}"
+        session = BrokerSession(broker, client, timed, on_reconnect=on_reconnect, persistent=False,
+                                say=player.broker_lines.append)  # fmt: skip
         player.session = Timed(session, app)
         return player.session
 
