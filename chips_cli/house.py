@@ -61,18 +61,18 @@ class House:
     def start(self, channel: Channel, name: str) -> None:
         """Play ``channel`` (recorded in the store as ``name``) on a thread of its own, from now on."""
         terms = ChannelTerms(name, channel.fixed, channel.fixed.nonce & 0xFF)
-        self.shared.stale()  # the join just committed: the match must not read the channel as still funding
-        thread = threading.Thread(target=self._play, args=(channel, terms), name=f"house-{name}", daemon=True)
+        joined = self.shared.stale()  # the join just committed: the match must not read the channel as still funding
+        thread = threading.Thread(target=self._play, args=(channel, terms, joined), name=f"house-{name}", daemon=True)
         self._threads.append(thread)
         thread.start()
 
-    def _play(self, channel: Channel, terms: ChannelTerms) -> None:
+    def _play(self, channel: Channel, terms: ChannelTerms, joined: int) -> None:
         shown = f"{quoted(terms.name, None)} ({channel.id.hex()[:8]})"  # every accepter's first is named alike
         opponent = player(channel.fixed.participants[0], self.signer.public_key, self.names)
         retry = 0.0
         while True:
             try:
-                match, outcome = self._match(channel, terms, shown)
+                match, outcome = self._match(channel, terms, shown, joined)
             except BrokerError as error:
                 self._stopped(channel, shown, opponent, error)
                 return
@@ -89,11 +89,11 @@ class House:
             self.say(f"{shown} against {opponent}: {outcome}{match.story.ending(outcome)}")
             return
 
-    def _match(self, channel: Channel, terms: ChannelTerms, shown: str) -> tuple[Match, str]:
+    def _match(self, channel: Channel, terms: ChannelTerms, shown: str, joined: int) -> tuple[Match, str]:
         """The computer's side of ``channel``, played to its end on a REST connection of its own."""
         with context.chain(self.args, self.signer) as own:
             match = Match(
-                signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own),
+                signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.shared, own, joined),
                 connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
                 say=lambda line: self.say(f"{shown}: {line}"), patience=patience(self.args), names=self.names,
             )  # fmt: skip

@@ -213,8 +213,10 @@ def _serve(offering: Offering) -> None:
 
 
 def _one_pass(offering: Offering, told: set[bytes], pending: set[bytes]) -> None:
-    """Read the chain once and join what accepts the offer; a join sent whose commit was not seen (``pending``) is
-    played once the chain shows the deposit in, and offered again while it does not."""
+    """Read the chain once and join what accepts the offer, one join after another (a house's crowd is let in at the
+    pace of the chain's commits, which keeps its moves fast); a person joins one per pass. A join sent whose commit was
+    not seen (``pending``) is played once the chain shows the deposit in, and offered again while it does not; one
+    refused (the accepter cancelled first) is said, and the offer goes on."""
     args, signer, chain, published = offering.args, offering.signer, offering.chain, offering.published
     names = session.key_names(args)
     channels = chain.channels()
@@ -231,10 +233,15 @@ def _one_pass(offering: Offering, told: set[bytes], pending: set[bytes]) -> None
                 play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
             continue
         pending.add(channel.id)
-        chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
+        try:
+            chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
+        except Rejected as refused:
+            pending.discard(channel.id)
+            play.say(f"could not join {who}'s accept ({channel.id.hex()[:8]}): {refused.message}")
+            continue
         pending.discard(channel.id)
         _play_joined(offering, channel, who)
-        if published.full:
+        if published.full or offering.house is None:  # a person's match was played: the next pass reads afresh
             return
 
 

@@ -35,44 +35,63 @@ class Submitter(Protocol):
 
 
 class SharedChain:
-    """Channel records for many matches at once, over one listing at a time."""
+    """Channel records for many matches at once, over one listing at a time.
+
+    Each commit counts a generation (:meth:`stale`), and a match that committed waits for a
+    listing that started after its own commit; one listing serves every match that waits on it,
+    so a hundred joins at once cost a few listings, not a hundred. A match that only polls, or
+    whose commits the last listing shows, is served that listing while another is in flight,
+    rather than queueing behind it: another match's commit never holds it up.
+    """
 
     def __init__(self, chain: Lister, every: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
         self.chain, self.every, self.clock = chain, every, clock
-        self._lock = threading.Lock()
+        self._listing = threading.Lock()
+        self._counting = threading.Lock()
         self._records: dict[str, Channel] = {}
         self._read_at = float("-inf")
+        self._generation = 0
+        self._listed = -1
+        """The generation the last listing started at: it shows every commit counted up to it."""
 
-    def channels(self) -> list[Channel]:
-        """Every channel, as last listed (listed again when older than ``every``)."""
-        with self._lock:
-            if self.clock() - self._read_at >= self.every:
+    def channels(self, after: int = 0) -> list[Channel]:
+        """Every channel, as last listed: listed again when older than ``every`` or older than the commit counted
+        as generation ``after`` (what :meth:`stale` returned to the caller)."""
+        shows_mine = self._listed >= after
+        if not self._listing.acquire(blocking=not shows_mine):
+            return list(self._records.values())  # a listing is in flight; the last one shows all this caller committed
+        try:
+            if self._listed < after or self.clock() - self._read_at >= self.every:
+                generation, started = self._generation, self.clock()
                 self._records = {address_of(c.fixed): c for c in self.chain.channels()}
-                self._read_at = self.clock()
+                self._listed, self._read_at = generation, started
             return list(self._records.values())
+        finally:
+            self._listing.release()
 
-    def channel(self, address: str) -> Channel | None:
-        """The channel at ``address`` as last listed, or None."""
-        self.channels()
+    def channel(self, address: str, after: int = 0) -> Channel | None:
+        """The channel at ``address`` as last listed (see :meth:`channels`), or None."""
+        self.channels(after)
         return self._records.get(address)
 
-    def stale(self) -> None:
-        """Something was committed: the next read lists afresh."""
-        with self._lock:
-            self._read_at = float("-inf")
+    def stale(self) -> int:
+        """Something was committed: its generation, for the reads that must show it."""
+        with self._counting:
+            self._generation += 1
+            return self._generation
 
 
 class MatchChain:
     """One match's chain: records from the shared listing, submissions on the match's own connection."""
 
-    def __init__(self, shared: SharedChain, own: Submitter) -> None:
-        self.shared, self.own = shared, own
+    def __init__(self, shared: SharedChain, own: Submitter, after: int = 0) -> None:
+        self.shared, self.own, self.after = shared, own, after
 
     def channel(self, address: str) -> Channel | None:
-        """The channel at ``address``, from the shared listing."""
-        return self.shared.channel(address)
+        """The channel at ``address``, from the shared listing (one that shows this match's last commit)."""
+        return self.shared.channel(address, self.after)
 
     def submit(self, transaction: Transaction, what: str) -> None:
-        """Submit on this match's connection; then the shared listing is read afresh, so it sees the commit."""
+        """Submit on this match's connection; this match's next reads show the commit."""
         self.own.submit(transaction, what)
-        self.shared.stale()
+        self.after = self.shared.stale()

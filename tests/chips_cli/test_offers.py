@@ -1,4 +1,4 @@
-"""``chips offer``'s loop outlives a REST API that goes away: it says so once, waits, and the offer stays up."""
+"""``chips offer``'s loop: it outlives a REST API that goes away, and a join refused does not stop it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from types import SimpleNamespace
 
 from chips_cli import offers
 from chips_client.offer_desk import Published
-from chips_client.offers import Terms, make_offer
-from client_core.errors import Unavailable
+from chips_client.offers import Terms, channel_fixed, make_offer
+from chips_tp.channel import channel_id
+from chips_tp.state import FUNDING, Channel
+from client_core.errors import Rejected, Unavailable
 from xo_core.signing import Signer
 
 BOB = Signer.from_hex("22" * 32)
@@ -59,9 +61,6 @@ def test_the_offer_waits_for_a_rest_api_away_saying_so_once_and_is_withdrawn_whe
 
 
 def test_a_cancel_that_loses_the_race_to_the_offerers_join_plays_the_match_instead():
-    from chips_client.offers import channel_fixed  # noqa: PLC0415
-    from client_core.errors import Rejected  # noqa: PLC0415
-
     fixed = channel_fixed(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60).offer,
                           Signer.from_hex("11" * 32).public_key, 1)  # fmt: skip
 
@@ -73,3 +72,55 @@ def test_a_cancel_that_loses_the_race_to_the_offerers_join_plays_the_match_inste
             return SimpleNamespace(status="running")
 
     assert offers._cancelled_or_joined(JoinedMeanwhile(), Signer.from_hex("11" * 32), fixed) is True  # type: ignore[arg-type]
+
+
+class Accepted:
+    """A chain listing funding accepts of an offer; each join submitted is refused if its accepter is in ``gone``."""
+
+    def __init__(self, published: Published, accepters: list[Signer], gone: set[str]) -> None:
+        fixed = [channel_fixed(published.signed.offer, a.public_key, 1) for a in accepters]
+        self.listed = [Channel(channel_id(f), f, FUNDING, (True, False), 50, 0, None, None, None) for f in fixed]
+        self.gone, self.joins = gone, 0
+
+    def channels(self) -> list[Channel]:
+        return self.listed
+
+    def balance(self, _key: str) -> int:
+        return 1000
+
+    def submit_all(self, _transactions: list[object], what: str) -> str:
+        joined = self.listed[self.joins]
+        self.joins += 1
+        if joined.fixed.participants[0] in self.gone:
+            raise Rejected(f"the validator rejected {what}: the channel was cancelled")
+        return "batch"
+
+
+def test_a_house_joins_every_accept_and_says_the_one_cancelled_first_without_stopping(capsys, monkeypatch):
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
+    crowd = [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)]
+    chain = Accepted(published, crowd, {crowd[0].public_key})
+    started: list[bytes] = []
+    house = SimpleNamespace(start=lambda channel, _name: started.append(channel.id))
+    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+                               threading.Event(), house)  # fmt: skip
+    pending: set[bytes] = set()
+    offers._one_pass(offering, set(), pending)
+    assert chain.joins == 3
+    assert started == [c.id for c in chain.listed[1:]] and published.joined == set(started) and not pending
+    said = capsys.readouterr().out
+    assert f"could not join {crowd[0].public_key[:6]}...'s accept ({chain.listed[0].id.hex()[:8]}): the validator " \
+           "rejected the join: the channel was cancelled" in said  # fmt: skip
+
+
+def test_a_person_joins_one_accept_a_pass_and_reads_the_chain_again_after_the_match(monkeypatch):
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    played: list[str] = []
+    monkeypatch.setattr(offers.play, "play", lambda args: played.append(args.channel))
+    published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
+    chain = Accepted(published, [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)], set())
+    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+                               threading.Event(), None)  # fmt: skip
+    offers._one_pass(offering, set(), set())
+    assert chain.joins == 1 and played == [chain.listed[0].id.hex()]

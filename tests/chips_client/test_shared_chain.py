@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from chips_client.channels import address_of, nonce_of
 from chips_client.shared_chain import MatchChain, SharedChain
 from chips_tp.channel import Fixed, channel_id
@@ -37,7 +40,7 @@ def test_a_hundred_reads_within_the_interval_cost_one_listing() -> None:
     assert chain.listings == 2
 
 
-def test_a_channel_not_listed_is_none_and_a_submission_makes_the_next_read_fresh() -> None:
+def test_a_channel_not_listed_is_none_and_a_submission_makes_the_submitters_next_read_fresh() -> None:
     now = [0.0]
     chain = CountingChain([])
     shared = SharedChain(chain, every=10.0, clock=lambda: now[0])
@@ -45,7 +48,80 @@ def test_a_channel_not_listed_is_none_and_a_submission_makes_the_next_read_fresh
     assert shared.channel(address_of(opened.fixed)) is None
     chain.records.append(opened)
     own = CountingChain([])
-    MatchChain(shared, own).submit(object(), "the join")  # type: ignore[arg-type]
+    match = MatchChain(shared, own)
+    match.submit(object(), "the join")  # type: ignore[arg-type]
     assert own.submitted == ["the join"] and chain.submitted == []
-    assert shared.channel(address_of(opened.fixed)) == opened
+    assert shared.channel(address_of(opened.fixed)) is None and chain.listings == 1  # others poll as before
+    assert match.channel(address_of(opened.fixed)) == opened  # the submitter reads what it committed
     assert chain.listings == 2
+
+
+def test_a_burst_of_commits_costs_a_few_listings_not_one_each() -> None:
+    """A house joined a hundred accepts at once: each match starts once its join committed, so it needs a listing
+    that shows the join, and one listing started after all of them serves them all."""
+    chain = SlowChain([channel(f"c{n}") for n in range(100)])
+    shared = SharedChain(chain, every=10.0)
+    shared.channels()
+    gate = threading.Barrier(100)
+    found: list[bool] = []
+
+    def start(record: Channel) -> None:
+        gate.wait(5)
+        joined = shared.stale()
+        found.append(shared.channel(address_of(record.fixed), joined) == record)
+
+    threads = [threading.Thread(target=start, args=(record,)) for record in chain.records]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert found == [True] * 100
+    assert chain.listings <= 10  # before: a listing for most of them (78 in one run)
+
+
+class SlowChain(CountingChain):
+    """A listing that takes a while, as a REST API's does with a hundred channels to decode."""
+
+    def channels(self) -> list[Channel]:
+        time.sleep(0.01)
+        return super().channels()
+
+
+class HeldChain(CountingChain):
+    """A listing that waits until the test lets it finish."""
+
+    def __init__(self, records: list[Channel]) -> None:
+        super().__init__(records)
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def channels(self) -> list[Channel]:
+        self.entered.set()
+        assert self.release.wait(5)
+        return super().channels()
+
+
+def test_a_poller_is_served_the_last_listing_while_one_is_in_flight_and_a_committer_waits_for_it() -> None:
+    now = [0.0]
+    first = channel("first")
+    chain = CountingChain([first])
+    shared = SharedChain(chain, every=0.5, clock=lambda: now[0])
+    shared.channels()
+    held = HeldChain([first, channel("second")])
+    shared.chain, now[0] = held, 1.0  # the last listing is old: the next read lists again
+    slow = threading.Thread(target=shared.channels)
+    slow.start()
+    assert held.entered.wait(5)
+    started = time.monotonic()
+    assert shared.channels() == [first]  # not held up by the listing in flight
+    assert time.monotonic() - started < 1
+    mine = shared.stale()
+    assert shared.channels() == [first]  # another match's commit holds up no poller either
+    committed: list[list[Channel]] = []
+    waiter = threading.Thread(target=lambda: committed.append(shared.channels(mine)))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive()  # it committed: it waits for a listing that started after that
+    held.release.set()
+    slow.join(5)
+    waiter.join(5)
+    assert committed == [held.records] and held.listings == 2
