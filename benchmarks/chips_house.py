@@ -13,6 +13,7 @@ like ``chips accept``'s, waits for a broker out of reach. Timed per player:
 - a move's reply: from publishing a move to receiving the house's next one (two broker
   hops and the house's turn: at least one move's one-way latency, issue 25's figure).
 
+The house's CPU time (user and system) is reported too: what serving the crowd cost it.
 Checks that every match concluded and that the chips in all accounts and channels are
 what was issued. Prints one JSON line; exits 1 when a match did not conclude or a chip
 went missing.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -155,6 +157,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
             offering.kill()
             offering.wait()
         log.close()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)  # the house's: the one child waited for so far
     output = (work / "house.log").read_text()
     with RestClient(devnet.rest_url) as client:
         conserved = total_chips(client) == issued
@@ -168,6 +171,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
         "stray_messages": sum(p.strays for p in players),
         "broker_lines": sum(len(p.broker_lines) for p in players),
         "house_exit": offering.returncode,
+        "house_cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
         **({"house_output": output[-3000:]} if concluded < count or offering.returncode != 0 else {}),
     }  # fmt: skip
