@@ -335,6 +335,8 @@ def test_every_line_of_play_bot_show_and_watch_is_in_words_with_names_winners_an
                                     stderr=subprocess.STDOUT, text=True))  # fmt: skip
     try:
         open_and_join(net, "words-xo", "xo", "--rounds", "2")
+        running = "channel 'words-xo' (xo with alice): running"
+        assert tower.wait_until(lambda lines: any(running in line for line in lines), 30), tower.lines  # then play
         xo = {"alice": net.bot("alice", "words-xo"), "bob": net.bot("bob", "words-xo", "--level", "random")}
         said = {f"xo {who}": finished(process) for who, process in xo.items()}
         open_and_join(net, "words-rps", "rps", "--rounds", "2")
