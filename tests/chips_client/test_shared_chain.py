@@ -56,37 +56,6 @@ def test_a_channel_not_listed_is_none_and_a_submission_makes_the_submitters_next
     assert chain.listings == 2
 
 
-def test_a_burst_of_commits_costs_a_few_listings_not_one_each() -> None:
-    """A house joined a hundred accepts at once: each match starts once its join committed, so it needs a listing
-    that shows the join, and one listing started after all of them serves them all."""
-    chain = SlowChain([channel(f"c{n}") for n in range(100)])
-    shared = SharedChain(chain, every=10.0)
-    shared.channels()
-    gate = threading.Barrier(100)
-    found: list[bool] = []
-
-    def start(record: Channel) -> None:
-        gate.wait(5)
-        joined = shared.stale()
-        found.append(shared.channel(address_of(record.fixed), joined) == record)
-
-    threads = [threading.Thread(target=start, args=(record,)) for record in chain.records]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(10)
-    assert found == [True] * 100
-    assert chain.listings <= 10  # before: a listing for most of them (78 in one run)
-
-
-class SlowChain(CountingChain):
-    """A listing that takes a while, as a REST API's does with a hundred channels to decode."""
-
-    def channels(self) -> list[Channel]:
-        time.sleep(0.01)
-        return super().channels()
-
-
 class HeldChain(CountingChain):
     """A listing that waits until the test lets it finish."""
 
@@ -98,6 +67,36 @@ class HeldChain(CountingChain):
         self.entered.set()
         assert self.release.wait(5)
         return super().channels()
+
+
+def test_a_burst_of_commits_during_a_listing_costs_one_more_listing_for_all_of_them() -> None:
+    """A house joined a hundred accepts while a listing was in flight: each match needs a listing that shows its
+    join, and the one listing that starts after them all serves them all (before: a listing for most of them)."""
+    chain = HeldChain([channel(f"c{n}") for n in range(100)])
+    chain.release.set()
+    shared = SharedChain(chain, every=10.0)
+    shared.channels()
+    chain.release.clear()
+    in_flight = threading.Thread(target=shared.channels, args=(shared.stale(),))
+    in_flight.start()
+    assert chain.entered.wait(5)
+    committed = threading.Semaphore(0)
+    found: list[bool] = []
+
+    def start(record: Channel) -> None:
+        joined = shared.stale()
+        committed.release()
+        found.append(shared.channel(address_of(record.fixed), joined) == record)
+
+    threads = [threading.Thread(target=start, args=(record,)) for record in chain.records]
+    for thread in threads:
+        thread.start()
+    assert all(committed.acquire(timeout=5) for _ in threads)  # no commit waits for the listing in flight
+    chain.release.set()
+    for thread in [in_flight, *threads]:
+        thread.join(5)
+    assert found == [True] * 100
+    assert chain.listings == 3  # the first, the one in flight, and one for the hundred
 
 
 def test_a_poller_is_served_the_last_listing_while_one_is_in_flight_and_a_committer_waits_for_it() -> None:
