@@ -247,8 +247,9 @@ class OfferPosts:
         """Read the chain for accepts while an offer is open, at each new block, every :data:`POLL_SECONDS` and as an
         offer expires, until cancelled."""
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._block.wait(), self.next_read())
+            with contextlib.suppress(TimeoutError):  # not wait_for: before 3.12 it can swallow the server's cancel
+                async with asyncio.timeout(self.next_read()):
+                    await self._block.wait()
             self._block.clear()
             if self.open():
                 await asyncio.to_thread(self.check)
