@@ -31,7 +31,7 @@ from chips_client.offer_board import Board, Post, find, read_board
 from chips_client.offer_desk import Published, decide
 from chips_client.offers import SignedOffer, Terms, accept_number, channel_fixed, channel_name, make_offer
 from chips_client.store import ChannelTerms
-from chips_tp.channel import Fixed, channel_id
+from chips_tp.channel import MIN_DURATION, Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
@@ -51,7 +51,7 @@ MAX_TRIES = 64
 
 def offers(args: argparse.Namespace) -> int:
     """``chips offers [--game G]``: the open offers on the broker, verified, with who offers them and their rating."""
-    board = _board(args, args.game)
+    board = _board(args, args.game, chain_floor(args))
     names = session.key_names(args)
     me = session.own_public_key(args)
     now = time.time()
@@ -65,8 +65,8 @@ def offers(args: argparse.Namespace) -> int:
     for signed in board.offers:
         print(offer_line(signed, names, now, me, standings.get(signed.offer.offerer)))
     if board.refused:
-        print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify and "
-              "are not shown)")  # fmt: skip
+        print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify or "
+              "offered terms this chain would not open, and are not shown)")  # fmt: skip
     return 0
 
 
@@ -122,11 +122,21 @@ def offer_json(signed: SignedOffer, names: KeyNames, now: float, standings: dict
     }  # fmt: skip
 
 
-def _board(args: argparse.Namespace, game: str | None) -> Board:
+def chain_floor(args: argparse.Namespace) -> int:
+    """The chain's challenge floor (``chips.min_challenge_seconds``), so the board lists only offers an accept could
+    open here; without a REST API, the family's least (the offers are listed all the same)."""
+    try:
+        with session.rest_client(args) as client:
+            return RestChain(client, None).challenge_floor()
+    except Unavailable:
+        return MIN_DURATION
+
+
+def _board(args: argparse.Namespace, game: str | None, floor: int = MIN_DURATION) -> Board:
     def open_session(receive: Callable[[str, bytes], None]) -> BrokerSession:
         return BrokerSession(args.broker, f"xo-offers-{secrets.token_hex(8)}", receive, persistent=False)
 
-    return read_board(open_session, game)
+    return read_board(open_session, game, floor=floor)
 
 
 def offer(args: argparse.Namespace) -> int:

@@ -3,7 +3,8 @@
 Every offer is a retained message on a topic of its own (:mod:`chips_client.offers`), so
 a player who connects at any time reads every open offer at once. What a reader is given
 is checked like everything from a broker: an offer that does not verify, is expired,
-malformed or retained on another topic than its own is counted and left out, never shown;
+malformed, on terms chips-tp would not open (:func:`chips_client.offers.terms_problem`, the
+processor's own check) or retained on another topic than its own is counted and left out, never shown;
 and what a broker delivers beyond the filter asked for (amqtt 0.12 alone does) is
 dropped. A poster publishes again after the broker
 comes back (a broker restarted without persistence forgets retained messages) and clears
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Final, NamedTuple, Protocol
 
 from chips_client.offers import SignedOffer, decode_offer, encode_offer, subscription, topic
+from chips_tp.channel import MIN_DURATION
 from xo_core.canonical import Malformed
 
 #: Reading the board ends this long after the last retained offer arrived (they come in a burst on subscribing).
@@ -47,8 +49,9 @@ class Board(NamedTuple):
 
 
 def read_board(open_session: Callable[[Callable[[str, bytes], None]], Session], game: str | None,
-               clock: Callable[[], float] = time.time) -> Board:  # fmt: skip
-    """Every open offer retained on the broker (of ``game`` only, when given), each verified."""
+               clock: Callable[[], float] = time.time, floor: int = MIN_DURATION) -> Board:  # fmt: skip
+    """Every open offer retained on the broker (of ``game`` only, when given), each verified and on terms chips-tp
+    opens where challenges last at least ``floor`` seconds (the chain's ``chips.min_challenge_seconds``)."""
     arrived: queue.Queue[tuple[str, bytes]] = queue.Queue()
     session = open_session(lambda topic, payload: arrived.put((topic, payload)))
     session.connect(TIMEOUT)
@@ -64,7 +67,7 @@ def read_board(open_session: Callable[[Callable[[str, bytes], None]], Session], 
         if not payload:  # a withdrawn offer's topic, cleared
             continue
         try:
-            signed = decode_offer(payload, now)
+            signed = decode_offer(payload, now, floor)
         except Malformed:
             refused += 1
             continue

@@ -22,6 +22,7 @@ from typing import Final, NamedTuple
 
 from chips_client.channels import MAX_ROUNDS, named, nonce_of, rounds_of
 from chips_tp.channel import APPS, MAX_AMOUNT, MAX_DURATION, MIN_DURATION, SIGNATURE_BYTES, Fixed
+from chips_tp.channel import terms_problem as open_terms_problem
 from chips_tp.hashes import sign, signed_by
 from xo_core import canonical
 from xo_core.canonical import Malformed
@@ -95,15 +96,11 @@ def make_offer(signer: Signer, terms: Terms, expires: int) -> SignedOffer:
     return SignedOffer(offer, sign(signer, offer_message(offer.body)))
 
 
-def terms_problem(terms: Terms) -> str | None:
-    """Why a channel on ``terms`` could not be opened under the family's limits, or None."""
-    if terms.deposit < terms.stake:
-        return f"the deposit must cover the stake of {terms.stake} chips, not {terms.deposit}"
-    if 2 * terms.deposit > MAX_AMOUNT:
-        return f"the deposits would total more than {MAX_AMOUNT} chips (overflow)"
-    if not MIN_DURATION <= terms.challenge <= MAX_DURATION:
-        return f"the challenge duration must be {MIN_DURATION} to {MAX_DURATION} seconds"
-    return None
+def terms_problem(terms: Terms, floor: int = MIN_DURATION) -> str | None:
+    """Why chips-tp would refuse the open that accepting an offer of ``terms`` sends, where challenges last at least
+    ``floor`` seconds, or None: chips-tp's own check of an open's terms (:func:`chips_tp.channel.terms_problem`),
+    not a list of this module's, so a board never lists what the chain would refuse."""
+    return open_terms_problem(terms.game, terms.stake, (terms.deposit, terms.deposit), terms.challenge, floor)
 
 
 def channel_name(offer_id: str, k: int) -> str:
@@ -147,9 +144,9 @@ def encode_offer(signed: SignedOffer) -> bytes:
     return canonical.encode({"offer": signed.offer.body, "signature": signed.signature})
 
 
-def decode_offer(data: bytes, now: float) -> SignedOffer:
-    """The offer in ``data`` if it is well formed, signed by its offerer and open at ``now``; :class:`Malformed`
-    saying why not."""
+def decode_offer(data: bytes, now: float, floor: int = MIN_DURATION) -> SignedOffer:
+    """The offer in ``data`` if it is well formed, signed by its offerer, open at ``now`` and on terms chips-tp opens
+    where challenges last at least ``floor`` seconds; :class:`Malformed` saying why not."""
     if len(data) > MAX_OFFER_BYTES:
         raise Malformed(f"an offer of {len(data)} bytes is over the {MAX_OFFER_BYTES} an offer needs")
     outer = canonical.fields(canonical.decode(data, "the offer"), "an offer", ("offer", "signature"))
@@ -167,7 +164,7 @@ def decode_offer(data: bytes, now: float) -> SignedOffer:
         raise Malformed("the offer has expired")
     if offer.expires > now + MAX_OFFER_SECONDS:
         raise Malformed(f"an offer stays open at most {MAX_OFFER_SECONDS} s")
-    if problem := terms_problem(offer.terms):
+    if problem := terms_problem(offer.terms, floor):
         raise Malformed(problem)
     return SignedOffer(offer, signature)
 

@@ -19,6 +19,8 @@ XO: Final = "xo"
 RPS: Final = "rps"
 APPS: Final = (XO, RPS)
 MIN_DURATION: Final = 1
+#: The smallest stake an open may fix: a game played for nothing is no staked match.
+MIN_STAKE: Final = 1
 MAX_DURATION: Final = 30 * 24 * 60 * 60
 #: The on-chain setting naming the shortest challenge duration an ``open`` may fix (whole seconds).
 MIN_CHALLENGE_SETTING: Final = "chips.min_challenge_seconds"
@@ -87,24 +89,43 @@ def min_duration(value: str | None) -> int:
     return int(text)
 
 
+def terms_problem(
+    app: str, stake: int, deposits: tuple[int, int], duration: int, floor: int = MIN_DURATION
+) -> str | None:
+    """Why chips-tp refuses an open on these terms, whoever opens it with whom, where challenges last at least
+    ``floor`` seconds; None when it opens them.
+
+    Every check of an ``open`` that looks at its terms alone, in one place: the payload's bounds (with the
+    parser's words) and the rules' relations. The processor applies it to every open (:func:`fixed_problem`),
+    and every board of offers lists an offer only if its terms pass it, so nothing is listed that the chain
+    would refuse to open.
+    """
+    try:
+        canonical.choice(app, "'app'", APPS)
+        canonical.whole_number(stake, "'stake'", MIN_STAKE, MAX_AMOUNT, " of chips")
+        for deposit in deposits:
+            canonical.whole_number(deposit, "a deposit", 0, MAX_AMOUNT, " of chips")
+        canonical.whole_number(duration, "'duration'", MIN_DURATION, MAX_DURATION, " of seconds")
+    except canonical.Malformed as error:
+        return str(error)
+    if duration < floor:
+        return (
+            f"a challenge duration of {duration} seconds is below this network's floor of {floor} (the setting "
+            f"{MIN_CHALLENGE_SETTING}): a challenge that short could expire before a watchtower can answer it"
+        )
+    if min(deposits) < stake:
+        return f"each deposit must cover the stake of {stake} chips; the deposits are {deposits[0]} and {deposits[1]}"
+    if sum(deposits) > MAX_AMOUNT:
+        return f"the deposits total more than {MAX_AMOUNT} chips (overflow)"
+    return None
+
+
 def fixed_problem(fixed: Fixed, floor: int = MIN_DURATION) -> str | None:
     """Why a channel cannot be opened with ``fixed`` where challenges last at least ``floor`` seconds, or None."""
     first, second = fixed.participants
     if first == second:
         return "a channel needs two different participants; the opponent is the opener's own key"
-    if fixed.duration < floor:
-        return (
-            f"a challenge duration of {fixed.duration} seconds is below this network's floor of {floor} (the setting "
-            f"{MIN_CHALLENGE_SETTING}): a challenge that short could expire before a watchtower can answer it"
-        )
-    if min(fixed.deposits) < fixed.stake:
-        return (
-            f"each deposit must cover the stake of {fixed.stake} chips; "
-            f"the deposits are {fixed.deposits[0]} and {fixed.deposits[1]}"
-        )
-    if sum(fixed.deposits) > MAX_AMOUNT:
-        return f"the deposits total more than {MAX_AMOUNT} chips (overflow)"
-    return None
+    return terms_problem(fixed.app, fixed.stake, fixed.deposits, fixed.duration, floor)
 
 
 def paid_problem(step: str, old: tuple[int, int], new: tuple[int, int], moved: int, amount: int) -> str | None:

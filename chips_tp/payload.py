@@ -10,7 +10,7 @@ from typing import Final
 
 from sawtooth_sdk.processor.exceptions import InvalidTransaction
 
-from chips_tp.channel import APPS, ID_BYTES, MAX_DURATION, MAX_NONCE, MIN_DURATION, SIGNATURE_BYTES, short
+from chips_tp.channel import APPS, ID_BYTES, MAX_DURATION, MAX_NONCE, MIN_DURATION, MIN_STAKE, SIGNATURE_BYTES, short
 from chips_tp.channel_state import amount
 from chips_tp.ops import (
     OPS,
@@ -95,7 +95,7 @@ def _op(op_name: str, fields: Mapping[str, object]) -> Op:
             return Open(
                 _key(fields["opponent"], "'opponent'"),
                 canonical.choice(fields["app"], "'app'", APPS),
-                amount(fields["stake"], "'stake'", 1),
+                amount(fields["stake"], "'stake'", MIN_STAKE),
                 (amount(deposits[0], "a deposit"), amount(deposits[1], "a deposit")),
                 canonical.whole_number(fields["duration"], "'duration'", MIN_DURATION, MAX_DURATION, " of seconds"),
                 canonical.whole_number(fields["nonce"], "'nonce'", 0, MAX_NONCE),

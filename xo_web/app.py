@@ -169,7 +169,7 @@ class Server:
         )  # fmt: skip
         self.offers = OfferFeed(
             broker, lambda data: self.fanout.publish(encode("offers", data)), names=self.keys.current_names,
-            rating_of=self.leaderboard.rating_of,
+            rating_of=self.leaderboard.rating_of, floor=self.desk.challenge_floor,
         )  # fmt: skip
         self.offer_posts = OfferPosts(self.desk, self.matches, self.offers)
         self.accepts = OfferAccepts(self.desk, self.matches, self.offers)

@@ -235,6 +235,11 @@ class ChipsDesk(Sender):
         """The chain over ``client``, signing with ``signer`` (None: read only)."""
         return RestChain(client, signer, self.wait_seconds)
 
+    def challenge_floor(self) -> int:
+        """The chain's challenge floor (``chips.min_challenge_seconds``); the client errors when it cannot be read."""
+        with self.client() as client:
+            return self.chain(client).challenge_floor()
+
     def view(self, player: str) -> Json:
         """``{"player", "public_key", "balance", "channels", "now"}``: what the page shows of ``player``'s chips."""
         me = self.player_signer(player).public_key

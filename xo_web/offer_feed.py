@@ -26,6 +26,7 @@ from typing import Any, Final
 from chips_client.offer_board import Board, find
 from chips_client.offers import SignedOffer, subscription
 from client_core.broker import BrokerAddress, BrokerError, BrokerSession
+from client_core.errors import CommandError
 from client_core.keys import KeyNames
 from xo_web.offer_list import OfferList
 
@@ -42,8 +43,11 @@ class OfferFeed:
     def __init__(
         self, broker: BrokerAddress, publish: Callable[[Json], None], *, names: Callable[[], KeyNames],
         rating_of: Callable[[str], Json | None], clock: Callable[[], float] = time.time,
+        floor: Callable[[], int] | None = None,
     ) -> None:  # fmt: skip
         self.broker, self.publish, self.names, self.rating_of, self.clock = broker, publish, names, rating_of, clock
+        self.read_floor = floor
+        """Reads the chain's challenge floor (blocking), on each connection: offers below it are not listed."""
         self.list = OfferList()
         self.session: BrokerSession | None = None
         self.message: str | None = f"connecting to the broker at {broker.url}"
@@ -76,6 +80,7 @@ class OfferFeed:
                 await asyncio.to_thread(self.session.close)
 
     def _connect(self) -> BrokerSession:
+        self._floor()
         session = BrokerSession(
             self.broker, f"xo-web-offers-{secrets.token_hex(16)}", self._received, on_reconnect=self._reconnected,
             persistent=False,
@@ -87,6 +92,15 @@ class OfferFeed:
             session.close()
             raise
         return session
+
+    def _floor(self) -> None:
+        """Read the chain's challenge floor (in a worker thread); kept as it was when the chain cannot say."""
+        if self.read_floor is None:
+            return
+        try:
+            self.list.floor = self.read_floor()
+        except CommandError as error:
+            LOG.warning("xo web: cannot read the chain's challenge floor for the offers: %s", error.message)
 
     async def _expiries(self) -> None:
         """Wait until the next offer expires or the list changes; drop what expired and tell the pages."""
@@ -117,6 +131,8 @@ class OfferFeed:
     def _restart(self) -> None:
         self.list.clear()
         self.tell()
+        if self.read_floor is not None:
+            asyncio.ensure_future(asyncio.to_thread(self._floor)).add_done_callback(_log_failure)
         for hook in self.on_reconnect:
             task = asyncio.ensure_future(asyncio.to_thread(hook))
             task.add_done_callback(_log_failure)

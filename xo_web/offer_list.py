@@ -4,7 +4,9 @@ What arrives is a stranger's bytes: an offer is kept only if it verifies
 (:func:`chips_client.offers.decode_offer`: well formed, signed by its offerer, open now,
 within the family's limits) and sits on its own topic (:func:`chips_client.offers.topic`),
 so an empty retained message there, the offerer's withdrawal, removes it, and a copy
-replayed on another topic is refused. Whatever else arrives is counted, never shown.
+replayed on another topic is refused. Whatever else arrives is counted, never shown. An offer
+is listed only while its terms pass chips-tp's own check of the open an accept sends
+(:func:`chips_client.offers.terms_problem`), at the chain's challenge floor (:attr:`OfferList.floor`).
 Expired offers leave as time passes (:meth:`OfferList.prune`). Pure: no broker, no clock.
 """
 
@@ -13,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from chips_client.offers import ID_SHOWN, SignedOffer, decode_offer, topic
+from chips_client.offers import ID_SHOWN, SignedOffer, decode_offer, terms_problem, topic
+from chips_tp.channel import MIN_DURATION
 from client_core.keys import KeyNames
 from xo_core.canonical import Malformed
 from xo_web.views import shown_name
@@ -27,6 +30,8 @@ class OfferList:
     def __init__(self) -> None:
         self.offers: dict[str, SignedOffer] = {}
         self.refused = 0
+        self.floor = MIN_DURATION
+        """The chain's challenge floor: an offer whose challenge is shorter could not be opened, so it is not listed."""
 
     def received(self, where: str, payload: bytes, now: float) -> bool:
         """A retained message on ``where``: an offer kept, or the topic cleared; whether the list changed."""
@@ -60,9 +65,10 @@ class OfferList:
         return min((signed.offer.expires for signed in self.offers.values()), default=None)
 
     def open_offers(self, now: float) -> list[SignedOffer]:
-        """The offers open at ``now``, soonest to expire first (a copy taken at once: an accept reads it from a worker
-        thread while the event loop updates the list)."""
-        found = [signed for signed in list(self.offers.values()) if signed.offer.expires > now]
+        """The offers open at ``now`` on terms the chain opens, soonest to expire first (a copy taken at once: an
+        accept reads it from a worker thread while the event loop updates the list)."""
+        found = [signed for signed in list(self.offers.values())
+                 if signed.offer.expires > now and terms_problem(signed.offer.terms, self.floor) is None]  # fmt: skip
         return sorted(found, key=lambda signed: (signed.offer.expires, signed.offer.id))
 
     def view(self, now: float, names: KeyNames, rating_of: Callable[[str], Json | None]) -> list[Json]:

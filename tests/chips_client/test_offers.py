@@ -93,8 +93,10 @@ def test_a_body_with_a_wrong_field_is_refused_even_when_signed() -> None:
 def test_terms_a_channel_could_not_be_opened_on_are_refused_when_made() -> None:
     with pytest.raises(ValueError, match="deposit must cover the stake"):
         published(Terms("xo", 60, 50, 1, 600))
-    with pytest.raises(ValueError, match="challenge duration"):
+    with pytest.raises(ValueError, match="'duration' must be a whole number of seconds from 1"):
         published(Terms("rps", 1, 5, 1, 0))
+    with pytest.raises(ValueError, match="'stake' must be a whole number of chips from 1"):
+        published(Terms("xo", 0, 5, 1, 600))
 
 
 def test_the_accepters_channel_is_recognised_as_the_offers_nth_accept() -> None:

@@ -214,7 +214,7 @@ def test_bad_offer_requests_are_refused_in_words(offers_server):
          '"seconds" must be a whole number from 10 to 86400'),
         ("offer", {"game": "xo", "stake": 1, "deposit": 1, "rounds": 1, "challenge": 60}, 400, '"seconds" must be'),
         ("offer", {"game": "xo", "stake": 10, "deposit": 5, "rounds": 1, "challenge": 60, "seconds": 60}, 409,
-         "the deposit must cover the stake of 10 chips, not 5; nothing was published"),
+         "each deposit must cover the stake of 10 chips; the deposits are 5 and 5; nothing was published"),
         ("offer", {"game": "xo", "stake": 1, "deposit": 10**12, "rounds": 1, "challenge": 60, "seconds": 60}, 409,
          "cannot cover the 1000000000000 deposit"),
     ):  # fmt: skip
