@@ -27,7 +27,7 @@ from chips_client.chain import RestChain
 from chips_client.channels import address_of
 from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
-from chips_client.offer_board import Board, Post, find, read_board
+from chips_client.offer_board import Board, Post, find, heard_by, read_board
 from chips_client.offer_desk import Published, decide
 from chips_client.offers import SignedOffer, Terms, accept_number, channel_fixed, channel_name, make_offer
 from chips_client.store import ChannelTerms
@@ -157,10 +157,13 @@ def offer(args: argparse.Namespace) -> int:
             raise InvalidInput(f"a challenge of {duration(terms.challenge)} is below this network's floor of "
                                f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
         reconnected = threading.Event()
-        broker = BrokerSession(args.broker, f"xo-offer-{shown}", lambda _t, _p: None, on_reconnect=reconnected.set,
+        posts: list[Post] = []  # the offer follows its own topic, and is put back when someone else takes it down
+        broker = BrokerSession(args.broker, f"xo-offer-{shown}", heard_by(posts), on_reconnect=reconnected.set,
                                persistent=False, say=play.say)  # fmt: skip
         broker.connect(10.0)
-        post = Post(broker, published.signed)
+        post = Post(broker, published.signed, play.say)
+        posts.append(post)
+        post.follow()
         house = House(args, signer, play.say, stored) if args.bot else None
         try:
             with sigterm_interrupts():

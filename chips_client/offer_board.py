@@ -7,19 +7,23 @@ malformed, on terms chips-tp would not open (:func:`chips_client.offers.terms_pr
 processor's own check) or retained on another topic than its own is counted and left out, never shown;
 and what a broker delivers beyond the filter asked for (amqtt 0.12 alone does) is
 dropped. A poster publishes again after the broker
-comes back (a broker restarted without persistence forgets retained messages) and clears
+comes back (a broker restarted without persistence forgets retained messages), puts the
+offer back when anyone else clears, replaces or alters it (:class:`Post`), and clears
 the topic when the offer is withdrawn.
 """
 
 from __future__ import annotations
 
+import logging
 import queue
+import threading
 import time
 from collections.abc import Callable
 from typing import Final, NamedTuple, Protocol
 
-from chips_client.offers import SignedOffer, decode_offer, encode_offer, subscription, topic
+from chips_client.offers import ID_SHOWN, SignedOffer, decode_offer, encode_offer, subscription, topic
 from chips_tp.channel import MIN_DURATION
+from client_core.broker import BrokerError
 from xo_core.canonical import Malformed
 
 #: Reading the board ends this long after the last retained offer arrived (they come in a burst on subscribing).
@@ -27,6 +31,9 @@ QUIET_SECONDS: Final = 0.3
 #: ... or after this long in all, however many keep arriving.
 READ_SECONDS: Final = 3.0
 TIMEOUT: Final = 10.0
+#: An offer someone else took down is put back at once, then at most this often (seconds).
+RESTORE_SECONDS: Final = 1.0
+LOG = logging.getLogger(__name__)
 
 
 class Session(Protocol):
@@ -102,21 +109,85 @@ def find(board: Board, given: str) -> SignedOffer:
     raise ValueError(f"{len(matching)} open offers have an id starting {given!r}: give more of it")
 
 
-class Post:
-    """One offer kept on the broker while it is open: published retained, again after a reconnection, then cleared."""
+def heard_by(posts: list[Post]) -> Callable[[str, bytes], None]:
+    """A session's message handler that tells each of ``posts`` (filled once the session exists) what it delivers."""
 
-    def __init__(self, session: Session, signed: SignedOffer) -> None:
-        self.session, self.signed = session, signed
+    def heard(where: str, payload: bytes) -> None:
+        for post in posts:
+            post.heard(where, payload)
+
+    return heard
+
+
+class Post:
+    """One offer kept on the broker while it is open: published retained, again after a reconnection, put back when
+    anyone else takes it down, then cleared.
+
+    Its poster follows the offer's own topic (:meth:`follow`, or a session subscribed to every offer) and hands
+    what arrives to :meth:`heard`: while the offer is open, anything there but the offer itself (an empty
+    retained message, another offer, altered bytes) was published by someone else, since only the poster
+    clears it, and only on withdrawal. The offer is put back on a thread of its own, at most once every
+    :data:`RESTORE_SECONDS` (a stranger clearing it in a loop gets one message back for each of theirs at most),
+    and ``say`` is told once. A broker whose ACL lets each account write only its own offer topics refuses such
+    a message in the first place (docs/messaging.md).
+    """
+
+    def __init__(self, session: Session, signed: SignedOffer, say: Callable[[str], None] | None = None) -> None:
+        self.session, self.signed, self.say = session, signed, say
         self.topic = topic(signed.offer)
+        self.payload = encode_offer(signed)
         self.open = False
+        self.restored = 0
+        """How many times the offer was put back after someone else took it down."""
+        self._lock = threading.Lock()  # publish, withdraw and put back one at a time: a withdrawal stays withdrawn
+        self._pending = threading.Lock()
+        self._timer: threading.Timer | None = None
+        self._last_restore = -RESTORE_SECONDS
 
     def publish(self) -> None:
         """Put the offer on the board (again: the broker may have forgotten it)."""
-        self.session.publish(self.topic, encode_offer(self.signed), TIMEOUT, retain=True)
-        self.open = True
+        with self._lock:
+            self.session.publish(self.topic, self.payload, TIMEOUT, retain=True)
+            self.open = True
 
     def withdraw(self) -> None:
         """Clear the offer from the board: nobody connecting from now on sees it."""
-        if self.open:
-            self.open = False
-            self.session.publish(self.topic, b"", TIMEOUT, retain=True)
+        with self._lock:
+            if self.open:
+                self.open = False
+                self.session.publish(self.topic, b"", TIMEOUT, retain=True)
+
+    def follow(self) -> None:
+        """Subscribe to the offer's own topic: the session's handler must pass what arrives to :meth:`heard`."""
+        self.session.subscribe(self.topic, TIMEOUT)
+
+    def heard(self, where: str, payload: bytes) -> None:
+        """A message the broker delivered (on its network thread: this never waits on the broker). Anything on the
+        offer's topic but the offer, while it is open, is someone else's doing: the offer is put back shortly."""
+        if where != self.topic or payload == self.payload or not self.open:
+            return
+        with self._pending:
+            if self._timer is not None:
+                return
+            delay = max(0.0, self._last_restore + RESTORE_SECONDS - time.monotonic())
+            self._timer = threading.Timer(delay, self._put_back)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _put_back(self) -> None:
+        with self._pending:
+            self._timer = None
+            self._last_restore = time.monotonic()
+        with self._lock:
+            if not self.open:
+                return
+            try:
+                self.session.publish(self.topic, self.payload, TIMEOUT, retain=True)
+            except BrokerError as error:
+                LOG.warning("putting back the offer %s failed: %s", self.signed.offer.id[:ID_SHOWN], error.message)
+                return
+            self.restored += 1
+        if self.restored == 1 and self.say is not None:
+            self.say(f"another client took the offer {self.signed.offer.id[:ID_SHOWN]} off the board (cleared or "
+                     "replaced it on the broker): it is back, and is put back each time (a broker that lets each "
+                     "account publish only its own offers prevents it: docs/messaging.md)")  # fmt: skip

@@ -10,7 +10,8 @@ dropped when their time comes. Every change goes to the pages as an ``offers`` e
 the broker sends every retained offer again, and one withdrawn meanwhile is gone.
 
 The same session publishes the page's own offers (:mod:`xo_web.offer_posts`): they are
-published again after a reconnection, since a broker restarted without persistence forgot them.
+published again after a reconnection, since a broker restarted without persistence forgot them,
+and put back when anyone else clears or replaces them (:attr:`OfferFeed.listeners`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ class OfferFeed:
         self.message: str | None = f"connecting to the broker at {broker.url}"
         self.on_reconnect: list[Callable[[], None]] = []
         """Run (in a worker thread) after each reconnection: the page's own offers are published again."""
+        self.listeners: list[Callable[[str, bytes], None]] = []
+        """Told (on the event loop) every message on an offer's topic: the page's own offers are put back when someone
+        else takes them down."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed = asyncio.Event()
 
@@ -119,6 +123,8 @@ class OfferFeed:
             self._loop.call_soon_threadsafe(self._apply, where, payload)
 
     def _apply(self, where: str, payload: bytes) -> None:
+        for listener in self.listeners:
+            listener(where, payload)
         if self.list.received(where, payload, self.clock()):
             self._changed.set()
             self.tell()

@@ -11,7 +11,7 @@ within its count of one, while the player's free chips cover the deposit),
 :func:`chips_client.transactions.join` pays the deposit in, and the match starts at once
 (:class:`xo_web.chips_matches.Matches`), the page told to open it. An offer is withdrawn
 (its retained message cleared) when the page asks, once joined, when it expires, and when
-the server stops.
+the server stops; until then it is put back whenever anyone else clears or replaces it.
 
 Blocking (``http.client``, the broker's acknowledgements): run in worker threads.
 """
@@ -102,6 +102,7 @@ class OfferPosts:
         self._chain_said = False
         self._block = asyncio.Event()
         feed.on_reconnect.append(self.republish)
+        feed.listeners.append(self.heard)
 
     def post(self, request: OfferRequest) -> Json:
         """Sign and publish the page's offer: a 409 when no accept of it could be opened or joined, a 503 without a
@@ -129,7 +130,7 @@ class OfferPosts:
             if len(self.posted) >= MAX_OFFERS:
                 raise ApiError(429, 50, "Too Many Offers", f"{MAX_OFFERS} offers are open already: withdraw one")
         signed = make_offer(signer, terms, int(self.clock()) + request.seconds)
-        posted = Posted(request.player, signer, Post(session, signed), Published(signed, 1))
+        posted = Posted(request.player, signer, Post(session, signed, _log_line), Published(signed, 1))
         with self._lock:
             self.posted[signed.offer.id] = posted
         try:
@@ -220,6 +221,14 @@ class OfferPosts:
         except ApiError as error:
             self.matches.say(posted.signer.public_key, ident, fixed.app, f"the match could not start: {error.message}")
 
+    def heard(self, where: str, payload: bytes) -> None:
+        """A message on an offer's topic (on the event loop): one of the page's offers taken down by someone else is
+        put back (:meth:`chips_client.offer_board.Post.heard`)."""
+        with self._lock:
+            mine = [posted.post for posted in self.posted.values() if posted.post.topic == where]
+        for post in mine:
+            post.heard(where, payload)
+
     def republish(self) -> None:
         """Publish every open offer again (after a reconnection: the broker may have forgotten them)."""
         for posted in list(self.posted.values()):
@@ -260,3 +269,7 @@ class OfferPosts:
             left, self.posted = list(self.posted.values()), {}
         for posted in left:
             await asyncio.to_thread(self._clear, posted)
+
+
+def _log_line(line: str) -> None:
+    LOG.warning("xo web: %s", line)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from chips_client import offers
-from chips_client.offer_board import Post, find, read_board
+from chips_client.offer_board import RESTORE_SECONDS, Post, find, read_board
 from chips_client.offers import SignedOffer, Terms
 from xo_core.signing import Signer
 
@@ -107,3 +110,70 @@ def test_a_post_is_retained_and_withdrawn_by_clearing_its_topic_once() -> None:
     topic = offers.topic(signed.offer)
     assert broker.published == [(topic, offers.encode_offer(signed), True), (topic, b"", True)]
     assert read_board(broker, None, clock=lambda: NOW).offers == []
+
+
+class Heard:
+    """A broker that hands every retained publish to its subscribers at once, as MQTT does (the poster included)."""
+
+    def __init__(self) -> None:
+        self.broker = RetainedBroker({})
+        self.posts: list[Post] = []
+        self.published = threading.Condition()
+
+    def publish(self, topic: str, payload: bytes, timeout: float, *, retain: bool = False) -> None:
+        with self.published:
+            self.broker.publish(topic, payload, timeout, retain=retain)
+            self.published.notify_all()
+        for post in self.posts:
+            post.heard(topic, payload)
+
+    def subscribe(self, topic: str, timeout: float) -> None:
+        pass
+
+    def retained(self, topic: str, within: float) -> bytes | None:
+        """What the topic retains once the poster has had ``within`` seconds to put its offer back."""
+        with self.published:
+            self.published.wait_for(lambda: self.broker.retained.get(topic) == self.posts[0].payload, within)
+            return self.broker.retained.get(topic)
+
+
+def test_an_offer_someone_else_clears_replaces_or_alters_is_put_back_and_said_once() -> None:
+    signed, said = offer(), []
+    broker = Heard()
+    post = Post(broker, signed, said.append)  # type: ignore[arg-type]
+    broker.posts.append(post)
+    post.follow()
+    post.publish()
+    other = offer(signer=MALLORY)
+    for stranger in (b"", offers.encode_offer(other), post.payload[:-1] + b"\x00"):
+        broker.publish(post.topic, stranger, 1.0, retain=True)  # cleared, replaced by another offer, altered
+        assert broker.retained(post.topic, within=RESTORE_SECONDS + 2) == post.payload
+    assert post.restored == 3
+    assert len(said) == 1 and f"took the offer {signed.offer.id[:16]} off the board" in said[0]
+    post.withdraw()
+    time.sleep(0.05)
+    assert broker.broker.retained[post.topic] == b"", "the offerer's own withdrawal is never undone"
+
+
+def test_a_flood_of_clears_is_answered_at_most_once_a_second() -> None:
+    broker = Heard()
+    post = Post(broker, offer())  # type: ignore[arg-type]
+    broker.posts.append(post)
+    post.publish()
+    started = time.monotonic()
+    while time.monotonic() - started < 1.5:
+        broker.publish(post.topic, b"", 1.0, retain=True)
+        time.sleep(0.01)
+    assert broker.retained(post.topic, within=RESTORE_SECONDS + 2) == post.payload
+    assert 1 <= post.restored <= 3, post.restored
+
+
+def test_a_message_on_another_topic_or_the_offer_itself_changes_nothing() -> None:
+    broker = Heard()
+    post = Post(broker, offer())  # type: ignore[arg-type]
+    broker.posts.append(post)
+    post.publish()
+    post.heard(offers.topic(offer().offer), b"")
+    post.heard(post.topic, post.payload)
+    time.sleep(0.1)
+    assert post.restored == 0 and len(broker.broker.published) == 1

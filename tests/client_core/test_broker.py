@@ -367,11 +367,14 @@ def test_wrong_credentials_are_refused_and_right_ones_accepted(
         assert inbox.take(1) == [("xo/chips/c4/alice", b"to myself")]
 
 
-PLAYERS_ACL = """\
-# docs/messaging.md: each player's user name is their public key; they read their own topics, write the others'
-pattern read xo/chips/+/%u
-pattern write xo/chips/#
-"""
+def documented_acl() -> str:
+    """The players' ACL as docs/messaging.md prints it: the code block that starts ``# /etc/mosquitto/acl``."""
+    page = (Path(__file__).parents[2] / "docs" / "messaging.md").read_text(encoding="utf-8")
+    block = page[page.index("```\n# /etc/mosquitto/acl") + 4 :]
+    return block[: block.index("```")]
+
+
+PLAYERS_ACL = documented_acl()
 
 
 def test_a_broker_with_accounts_and_an_acl_keeps_each_player_to_their_own_topics(
@@ -396,6 +399,46 @@ def test_a_broker_with_accounts_and_an_acl_keeps_each_player_to_their_own_topics
         alice.publish(f"xo/chips/c10/{bob_key}", b"alice's move", SECONDS)
         assert bob_inbox.take(1) == [(f"xo/chips/c10/{bob_key}", b"alice's move")]
         assert carol_inbox.empty_after(0.2)
+
+
+def test_under_the_documented_acl_only_its_offerer_can_clear_or_replace_an_offer(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    alice_key, mallory_key = "02" + "a1" * 32, "03" + "c3" * 32
+    users = {alice_key: "alice's password", mallory_key: "mallory's password"}
+    offer, elsewhere = f"xo/chips/offers/xo/{alice_key}/{'ab' * 32}", f"xo/chips/offers/xo/{mallory_key}/{'cd' * 32}"
+    with running_mosquitto(tmp_path, users=users, acl=PLAYERS_ACL) as guarded, closed_before_the_broker_stops(sessions):
+
+        def session_of(user: str, client_id: str, inbox: Inbox) -> BrokerSession:
+            environ = {"XO_BROKER_USERNAME": user, "XO_BROKER_PASSWORD": users[user]}
+            return connected(sessions, address(guarded.port, environ=environ), client_id, inbox)
+
+        def board() -> dict[str, bytes]:
+            """What a reader connecting now is handed: every retained offer."""
+            inbox = Inbox()
+            reader = session_of(mallory_key, f"test-acl-reader-{time.monotonic_ns()}", inbox)
+            reader.subscribe("xo/chips/offers/+/#", SECONDS)
+            time.sleep(0.3)  # retained messages come at once on subscribing
+            reader.close()
+            found = {}
+            while not inbox.messages.empty():
+                where, payload = inbox.messages.get_nowait()
+                found[where] = payload
+            return found
+
+        alice_inbox = Inbox()
+        alice = session_of(alice_key, "test-acl-offerer", alice_inbox)
+        alice.subscribe(offer, SECONDS)  # the offerer follows its own offer
+        alice.publish(offer, b"alice's offer", SECONDS, retain=True)
+        assert alice_inbox.take(1) == [(offer, b"alice's offer")]
+        mallory = session_of(mallory_key, "test-acl-mallory", Inbox())
+        for forged in (b"", b"mallory's junk"):
+            mallory.publish(offer, forged, SECONDS, retain=True)  # acknowledged at MQTT 3.1.1, and dropped
+        mallory.publish(elsewhere, b"mallory's own offer", SECONDS, retain=True)
+        assert board() == {offer: b"alice's offer", elsewhere: b"mallory's own offer"}
+        assert alice_inbox.empty_after(0.2), "the offerer never heard the stranger's clear: nothing to put back"
+        alice.publish(offer, b"", SECONDS, retain=True)  # the offerer withdraws it
+        assert board() == {elsewhere: b"mallory's own offer"}
 
 
 def test_mqtts_checks_the_broker_certificate_against_the_system_store(

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from types import SimpleNamespace
 
 from chips_client.offer_board import Post
 from chips_client.offer_desk import Published
-from chips_client.offers import SignedOffer, Terms, channel_fixed, make_offer
+from chips_client.offers import SignedOffer, Terms, channel_fixed, encode_offer, make_offer, topic
 from chips_tp.channel import channel_id
 from chips_tp.state import FUNDING, Channel
 from client_core.keys import KeyNames
@@ -50,8 +51,8 @@ class Desk:
 
 
 def posts_with(desk: Desk, board: Board, said: list, expires: float) -> tuple[OfferPosts, SignedOffer]:
-    posts = OfferPosts(desk, SimpleNamespace(say=lambda *a: said.append(a)), SimpleNamespace(on_reconnect=[]),
-                       clock=lambda: NOW)  # type: ignore[arg-type]  # fmt: skip
+    feed = SimpleNamespace(on_reconnect=[], listeners=[])
+    posts = OfferPosts(desk, SimpleNamespace(say=lambda *a: said.append(a)), feed, clock=lambda: NOW)  # type: ignore[arg-type]
     signed = make_offer(ALICE, Terms("xo", 10, 50, 1, 60), int(expires))
     post = Post(board, signed)
     post.publish()
@@ -70,6 +71,21 @@ def test_an_accept_the_offerers_chips_cannot_cover_is_told_once_to_her_page_and_
     told = "bob accepted your offer, but it is not joined: your 20 free chips cannot cover its 50 deposit"
     assert said == [(ALICE.public_key, channel_id(fixed), "xo", told)]
     assert posts.open() and board.retained  # still open, still on the board
+
+
+def test_a_page_offer_someone_else_clears_is_put_back_and_another_topic_is_left_alone() -> None:
+    board, said = Board(), []
+    posts, signed = posts_with(Desk([], 1000), board, said, NOW + 600)
+    mine, theirs = topic(signed.offer), topic(make_offer(BOB, Terms("xo", 10, 50, 1, 60), int(NOW) + 600).offer)
+    board.retained[theirs] = b""
+    for listener in posts.feed.listeners:  # as the feed hands over what its session hears
+        listener(theirs, b"")
+        listener(mine, b"")  # a stranger's clear of alice's offer
+    deadline = time.monotonic() + 3
+    while board.retained[mine] != encode_offer(signed):
+        assert time.monotonic() < deadline, "not put back within 3 s"
+        time.sleep(0.01)
+    assert board.retained[theirs] == b"", "only the page's own offers are put back"
 
 
 def test_an_expired_offer_is_cleared_from_the_board_at_the_next_poll() -> None:
