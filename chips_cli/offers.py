@@ -34,7 +34,7 @@ from chips_client.store import ChannelTerms
 from chips_tp.channel import MIN_DURATION, Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
-from client_core.broker import BrokerError, BrokerSession
+from client_core.broker import BrokerError, BrokerSession, private_client_id
 from client_core.errors import InvalidInput, Rejected, TimedOut, Unavailable
 from client_core.keys import KeyNames
 from client_core.ratings import Standing, rated
@@ -158,8 +158,9 @@ def offer(args: argparse.Namespace) -> int:
                                f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
         reconnected = threading.Event()
         posts: list[Post] = []  # the offer follows its own topic, and is put back when someone else takes it down
-        broker = BrokerSession(args.broker, f"xo-offer-{shown}", heard_by(posts), on_reconnect=reconnected.set,
-                               persistent=False, say=play.say)  # fmt: skip
+        client_id = private_client_id(signer, "chips-offer", published.signed.offer.id)  # the offer's id is public
+        broker = BrokerSession(args.broker, client_id, heard_by(posts), on_reconnect=reconnected.set, persistent=False,
+                               say=play.say)  # fmt: skip
         broker.connect(10.0)
         post = Post(broker, published.signed, play.say)
         posts.append(post)

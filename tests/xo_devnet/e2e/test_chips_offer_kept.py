@@ -10,6 +10,7 @@ topics) the broker drops mallory's messages: bob never hears of them and the off
 from __future__ import annotations
 
 import os
+import queue
 import secrets
 import signal
 import subprocess
@@ -112,3 +113,29 @@ def test_under_the_documented_acl_a_strangers_clear_is_refused_by_the_broker(net
             said = stopped(bob)
         assert TOOK not in said, said
         assert board(as_mallory, broker) == [], "bob's own account withdrew it"
+
+
+def test_nobody_can_name_the_running_offers_broker_session(net: Net, tmp_path: Path) -> None:
+    with running_mosquitto(tmp_path) as mosquitto:
+        broker = f"mqtt://127.0.0.1:{mosquitto.port}"
+        anyone = environment(broker)
+        bob = offering(net, anyone)
+        try:
+            [offered] = board(anyone, broker)
+            heard: queue.Queue[bytes] = queue.Queue()  # bob publishes his offer again after each reconnection
+            watcher = BrokerSession(BrokerAddress.parse(broker, anyone), "test-watcher",
+                                    lambda _t, payload: heard.put(payload), persistent=False)  # fmt: skip
+            watcher.connect(SECONDS)
+            watcher.subscribe(topic(offered.offer), SECONDS)
+            assert heard.get(timeout=SECONDS)  # the retained offer
+            for public in (f"xo-offer-{offered.offer.id[:16]}", f"xo-offer-{offered.offer.id}"):  # ids on the board
+                intruder = BrokerSession(BrokerAddress.parse(broker, anyone), public, lambda _t, _p: None,
+                                         persistent=False)  # fmt: skip
+                intruder.connect(SECONDS)
+                time.sleep(1.0)  # holding the id: a session of that id would be cut off, and come back
+                intruder.close()
+            watcher.close()
+            assert heard.empty(), "bob's session was cut off by a client naming its id, and reconnected"
+        finally:
+            said = stopped(bob)
+        assert "another client seems to use its id" not in said, said
