@@ -9,11 +9,21 @@ import pytest
 
 from tests.bytecode_cache import share_bytecode_cache
 from tests.fake_sawtooth import FakeSawtooth
+from tests.processes import Leftovers, become_subreaper
 from tests.together import WORKER_INPUT, scheduler
 
 
 def pytest_configure(config: pytest.Config) -> None:
     share_bytecode_cache(config)
+    become_subreaper()  # a test's grandchildren stay below the runner, where the end of the test finds them
+
+
+@pytest.fixture(autouse=True)
+def _no_process_outlives_its_test() -> Iterator[None]:
+    """Whatever a test started is killed when it ends (passed, failed or timed out), children and grandchildren too."""
+    leftovers = Leftovers()
+    yield
+    leftovers.stop()
 
 
 @pytest.hookimpl(optionalhook=True)

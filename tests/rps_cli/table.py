@@ -22,6 +22,7 @@ from rps_tp.family import game_address
 from rps_tp.game import DEFAULT_SETTINGS, SETUP_PHASE, Game, Moment, Settings
 from rps_tp.ops import Create, Join, Op, Ready
 from rps_tp.state import decode_bucket
+from tests.processes import sigint_at_default
 from xo_core.keyfiles import load_signer
 
 RPS = str(Path(sys.executable).parent / "rps")
@@ -66,7 +67,8 @@ class Table:
         return [RPS, *argv, "--url", self.url, "--key-dir", str(self.key_dir), "--username", who]
 
     def start(self, who: str, *argv: str) -> Running:
-        process = subprocess.Popen(self.argv(who, *argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(self.argv(who, *argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   preexec_fn=sigint_at_default)  # noqa: PLW1509 - some tests stop it with Ctrl-C
         return Running(process)
 
     def run(self, who: str, *argv: str) -> Done:

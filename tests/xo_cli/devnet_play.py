@@ -17,6 +17,7 @@ from pathlib import Path
 
 from client_core.rest import RestClient
 from client_core.submission import submit
+from tests.processes import sigint_at_default
 from xo_client.transactions import make_xo_transaction
 from xo_core.keyfiles import load_signer
 
@@ -65,6 +66,7 @@ class Running:
             stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
+            preexec_fn=sigint_at_default,  # noqa: PLW1509 - interrupt() is a Ctrl-C, whoever started the suite
         )
         self.stdout: queue.Queue[str | None] = queue.Queue()
         self.stderr: queue.Queue[str | None] = queue.Queue()

@@ -25,6 +25,7 @@ import pytest
 
 from client_core.keys import KeyNames
 from client_core.rest import RestClient
+from tests.processes import sigint_at_default
 from tests.xo_cli.devnet_play import SECONDS, XO, Running, Table
 from xo_cli.play import Match
 from xo_client.seat import AI_KEY_NAME, read_game, turn_of
@@ -342,6 +343,7 @@ class Terminal:
         self.master, slave = pty.openpty()
 
         def controlling_terminal() -> None:
+            sigint_at_default()  # a Ctrl-C typed is a SIGINT from the terminal, whoever started the suite
             os.setsid()
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 

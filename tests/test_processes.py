@@ -1,0 +1,54 @@
+"""The suite's own promise about the processes its tests start (tests/processes.py): Ctrl-C reaches those a test
+stops with it, however the suite was started, and nothing a test started outlives it."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.processes import Leftovers, descendants, sigint_at_default
+
+
+@pytest.fixture
+def sigint_ignored() -> Iterator[None]:
+    """This process as a script's ``pytest &`` starts it: SIGINT ignored, which its children inherit."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_a_process_started_for_ctrl_c_gets_it_even_when_the_suite_ignores_sigint(sigint_ignored) -> None:
+    deaf = subprocess.Popen(["sleep", "30"])
+    hearing = subprocess.Popen(["sleep", "30"], preexec_fn=sigint_at_default)  # noqa: PLW1509
+    try:
+        for process in (deaf, hearing):
+            process.send_signal(signal.SIGINT)
+        assert hearing.wait(5) == -signal.SIGINT
+        with pytest.raises(subprocess.TimeoutExpired):
+            deaf.wait(0.3)  # the convention the commands keep: an inherited ignored SIGINT stays ignored
+    finally:
+        deaf.kill()
+        deaf.wait(5)
+
+
+def test_what_a_test_leaves_running_is_killed_children_and_orphaned_grandchildren_alike() -> None:
+    leftovers = Leftovers()
+    parent = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60"])
+    orphaning = subprocess.run(["sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!"], capture_output=True, text=True,
+                               check=True)  # fmt: skip
+    orphan = int(orphaning.stdout)  # its parent exited: re-parented to this process, the suite's subreaper
+    deadline = time.monotonic() + 5
+    while len(descendants()) < 4:  # the parent, its two sleeps, the orphan
+        assert time.monotonic() < deadline, descendants()
+        time.sleep(0.01)
+    stopped = {process.pid for process in leftovers.stop()}
+    assert {parent.pid, orphan} <= stopped and len(stopped) == 4
+    assert not any(Path(f"/proc/{pid}").exists() for pid in stopped), "killed and reaped"
+    parent.wait(5)
