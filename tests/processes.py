@@ -98,11 +98,11 @@ class Leftovers:
         while unreaped and time.monotonic() < deadline:
             for pid in list(unreaped):
                 try:
-                    if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                        continue
-                except ChildProcessError:  # not this process's child (its parent reaps it), or reaped already
-                    pass
-                unreaped.remove(pid)
+                    if os.waitpid(pid, os.WNOHANG)[0] != 0:
+                        unreaped.remove(pid)
+                except ChildProcessError:  # not (yet) this process's child: its parent reaps it, or hands it over
+                    if not Path(f"/proc/{pid}").exists():
+                        unreaped.remove(pid)
             if unreaped:
                 time.sleep(0.01)
         return left
