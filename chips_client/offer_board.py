@@ -181,12 +181,13 @@ class Post:
         with self._lock:
             if not self.open:
                 return
+            self.restored += 1  # before its echo comes back, which has the page's list told again
             try:
                 self.session.publish(self.topic, self.payload, TIMEOUT, retain=True)
             except BrokerError as error:
+                self.restored -= 1
                 LOG.warning("putting back the offer %s failed: %s", self.signed.offer.id[:ID_SHOWN], error.message)
                 return
-            self.restored += 1
         if self.restored == 1 and self.say is not None:
             self.say(f"another client took the offer {self.signed.offer.id[:ID_SHOWN]} off the board (cleared or "
                      "replaced it on the broker): it is back, and is put back each time (a broker that lets each "

@@ -54,6 +54,8 @@ class OfferFeed:
         self.message: str | None = f"connecting to the broker at {broker.url}"
         self.on_reconnect: list[Callable[[], None]] = []
         """Run (in a worker thread) after each reconnection: the page's own offers are published again."""
+        self.put_back: Callable[[str], int | None] = lambda _offer_id: None
+        """How many times this server put an offer of its own back on the board (None: not one of its own)."""
         self.listeners: list[Callable[[str, bytes], None]] = []
         """Told (on the event loop) every message on an offer's topic: the page's own offers are put back when someone
         else takes them down."""
@@ -156,7 +158,7 @@ class OfferFeed:
         trouble if any (``message``)."""
         now = self.clock()
         return {
-            "offers": self.list.view(now, self.names(), self.rating_of), "now": now,
+            "offers": self.list.view(now, self.names(), self.rating_of, self.put_back), "now": now,
             "refused": self.list.refused, "message": self.message or self._away(),
         }  # fmt: skip
 

@@ -71,18 +71,22 @@ class OfferList:
                  if signed.offer.expires > now and terms_problem(signed.offer.terms, self.floor) is None]  # fmt: skip
         return sorted(found, key=lambda signed: (signed.offer.expires, signed.offer.id))
 
-    def view(self, now: float, names: KeyNames, rating_of: Callable[[str], Json | None]) -> list[Json]:
+    def view(self, now: float, names: KeyNames, rating_of: Callable[[str], Json | None],
+             put_back: Callable[[str], int | None] = lambda _offer_id: None) -> list[Json]:  # fmt: skip
         """The open offers as the page lists them (:func:`offer_view`)."""
-        return [offer_view(signed, names, rating_of(signed.offer.offerer)) for signed in self.open_offers(now)]
+        return [offer_view(signed, names, rating_of(signed.offer.offerer), put_back(signed.offer.id))
+                for signed in self.open_offers(now)]  # fmt: skip
 
 
-def offer_view(signed: SignedOffer, names: KeyNames, rating: Json | None) -> Json:
+def offer_view(signed: SignedOffer, names: KeyNames, rating: Json | None, put_back: int | None = None) -> Json:
     """One offer for the page: its id, the offerer (their key, the key directory's name for it, their rating), the
-    terms and the expiry (Unix seconds). A stranger chose only numbers and a key, both checked; names are shown."""
+    terms, the expiry (Unix seconds) and, for an offer this server posted, how many times it put it back after
+    another client took it off the board (else null). A stranger chose only numbers and a key, both checked; names
+    are shown."""
     offer, terms = signed.offer, signed.offer.terms
     return {
         "id": offer.id, "short_id": offer.id[:ID_SHOWN],
         "offerer": {"public_key": offer.offerer, "name": shown_name(offer.offerer, names)}, "rating": rating,
         "game": terms.game, "stake": terms.stake, "deposit": terms.deposit, "rounds": terms.rounds,
-        "challenge_seconds": terms.challenge, "expires": offer.expires,
+        "challenge_seconds": terms.challenge, "expires": offer.expires, "put_back": put_back,
     }  # fmt: skip

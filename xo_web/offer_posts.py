@@ -103,6 +103,7 @@ class OfferPosts:
         self._block = asyncio.Event()
         feed.on_reconnect.append(self.republish)
         feed.listeners.append(self.heard)
+        feed.put_back = self.put_back
 
     def post(self, request: OfferRequest) -> Json:
         """Sign and publish the page's offer: a 409 when no accept of it could be opened or joined, a 503 without a
@@ -228,6 +229,11 @@ class OfferPosts:
             mine = [posted.post for posted in self.posted.values() if posted.post.topic == where]
         for post in mine:
             post.heard(where, payload)
+
+    def put_back(self, offer_id: str) -> int | None:
+        """How many times the page's offer ``offer_id`` was put back on the board; None when it is not one of them."""
+        posted = self.posted.get(offer_id)
+        return None if posted is None else posted.post.restored
 
     def republish(self) -> None:
         """Publish every open offer again (after a reconnection: the broker may have forgotten them)."""

@@ -308,3 +308,19 @@ def test_a_page_offer_that_expires_is_cleared_from_the_broker(offers_server, bro
     assert retained == []
     assert offer_id not in {o["id"] for o in offers_server.get_json("/api/chips/offers")["offers"]}
     assert offers_server.post_chips("withdraw", player="bob", offer=offer_id).status == 409  # no longer open
+
+
+def test_a_page_offer_a_stranger_clears_or_replaces_on_the_broker_is_put_back_and_the_page_told(
+    offers_server, poster, broker, devnet
+):
+    offer_id = offered(offers_server, "alice", game="xo", stake=1, deposit=5, rounds=1, challenge=60)
+    assert listed(offers_server, offer_id)["put_back"] == 0
+    where = f"xo/chips/offers/xo/{key_of(devnet, 'alice')}/{offer_id}"
+    for forged in (b"", encode_offer(make_offer(MALLORY, Terms("xo", 1, 5, 1, 60), int(time.time()) + 60))):
+        poster.publish(where, forged, SECONDS, retain=True)  # mallory clears it, then puts her own offer there
+        ends = time.monotonic() + SECONDS
+        while offer_id not in board_ids(broker):  # a fresh reader finds it again: it was put back
+            assert time.monotonic() < ends, "the page's offer was not put back"
+    assert listed(offers_server, offer_id)["put_back"] >= 1
+    assert offers_server.post_chips("withdraw", player="alice", offer=offer_id).status == 200
+    assert offer_id not in board_ids(broker)

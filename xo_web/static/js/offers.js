@@ -100,6 +100,7 @@ export function offersSection(app, signal, channelHref) {
       h("p", { class: "offer-by" }, offererLabel(offer), `, ${ratingText(offer.rating)}, offers:`),
       h("p", { class: "offer-terms", text: offerTerms(offer) }),
       h("p", { class: "offer-stays", dataset: { expires: String(offer.expires) }, text: staysText(offer.expires, skew) }),
+      offer.put_back ? h("p", { class: "note offer-put-back", text: `Another client took this offer off the board; the server put it back (${plural(offer.put_back, "time")}).` }) : null,
       app.player() ? h("div", { class: "actions" }, button) : null,
     );
   }
