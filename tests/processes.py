@@ -7,9 +7,9 @@ is started through :func:`sigint_at_default` (``preexec_fn``), as a shell starts
 in the foreground.
 
 Every test's processes are stopped when it ends, passed, failed or timed out (pytest-timeout
-raises in the test, so teardown runs): :class:`Leftovers` notes the processes below the test
-runner when the test starts and kills, with SIGKILL, every one that is there at its end and
-was not before, children and grandchildren alike. The runner is made a child subreaper
+raises in the test, so teardown runs): :class:`Leftovers` notes the test runner's children
+when the test starts and kills, with SIGKILL, every child that is there at its end and was
+not before, with all its children and grandchildren. The runner is made a child subreaper
 (Linux's ``PR_SET_CHILD_SUBREAPER``), so a grandchild whose parent died is re-parented to it
 rather than to init, and is still found.
 """
@@ -67,28 +67,33 @@ def _started(pid: int) -> int | None:
     return int(stat[stat.rindex(")") + 2 :].split()[19])
 
 
-def descendants(root: int | None = None) -> set[Process]:
-    """Every process below ``root`` (this one), zombies included."""
+def _processes(pids: list[int]) -> list[Process]:
+    return [Process(pid, started) for pid in pids if (started := _started(pid)) is not None]
+
+
+def descendants(roots: list[Process] | None = None) -> set[Process]:
+    """``roots`` (else this process's children) and every process below them, zombies included."""
     found: set[Process] = set()
-    waiting = _children(root or os.getpid())
+    waiting = list(roots) if roots is not None else _processes(_children(os.getpid()))
     while waiting:
-        pid = waiting.pop()
-        started = _started(pid)
-        if started is not None:
-            found.add(Process(pid, started))
-            waiting += _children(pid)
+        process = waiting.pop()
+        found.add(process)
+        waiting += _processes(_children(process.pid))
     return found
 
 
 class Leftovers:
-    """The processes below this one when a test starts; :meth:`stop` kills those that were not, once it ended."""
+    """This process's children when a test starts; :meth:`stop` kills, once it ended, every child that is new and
+    all below it. Below a child that was there before (a module's ledger, a session's browser) is that child's
+    business: it may start processes of its own during a test (the processors of a ledger, a browser's renderers)."""
 
     def __init__(self) -> None:
-        self.before = descendants()
+        self.before = set(_processes(_children(os.getpid())))
 
     def stop(self) -> list[Process]:
-        """SIGKILL every process below this one that was not there before, then reap the dead among its children."""
-        left = [process for process in descendants() if process not in self.before]
+        """SIGKILL every process a new child heads (the child too), then reap the dead among this one's children."""
+        new = [child for child in _processes(_children(os.getpid())) if child not in self.before]
+        left = sorted(descendants(new))
         for process in left:
             if _started(process.pid) == process.started:
                 with contextlib.suppress(OSError):

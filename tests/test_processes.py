@@ -45,9 +45,10 @@ def test_what_a_test_leaves_running_is_killed_children_and_orphaned_grandchildre
                                check=True)  # fmt: skip
     orphan = int(orphaning.stdout)  # its parent exited: re-parented to this process, the suite's subreaper
     deadline = time.monotonic() + 5
-    while len(descendants()) < 4:  # the parent, its two sleeps, the orphan
-        assert time.monotonic() < deadline, descendants()
+    while len(Path(f"/proc/{parent.pid}/task/{parent.pid}/children").read_text().split()) < 2:  # both its sleeps
+        assert time.monotonic() < deadline
         time.sleep(0.01)
+    assert orphan in {process.pid for process in descendants()}
     stopped = {process.pid for process in leftovers.stop()}
     assert {parent.pid, orphan} <= stopped and len(stopped) == 4
     assert not any(Path(f"/proc/{pid}").exists() for pid in stopped), "killed and reaped"
