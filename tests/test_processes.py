@@ -3,8 +3,10 @@ stops with it, however the suite was started, and nothing a test started outlive
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,3 +55,34 @@ def test_what_a_test_leaves_running_is_killed_children_and_orphaned_grandchildre
     assert {parent.pid, orphan} <= stopped and len(stopped) == 4
     assert not any(Path(f"/proc/{pid}").exists() for pid in stopped), "killed and reaped"
     parent.wait(5)
+
+
+INNER_CONFTEST = """
+import pytest
+from tests.conftest import _no_process_outlives_its_test, pytest_configure  # the suite's own
+"""
+INNER_TEST = """
+import subprocess, sys, time
+def test_that_times_out(tmp_path):
+    child = subprocess.Popen(["sh", "-c", "sleep 60 & echo $! >> {pids}; sleep 60"])
+    with open({pids!r}, "a") as pids:
+        pids.write(f"{{child.pid}}\\n")
+    time.sleep(30)
+"""
+
+
+def test_a_test_that_times_out_leaves_nothing_running(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    (tmp_path / "conftest.py").write_text(INNER_CONFTEST)
+    (tmp_path / "test_inner.py").write_text(INNER_TEST.format(pids=str(pids)))
+    repository = Path(__file__).parents[1]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--timeout", "2", "--rootdir", str(tmp_path),
+         str(tmp_path / "test_inner.py")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(repository)}, capture_output=True, text=True, timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Timeout" in done.stdout, done.stdout + done.stderr
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) == 2, started  # the child and its background sleep
+    assert not [pid for pid in started if Path(f"/proc/{pid}").exists()], "left running after the time-out"
