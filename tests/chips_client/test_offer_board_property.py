@@ -15,12 +15,13 @@ from unittest import mock
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from chips_client import offer_board
+from chips_client import checks, offer_board
 from chips_client import transactions as tx
 from chips_client.offer_board import Post, read_board
 from chips_client.offers import Offer, SignedOffer, Terms, channel_fixed, offer_message
 from chips_tp.channel import MAX_AMOUNT, MAX_DURATION
 from chips_tp.hashes import sign
+from chips_tp.state import Account
 from tests.chips_client.test_offer_board import RetainedBroker
 from tests.chips_tp.harness import ALICE, BOB, FLOOR, ISSUER, NOW, Chain
 from xo_web.offer_list import OfferList
@@ -88,3 +89,10 @@ def test_an_offer_of_stake_zero_is_not_listed_and_its_open_is_refused() -> None:
     assert "'stake' must be a whole number of chips from 1" in (opened_by_the_chain(signed) or "")
     assert not listed_by_the_command(signed)
     assert not listed_by_the_page(signed)
+
+
+def test_chips_accept_refuses_the_open_of_such_an_offer_before_submitting_it() -> None:
+    signed = signed_offer(Terms("xo", 0, 50, 3, 600))
+    fixed = channel_fixed(signed.offer, ALICE.public_key, 1)
+    refused = checks.open_refusal(None, Account(ALICE.public_key, 50), fixed, FLOOR)
+    assert refused is not None and "'stake' must be a whole number of chips from 1" in refused
