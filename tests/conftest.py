@@ -10,7 +10,7 @@ import pytest
 from tests.bytecode_cache import share_bytecode_cache
 from tests.fake_sawtooth import FakeSawtooth
 from tests.processes import Leftovers, become_subreaper
-from tests.together import WORKER_INPUT, scheduler
+from tests.together import MODULES, WORKER_INPUT, module_of, scheduler
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -19,8 +19,23 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_process_outlives_its_test() -> Iterator[None]:
-    """Whatever a test started is killed when it ends (passed, failed or timed out), children and grandchildren too."""
+def _no_process_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Whatever a test started is killed when it ends (passed, failed or timed out), children and grandchildren too;
+    in the modules of tests/together.py, whose runs go on side by side across their tests, when the module ends."""
+    if module_of(request.node.nodeid) in MODULES:
+        yield
+        return
+    leftovers = Leftovers()
+    yield
+    leftovers.stop()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_process_outlives_its_module(request: pytest.FixtureRequest) -> Iterator[None]:
+    """What a module of tests/together.py started is killed when the module ends."""
+    if module_of(request.node.nodeid) not in MODULES:
+        yield
+        return
     leftovers = Leftovers()
     yield
     leftovers.stop()
