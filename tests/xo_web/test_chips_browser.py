@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import pytest
 
 from chips_client.chain import RestChain
+from client_core.broker import BrokerAddress, BrokerSession
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import Running
 from tests.xo_web.browser import SECONDS, launched_chromium, open_windows, tofu
@@ -255,7 +256,9 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     expect(bob.locator("#channel-status")).not_to_contain_text("Closed")
 
 
-def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_page(pages, devnet, screenshots):
+def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_page(
+    pages, devnet, broker_url, screenshots
+):
     alice, bob = pages
     before = balances_on_chain(devnet)
     for field, value in (("stake", 5), ("deposit", 20), ("rounds", 1), ("challenge", 60), ("seconds", 300)):
@@ -265,6 +268,14 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     mine = alice.locator('li.offer[data-mine="true"]')
     expect(mine.locator(".offer-offerer")).to_have_text("you")
     expect(mine.get_by_role("button", name="Withdraw")).to_be_visible()
+    alice_key = (devnet.key_dir / "alice.pub").read_text().strip()
+    stranger = BrokerSession(BrokerAddress.parse(broker_url), "test-stranger", lambda *_: None, persistent=False)
+    stranger.connect(SECONDS)
+    stranger.publish(f"xo/chips/offers/xo/{alice_key}/{mine.get_attribute('data-offer')}", b"", SECONDS, retain=True)
+    stranger.close()  # a stranger cleared alice's offer on the broker: her server puts it back, and her page says so
+    expect(mine.locator(".offer-put-back")).to_have_text(
+        "Another client took this offer off the board; the server put it back (1 time)."
+    )
     offered = bob.locator("li.offer", has_text="alice")  # live in bob's list, from the broker, no reload
     expect(offered.locator(".offer-by")).to_contain_text("alice (")
     expect(offered.locator(".offer-terms")).to_have_text(
