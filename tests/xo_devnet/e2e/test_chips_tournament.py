@@ -1,0 +1,118 @@
+"""Tournaments on ``xo-devnet``: four players in separate homes, who know nothing of each other but the tournament's
+name, run a Swiss and a knockout to the end with ``chips tournament play --bot``, and the pool is paid by the split.
+
+Each player has their own key directory (their home); the ledger's issuer gives each 100
+chips. The organiser is a fifth key. After each tournament: it is closed, every round's
+pairings hold a result, the payout is the split of the pool exact to the chip, each
+player's balance is what they paid and won, and the chips in accounts and pools add up
+to what was issued (a tournament's channels hold match points, not chips).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chips_tp.family import ACCOUNT_TYPE, NAMESPACE, TOURNAMENT_TYPE
+from chips_tp.state import decode_account
+from chips_tp.tournament_payout import split
+from chips_tp.tournament_state import decode_tournament
+from tests.xo_devnet.e2e.conftest import fetch
+from xo_core import canonical
+from xo_devnet.spawn import DevnetProcess
+
+PLAYERS = ("ann", "ben", "cat", "dan")
+ISSUED = 100
+TOURNAMENT_SECONDS = 240
+
+
+class Homes:
+    """One devnet, its broker, and a home (key directory) per player."""
+
+    def __init__(self, devnet: DevnetProcess, root: Path) -> None:
+        self.devnet, self.url, self.broker = devnet, devnet.rest_url, devnet.ready["broker_url"]
+        self.homes = {who: root / who for who in (*PLAYERS, "org")}
+
+    def command(self, who: str, *argv: str) -> list[str]:
+        home = self.devnet.key_dir if who == "chips-issuer" else self.homes[who]
+        return [sys.executable, "-m", "chips_cli.main", "--url", self.url, "--key-dir", str(home), "--username", who,
+                *argv]  # fmt: skip
+
+    def ok(self, who: str, *argv: str) -> str:
+        done = subprocess.run(self.command(who, *argv), capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def state(self, prefix: str) -> dict[str, bytes]:
+        found, url = {}, f"{self.url}/state?address={prefix}&limit=1000"
+        while url:
+            page = fetch(url)
+            found.update({entry["address"]: base64.b64decode(entry["data"]) for entry in page["data"]})
+            url = page.get("paging", {}).get("next")
+        return found
+
+    def chips(self) -> int:
+        """Chips in every account and every tournament's pool."""
+        accounts = self.state(NAMESPACE + ACCOUNT_TYPE)
+        total = sum(decode_account(a, d, canonical.decode(d, "an account")["key"]).balance for a, d in accounts.items())
+        pools = self.state(NAMESPACE + TOURNAMENT_TYPE)
+        return total + sum(decode_tournament(a, d).pool for a, d in pools.items())
+
+    def balance(self, who: str) -> int:
+        return json.loads(self.ok(who, "balance", "--json"))["balance"]
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory) -> Iterator[Homes]:
+    root = tmp_path_factory.mktemp("tournament")
+    # A floor of 1 s (chips.min_challenge_seconds) lets rounds be short.
+    with DevnetProcess(("--ephemeral", "--min-challenge", "1"), log_path=root / "devnet.log") as devnet:
+        if not devnet.ready.get("broker_url"):
+            pytest.skip("this xo-devnet runs no broker")
+        homes = Homes(devnet, root)
+        for who in (*PLAYERS, "org"):
+            homes.ok(who, "keygen", who)
+            key = (homes.homes[who] / f"{who}.pub").read_text().strip()
+            homes.ok("chips-issuer", "issue", key, str(ISSUED))
+        yield homes
+
+
+@pytest.mark.parametrize(("name", "style", "levels"), [
+    ("spring swiss", ("--format", "swiss", "--rounds", "3"), ("random", "heuristic", "random", "perfect")),
+    ("cup", ("--format", "knockout"), ("random", "random", "perfect", "heuristic")),
+])  # fmt: skip
+def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split(homes, name, style, levels):
+    issued = homes.chips()
+    before = {who: homes.balance(who) for who in PLAYERS}
+    homes.ok("org", "tournament", "create", name, "--game", "xo", *style, "--buy-in", "10", "--players", "2..4",
+             "--join-for", "5m", "--round-for", "30s", "--prizes", "60,30,10")  # fmt: skip
+    for who in PLAYERS:
+        assert f"you joined tournament {name!r}, paying 10 chips" in homes.ok(who, "tournament", "join", name)
+    assert name in homes.ok("ann", "tournament", "list")
+    bots = [
+        subprocess.Popen(homes.command(who, "tournament", "play", name, "--bot", level, "--broker", homes.broker),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for who, level in zip(PLAYERS, levels, strict=True)
+    ]  # fmt: skip
+    outputs = [bot.communicate(timeout=TOURNAMENT_SECONDS)[0] for bot in bots]
+    for bot, output in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0, output
+    shown = json.loads(homes.ok("org", "tournament", "show", name, "--json"))
+    assert shown["status"] == "closed" and shown["pool"] == 0
+    assert len(shown["pairings"]) == shown["rounds"] and shown["rounds"] in (2, 3)
+    assert all(board["result"] in ("white", "black", "draw", "bye") for r in shown["pairings"] for board in r)
+    paid = [entry["amount"] for entry in shown["payout"]]
+    assert paid == split(40, (60, 30, 10), 4) == [24, 12, 4]
+    ranked = [line["player"]["key"] for line in shown["standings"]]
+    assert [entry["key"] for entry in shown["payout"]] == ranked[:3]
+    keys = {(homes.homes[who] / f"{who}.pub").read_text().strip(): who for who in PLAYERS}
+    won = {keys[entry["key"]]: entry["amount"] for entry in shown["payout"]}
+    assert {who: homes.balance(who) for who in PLAYERS} == {who: before[who] - 10 + won.get(who, 0) for who in PLAYERS}
+    assert homes.chips() == issued
+    assert "standings:" in outputs[0] and "paid:" in outputs[0]
