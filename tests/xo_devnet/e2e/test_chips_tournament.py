@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -116,3 +117,19 @@ def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split
     assert {who: homes.balance(who) for who in PLAYERS} == {who: before[who] - 10 + won.get(who, 0) for who in PLAYERS}
     assert homes.chips() == issued
     assert "standings:" in outputs[0] and "paid:" in outputs[0]
+
+
+def test_the_tournaments_games_count_in_xo_ratings(homes, tmp_path):
+    games: dict[str, int] = {}
+    for name in ("spring swiss", "cup"):
+        shown = json.loads(homes.ok("org", "tournament", "show", name, "--json"))
+        for board in (b for r in shown["pairings"] for b in r if b["black"] and b["result"] != "unplayed"):
+            for seat in ("white", "black"):
+                games[board[seat]["key"]] = games.get(board[seat]["key"], 0) + 1
+    assert sum(games.values()) == 2 * (3 * 2 + 3)  # two players a match: the swiss's 3 rounds of 2, the knockout's 3
+    command = [sys.executable, "-m", "xo_cli.main", "ratings", "--game", "chips", "--json", "--url", homes.url]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rated = {row["key"]: row["games"] for row in json.loads(done.stdout)["players"]}
+    assert rated == games
