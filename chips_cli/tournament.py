@@ -128,7 +128,7 @@ def play(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         reader = TournamentReader(chain.client)
 
-        def play_match(current: Tournament, board: int) -> None:
+        def play_match(current: Tournament, board: int) -> bool:
             fixed = match_fixed(current, current.round, board)
             terms = ChannelTerms(f"{current.name} round {current.round} board {board}", fixed, GAMES[current.game])
             ident = client_id(signer, channel_id(fixed))
@@ -144,8 +144,9 @@ def play(args: argparse.Namespace) -> int:
                 outcome = match.run(time_limit=max(left, 1.0) + 2.0)
             except (TimeoutError, NotPlayable) as error:
                 say(f"round {current.round}, board {board}: {error}")
-                return
+                return False
             say(f"round {current.round}, board {board}: the channel is {outcome}")
+            return True
 
         player = TournamentPlay(name=args.name, signer=signer, reader=reader, submit=chain.submit,
                                 play_match=play_match, say=say)  # fmt: skip

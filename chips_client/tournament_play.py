@@ -2,9 +2,10 @@
 
 The loop reads the tournament, asks :func:`chips_client.tournaments.next_action` what is
 due, and does it: a match is played by the caller's ``play_match`` (the channel's match
-loop), anything else is one transaction. A transaction the chain refuses is usually one
-another player sent first, so it is not an error: the loop reads again. Chain, match
-and clock are given to it, so tests drive it without a ledger.
+loop, which says whether the channel closed), anything else is one transaction. A
+transaction the chain refuses is usually one another player sent first, so it is not an
+error: the loop reads again. Chain, match and clock are given to it, so tests drive it
+without a ledger.
 """
 
 from __future__ import annotations
@@ -46,13 +47,18 @@ class TournamentPlay:
 
     def __init__(
         self, *, name: str, signer: Signer, reader: Reader, submit: Callable[[Transaction, str], None],
-        play_match: Callable[[Tournament, int], None], say: Callable[[str], None],
+        play_match: Callable[[Tournament, int], bool], say: Callable[[str], None],
         clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
     ) -> None:  # fmt: skip
         self.name, self.signer, self.reader, self.submit = name, signer, reader, submit
         self.play_match, self.say, self.clock, self.sleep = play_match, say, clock, sleep
         self.key = signer.public_key
         self._seen: dict[tuple[object, ...], float] = {}
+        """When each due step (kind, status, round, board) was first seen due."""
+        self._closed: set[tuple[int, int]] = set()
+        """The matches (round, board) this player played to the channel's close."""
+        self._committed: set[tuple[object, ...]] = set()
+        """The steps this player's own transactions did: never sent twice, whatever a lagging read shows."""
         self._announced: tuple[str, int] | None = None
         self.sent = 0
         """Transactions this player sent (committed or refused)."""
@@ -70,15 +76,18 @@ class TournamentPlay:
             board = my_board(tournament, self.key)
             closed = False
             if board is not None and tournament.pairings[-1][board].result is None:
-                channel = self.reader.match(tournament, board)
-                closed = channel is not None and channel.status == CLOSED
+                closed = (tournament.round, board) in self._closed
+                if not closed:
+                    channel = self.reader.match(tournament, board)
+                    closed = channel is not None and channel.status == CLOSED
             now = self.clock()
             action = next_action(tournament, self.key, closed, now)
             if action.kind == DONE:
                 return tournament
             if action.kind == PLAY:
                 assert action.board is not None
-                self.play_match(tournament, action.board)
+                if self.play_match(tournament, action.board):
+                    self._closed.add((tournament.round, action.board))
                 continue
             self._when_due(tournament, action, now)
         raise TimeoutError(f"tournament {quoted(self.name)} did not end within {time_limit:g} s")
@@ -89,7 +98,11 @@ class TournamentPlay:
         if at is not None and now < at:
             self.sleep(min(at - now, POLL_SECONDS))
             return
-        first = self._seen.setdefault((kind, tournament.status, tournament.round, board), now)
+        key = (kind, tournament.status, tournament.round, board)
+        if key in self._committed:  # a read that does not show this player's own commit yet
+            self.sleep(POLL_SECONDS / 5)
+            return
+        first = self._seen.setdefault(key, now)
         if not designated and now - first < FALLBACK_SECONDS:
             self.sleep(min(POLL_SECONDS, FALLBACK_SECONDS - (now - first)))
             return
@@ -106,6 +119,8 @@ class TournamentPlay:
             self.submit(transaction, f"the {kind}")
         except Rejected:  # sent by another player first, or the chain's clock is behind ours: read again
             self.sleep(POLL_SECONDS)
+            return
+        self._committed.add(key)
 
     def _announce(self, tournament: Tournament) -> None:
         """Say each new round (and the start and the end) once."""

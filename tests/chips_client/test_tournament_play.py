@@ -65,13 +65,14 @@ def test_five_players_run_a_swiss_to_the_payout_with_one_start_result_and_advanc
     shared.committed = 0
     outcomes = random.Random(7)
 
-    def play_match(tournament: Tournament, board: int) -> None:
+    def play_match(tournament: Tournament, board: int) -> bool:
         fixed = match_fixed(tournament, tournament.round, board)
         balances = outcomes.choice(((2, 0), (1, 1), (0, 2)))
         final = State(channel_id(fixed), 9, True, xo_app.INITIAL, balances)
         white, black = (BY_KEY[key] for key in fixed.participants)
         with contextlib.suppress(Rejected):  # the opponent's thread concluded it first
             shared.submit(tx.conclude(white, fixed, tx.signed_state(fixed, final, white, black)), "conclude")
+        return True
 
     players = [TournamentPlay(name="spring", signer=p, reader=shared, submit=shared.submit, play_match=play_match,
                               say=lambda _line: None, clock=lambda: NOW + 60) for p in PLAYERS]  # fmt: skip
