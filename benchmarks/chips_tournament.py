@@ -8,7 +8,8 @@ tournament and its channels are shared: one listing at a time serves every playe
 house shares its reads), so the ledger's REST API is not read 64 times a poll.
 
 Measured per tournament: the wall time from the start to the payout, each round's time
-(from the chain pairing it to the chain pairing the next) and the slowest, the chips
+(from the chain pairing it to the chain pairing the next) and the slowest, each round's
+slowest match (from its player starting it to its channel's close), the chips
 transactions committed per player (buy-in, start, results, advances, matches' concludes
 and challenges) and those refused (a result or an advance another player sent first),
 and whether the chips in accounts and pools are what was issued. Prints one JSON line per
@@ -102,6 +103,8 @@ class PlayerChain:
         self.reads, self.own = reads, own
         self.committed = 0
         self.refusals: list[str] = []
+        self.matches: list[tuple[int, float]] = []
+        """(round, seconds) of each match this player played to its close."""
         self.submitted = False
 
     def channel(self, address: str) -> Channel | None:
@@ -192,12 +195,16 @@ def run(devnet: DevnetProcess, work: Path, name: str, fmt: str, count: int, roun
     ends = [*(v for _k, v in seen[1:]), reads.rounds_seen.get(CLOSED, time.monotonic())]
     round_seconds = [round(end - begin, 1) for (_k, begin), end in zip(seen, ends, strict=True)]
     committed, refused = sum(c.committed for c in chains), sum(len(c.refusals) for c in chains)
+    # each round's slowest match, from its player starting it to the channel's close
+    played = [(number, seconds) for c in chains for number, seconds in c.matches]
+    slowest = [round(max((s for r, s in played if r == n), default=0), 1) for n in range(1, len(round_seconds) + 1)]
     matches = 0 if final is None else sum(1 for r in final.pairings for p in r if p.black is not None)
     return {
         "benchmark": "chips_tournament", "format": fmt, "players": count,
         "rounds": 0 if final is None else final.round, "matches": matches, "closed": closed,
         "chips_conserved": conserved, "seconds": round(wall, 1), "round_seconds": round_seconds,
         "slowest_round_seconds": max(round_seconds, default=0),
+        "slowest_match_seconds": slowest,
         # one buy-in each, then what the players sent while playing: start, results, advances, concludes
         "transactions_per_player": round((count + committed) / count, 2),
         "refused_per_player": round(refused / count, 2),
@@ -226,10 +233,12 @@ def play_match(tournament: Tournament, board: int, signer: Signer, chain: Player
         say=lambda _line: None, patience=tournament.duration,
     )  # fmt: skip
     left = (tournament.round_ends or 0) - time.time()
+    began = time.monotonic()
     try:
         match.run(time_limit=max(left, 1.0) + 2.0)
     except TimeoutError:
         return False
+    chain.matches.append((tournament.round, time.monotonic() - began))
     return True
 
 
