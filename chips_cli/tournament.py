@@ -21,7 +21,8 @@ from chips_client.match import Match, NotPlayable
 from chips_client.messages import client_id
 from chips_client.store import ChannelTerms
 from chips_client.tournament_play import NoSuchTournament, TournamentPlay
-from chips_client.tournaments import TournamentReader, match_address, table
+from chips_client.tournament_view import tournament_json
+from chips_client.tournaments import TournamentReader, table
 from chips_tp.channel import channel_id
 from chips_tp.tournament import GAMES, SWISS, Tournament, match_fixed, played
 from chips_tp.tournament_ops import Create
@@ -52,7 +53,7 @@ def create(args: argparse.Namespace) -> int:
         chain.submit(ttx.create(signer, op), "the create")
         made = _found(TournamentReader(chain.client), op.name)
     if args.format == "json":
-        print(json.dumps(_json(made, session.key_names(args))))
+        print(json.dumps(tournament_json(made, session.key_names(args))))
     else:
         print(f"created tournament {quoted(op.name, None)}: {_terms(made)}; players join with 'chips tournament join "
               f"{printable(op.name)}' until {_clock(made.join_until)}")  # fmt: skip
@@ -68,7 +69,7 @@ def join(args: argparse.Namespace) -> int:
         chain.submit(ttx.enter(signer, found.name, found.buy_in), "the join")
         now = _found(reader, args.name)
     if args.format == "json":
-        print(json.dumps(_json(now, session.key_names(args))))
+        print(json.dumps(tournament_json(now, session.key_names(args))))
     else:
         print(
             f"you joined tournament {quoted(now.name, None)}, paying {now.buy_in} chips: {len(now.players)} of "
@@ -93,7 +94,7 @@ def list_tournaments(args: argparse.Namespace) -> int:
         found = TournamentReader(chain.client).tournaments()
     names = session.key_names(args)
     if args.format == "json":
-        print(json.dumps([_json(t, names) for t in found]))
+        print(json.dumps([tournament_json(t, names) for t in found]))
         return 0
     if not found:
         print("no tournaments on the chain: 'chips tournament create' makes one")
@@ -108,7 +109,7 @@ def show(args: argparse.Namespace) -> int:
         found = _found(TournamentReader(chain.client), args.name)
     names = session.key_names(args)
     if args.format == "json":
-        print(json.dumps(_json(found, names)))
+        print(json.dumps(tournament_json(found, names)))
     else:
         print("\n".join(_lines(found, names)))
     return 0
@@ -212,29 +213,3 @@ def _lines(t: Tournament, names: KeyNames) -> list[str]:
         paid = ", ".join(f"{key_label(key, names)} {amount}" for key, amount in t.payout)
         lines.append(f"{'refunded' if t.status == 'cancelled' else 'paid'}: {paid}")
     return lines
-
-
-def _json(t: Tournament, names: KeyNames) -> dict[str, object]:
-    def player(index: int | None) -> dict[str, object] | None:
-        return None if index is None else {"key": t.players[index], "name": names.name(t.players[index])}
-
-    rounds = []
-    for number, pairings in enumerate(t.pairings, start=1):
-        current = t._replace(round=number)
-        rounds.append([
-            {"board": board, "white": player(p.white), "black": player(p.black), "result": p.result,
-             "channel": match_address(current, board) if played(p) else None}
-            for board, p in enumerate(pairings)
-        ])  # fmt: skip
-    return {
-        "name": t.name, "game": t.game, "format": t.format, "status": t.status, "rounds": t.rounds,
-        "round": t.round, "buy_in": t.buy_in, "pool": t.pool, "prizes": list(t.prizes),
-        "min_players": t.min_players, "max_players": t.max_players, "join_until": t.join_until,
-        "round_seconds": t.round_seconds, "round_ends": t.round_ends, "organiser": t.organiser, "draw": t.draw,
-        "players": [player(i) for i in range(len(t.players))], "pairings": rounds,
-        "standings": [{"place": place, "player": player(line.player), "points": line.points,
-                       "buchholz": line.buchholz, "wins": line.wins}
-                      for place, line in enumerate(table(t), start=1)] if t.players else [],
-        "payout": None if t.payout is None else [{"key": key, "name": names.name(key), "amount": amount}
-                                                  for key, amount in t.payout],
-    }  # fmt: skip
