@@ -332,6 +332,15 @@ def test_any_tournament_pays_out_its_pool_exactly_and_conserves_chips(data, coun
     closed = record(chain)
     assert closed.status == TOURNAMENT_CLOSED and closed.payout is not None
     assert sum(paid for _key, paid in closed.payout) == 10 * count
+    met: set[frozenset[int]] = set()
+    for number, pairings in enumerate(closed.pairings):
+        seated = sorted(p for pairing in pairings for p in (pairing.white, pairing.black) if p is not None)
+        if fmt == SWISS or number == 0:  # a Swiss seats everyone every round; a knockout, everyone in round 1
+            assert seated == list(range(count))
+        assert len(set(seated)) == len(seated)
+        for pairing in (p for p in pairings if played(p)):
+            assert frozenset((pairing.white, pairing.black)) not in met  # no pair meets twice, in either format
+            met.add(frozenset((pairing.white, pairing.black)))
     assert len({key for key, _paid in closed.payout}) == len(closed.payout)
     assert total_chips(chain) == before
     assert all(chain.channel(match_fixed(closed, r + 1, b)).status in (CLOSED, RUNNING)
