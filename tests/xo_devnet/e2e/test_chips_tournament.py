@@ -4,8 +4,9 @@ name, run a Swiss and a knockout to the end with ``chips tournament play --bot``
 Each player has their own key directory (their home); the ledger's issuer gives each 100
 chips. The organiser is a fifth key. After each tournament: it is closed, every round's
 pairings hold a result, the payout is the split of the pool exact to the chip, each
-player's balance is what they paid and won, and the chips in accounts and pools add up
-to what was issued (a tournament's channels hold match points, not chips).
+player's balance is what they paid and won, the chips in accounts and pools add up to
+what was issued (a tournament's channels hold match points, not chips), and each match
+counts as one more game for each of its players in ``xo ratings``.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ class Homes:
         pools = self.state(NAMESPACE + TOURNAMENT_TYPE)
         return total + sum(decode_tournament(a, d).pool for a, d in pools.items())
 
+    def rated_games(self, cache: Path) -> dict[str, int]:
+        """Each player's games in ``xo ratings --game chips``, read afresh (a cache of its own)."""
+        command = [sys.executable, "-m", "xo_cli.main", "ratings", "--game", "chips", "--json", "--url", self.url]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                              env={**os.environ, "XDG_CACHE_HOME": str(cache)})  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return {row["key"]: row["games"] for row in json.loads(done.stdout)["players"]}
+
     def balance(self, who: str) -> int:
         return json.loads(self.ok(who, "balance", "--json"))["balance"]
 
@@ -88,8 +97,9 @@ def homes(tmp_path_factory) -> Iterator[Homes]:
     ("spring swiss", ("--format", "swiss", "--rounds", "3"), ("random", "heuristic", "random", "perfect")),
     ("cup", ("--format", "knockout"), ("random", "random", "perfect", "heuristic")),
 ])  # fmt: skip
-def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split(homes, name, style, levels):
+def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split(homes, name, style, levels, tmp_path):
     issued = homes.chips()
+    rated_before = homes.rated_games(tmp_path / "before")
     before = {who: homes.balance(who) for who in PLAYERS}
     homes.ok("org", "tournament", "create", name, "--game", "xo", *style, "--buy-in", "10", "--players", "2..4",
              "--join-for", "5m", "--round-for", "30s", "--prizes", "60,30,10")  # fmt: skip
@@ -116,20 +126,11 @@ def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split
     won = {keys[entry["key"]]: entry["amount"] for entry in shown["payout"]}
     assert {who: homes.balance(who) for who in PLAYERS} == {who: before[who] - 10 + won.get(who, 0) for who in PLAYERS}
     assert homes.chips() == issued
+    # every match counts as one game for each of its players in xo ratings
+    played: dict[str, int] = {}
+    for board in (b for r in shown["pairings"] for b in r if b["black"] and b["result"] != "unplayed"):
+        for seat in ("white", "black"):
+            played[board[seat]["key"]] = played.get(board[seat]["key"], 0) + 1
+    rated = homes.rated_games(tmp_path / "after")
+    assert {key: rated.get(key, 0) - rated_before.get(key, 0) for key in rated} == played
     assert "standings:" in outputs[0] and "paid:" in outputs[0]
-
-
-def test_the_tournaments_games_count_in_xo_ratings(homes, tmp_path):
-    games: dict[str, int] = {}
-    for name in ("spring swiss", "cup"):
-        shown = json.loads(homes.ok("org", "tournament", "show", name, "--json"))
-        for board in (b for r in shown["pairings"] for b in r if b["black"] and b["result"] != "unplayed"):
-            for seat in ("white", "black"):
-                games[board[seat]["key"]] = games.get(board[seat]["key"], 0) + 1
-    assert sum(games.values()) == 2 * (3 * 2 + 3)  # two players a match: the swiss's 3 rounds of 2, the knockout's 3
-    command = [sys.executable, "-m", "xo_cli.main", "ratings", "--game", "chips", "--json", "--url", homes.url]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
-                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path)})  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rated = {row["key"]: row["games"] for row in json.loads(done.stdout)["players"]}
-    assert rated == games
