@@ -35,7 +35,7 @@ def on_chain(transaction) -> ChainTransaction:
         (transactions.finalize(BOB, FIXED), f"chips finalize {SHORT}"),
         (
             ttx.create(ALICE, Create("bob's cup", "xo", "swiss", 3, 10, (2, 8), 60, 180, (60, 40))),
-            "chips create tournament \"bob's cup\": xo swiss of 3 rounds, buy-in 10, 2..8 players, prizes 60/40",
+            'chips create tournament "bob\'s cup": xo swiss of 3 rounds, buy-in 10, 2..8 players, prizes 60/40',
         ),
         (ttx.enter(BOB, "cup", 10), "chips enter tournament 'cup', buy-in 10"),
         (ttx.advance(BOB, "cup"), "chips advance tournament 'cup'"),
