@@ -15,11 +15,13 @@ from collections.abc import Callable
 from typing import Final, Protocol
 
 from chips_client import tournament_transactions as ttx
+from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.tournaments import ADVANCE, DONE, FALLBACK_SECONDS, PLAY, RESULT, START, Action, my_board, next_action
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
 from chips_tp.tournament import Tournament
-from client_core.errors import Rejected
+from client_core.broker import BrokerError
+from client_core.errors import Rejected, TimedOut, Unavailable
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 from xo_core.text import quoted
@@ -66,31 +68,50 @@ class TournamentPlay:
     def run(self, time_limit: float | None = None) -> Tournament:
         """Take part until the tournament is closed or cancelled; its final record."""
         ends = None if time_limit is None else time.monotonic() + time_limit
+        retry, lost = 0.0, False
         while ends is None or time.monotonic() < ends:
-            tournament = self.reader.tournament(self.name)
-            if tournament is None:
-                raise NoSuchTournament(
-                    f"there is no tournament {quoted(self.name)}: 'chips tournament list' lists them"
-                )
-            self._announce(tournament)
-            board = my_board(tournament, self.key)
-            closed = False
-            if board is not None and tournament.pairings[-1][board].result is None:
-                closed = (tournament.round, board) in self._closed
-                if not closed:
-                    channel = self.reader.match(tournament, board)
-                    closed = channel is not None and channel.status == CLOSED
-            now = self.clock()
-            action = next_action(tournament, self.key, closed, now)
-            if action.kind == DONE:
-                return tournament
-            if action.kind == PLAY:
-                assert action.board is not None
-                if self.play_match(tournament, action.board):
-                    self._closed.add((tournament.round, action.board))
+            try:
+                tournament = self.reader.tournament(self.name)
+                if lost:
+                    self.say("the REST API answers again")
+                retry, lost = 0.0, False
+                final = self._step(tournament)
+            except BrokerError:
+                raise
+            except (Unavailable, TimedOut) as error:  # the REST API went away: said once, tried again, capped
+                retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+                if not lost:
+                    self.say(f"{error.message}; retrying")
+                lost = True
+                self.sleep(retry)
                 continue
-            self._when_due(tournament, action, now)
+            if final is not None:
+                return final
         raise TimeoutError(f"tournament {quoted(self.name)} did not end within {time_limit:g} s")
+
+    def _step(self, tournament: Tournament | None) -> Tournament | None:
+        """Do what is due in ``tournament`` as just read; the final record once it is closed or cancelled."""
+        if tournament is None:
+            raise NoSuchTournament(f"there is no tournament {quoted(self.name)}: 'chips tournament list' lists them")
+        self._announce(tournament)
+        board = my_board(tournament, self.key)
+        closed = False
+        if board is not None and tournament.pairings[-1][board].result is None:
+            closed = (tournament.round, board) in self._closed
+            if not closed:
+                channel = self.reader.match(tournament, board)
+                closed = channel is not None and channel.status == CLOSED
+        now = self.clock()
+        action = next_action(tournament, self.key, closed, now)
+        if action.kind == DONE:
+            return tournament
+        if action.kind == PLAY:
+            assert action.board is not None
+            if self.play_match(tournament, action.board):
+                self._closed.add((tournament.round, action.board))
+            return None
+        self._when_due(tournament, action, now)
+        return None
 
     def _when_due(self, tournament: Tournament, action: Action, now: float) -> None:
         """Send the transaction of ``action`` if it is due for this player at ``now``, else wait a little."""

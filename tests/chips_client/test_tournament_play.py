@@ -23,7 +23,7 @@ from chips_tp.state import Channel, decode_channel
 from chips_tp.tournament import CLOSED, PLAYING, Pairing, Tournament, match_fixed
 from chips_tp.tournament_ops import Create
 from chips_tp.tournament_state import decode_tournament
-from client_core.errors import Rejected
+from client_core.errors import Rejected, Unavailable
 from tests.chips_tp.harness import ISSUER, NOW, Chain
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
@@ -112,3 +112,31 @@ def test_next_action_plays_records_and_advances_in_turn():
     joining = t._replace(status="joining", round=0, pairings=(), join_until=NOW + 5, players=t.players[:3])
     assert next_action(joining, white, False, NOW) == Action(START, None, True, NOW + 5)
     assert next_action(joining, black, False, NOW) == Action(START, None, False, NOW + 5)
+
+
+def test_a_rest_api_away_is_said_once_and_waited_for():
+    closed = tournament(status=CLOSED)
+    answers: list[object] = [Unavailable("the REST API at http://127.0.0.1:1 does not answer")] * 2 + [closed]
+    said: list[str] = []
+    pauses: list[float] = []
+
+    class Flaky:
+        def tournament(self, name: str) -> Tournament:
+            answer = answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            assert isinstance(answer, Tournament)
+            return answer
+
+        def match(self, tournament: Tournament, board: int) -> None:
+            return None
+
+    player = TournamentPlay(name="t", signer=PLAYERS[0], reader=Flaky(), submit=lambda *_: None,
+                            play_match=lambda *_: True, say=said.append, sleep=pauses.append)  # fmt: skip
+    assert player.run(time_limit=5) == closed
+    assert said == [
+        "the REST API at http://127.0.0.1:1 does not answer; retrying",
+        "the REST API answers again",
+        "tournament 't' is closed",
+    ]
+    assert pauses == [0.5, 1.0]
