@@ -35,13 +35,21 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, Rejected, TimedOut, Unavailable
+from client_core.errors import (
+    INTERRUPTED,
+    TERMINATED,
+    InvalidInput,
+    Rejected,
+    TerminateRequest,
+    TimedOut,
+    Unavailable,
+)
 from client_core.keys import KeyNames
 from client_core.ratings import Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import sigterm_interrupts, warn
 from xo_core.signing import Signer
-from xo_core.text import counted, printable, quoted
+from xo_core.text import counted, printable, quoted, shell_word
 
 #: How often a running offer reads the chain for accepts.
 POLL_SECONDS = 0.5
@@ -158,12 +166,44 @@ def offer(args: argparse.Namespace) -> int:
                 play.say(f"offered {terms_text(terms)}; id {shown}, open until {clock_time(expires, time.time())}; "
                          f"a player accepts it with: chips accept {shown}")  # fmt: skip
                 _serve(Offering(args, signer, chain, post, published, reconnected, house))
+        except Left as left:
+            return left.code
+        except KeyboardInterrupt as interrupt:
+            return _stopped(args, interrupt, published, house)
         finally:
             post.withdraw()
             broker.close()
             if house is not None:
                 house.close()
     return 0
+
+
+def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: Published, house: House | None) -> int:
+    """An offer (a house) stopped by Ctrl-C or SIGTERM says so plainly, with how many of its accepts were joined and,
+    for a house, each match left unfinished and the command that takes it up again; the exit code names the signal."""
+    terminated = isinstance(interrupt, TerminateRequest)
+    how = "SIGTERM" if terminated else "Ctrl-C"
+    joined = len(published.joined)
+    play.say(f"stopped ({how}): the offer {published.signed.offer.id[: offer_terms.ID_SHOWN]} is withdrawn, "
+             f"{counted(joined, 'accept', 'accepts')} of {published.count} joined")  # fmt: skip
+    unfinished = [] if house is None else house.unfinished
+    if unfinished:
+        flags = f" --username {shell_word(args.username)}" if args.username else ""
+        play.say(f"{counted(len(unfinished), 'match was', 'matches were')} still being played, every state kept in "
+                 "your store: each goes on with the command below (chips watch --defend answers challenges "
+                 "meanwhile)")  # fmt: skip
+        for name in unfinished:
+            play.say(f"  chips bot {shell_word(name)}{flags}")
+    return TERMINATED if terminated else INTERRUPTED
+
+
+class Left(Exception):
+    """The player left the match an offer led to (Ctrl-C, SIGTERM), and was told where it stands: the offer ends too,
+    with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 class Offering(NamedTuple):
@@ -260,8 +300,10 @@ def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
         house.start(channel, name)
         return
     post.withdraw()
-    args.channel = channel.id.hex()
-    play.play(args)
+    args.channel = name  # the name the accepter knows it by, not its id: both players say the same
+    left = play.play(args)
+    if left:
+        raise Left(left)
     if not published.full:
         post.publish()
 
@@ -291,13 +333,36 @@ def accept(args: argparse.Namespace) -> int:
         waiting = duration(int(args.join_timeout))
         play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid your "
                  f"deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
-        if not _joined(chain, fixed, args.join_timeout) and not _cancelled_or_joined(chain, signer, fixed):
+        try:
+            with sigterm_interrupts():
+                joined = _joined(chain, fixed, args.join_timeout)
+        except KeyboardInterrupt as interrupt:
+            return _left_waiting(args, chain, signer, (name, fixed), interrupt)
+        if not joined and not _cancelled_or_joined(chain, signer, fixed):
             raise InvalidInput(f"{who} did not join within {waiting} (the offer may be taken, or {who} cannot cover "
                                f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
                                "back")  # fmt: skip
     play.say(f"{who} joined: the match begins")
     args.channel, args.level = name, args.bot
     return play.bot(args) if args.bot else play.play(args)
+
+
+def _left_waiting(args: argparse.Namespace, chain: RestChain, signer: Signer, channel: tuple[str, Fixed],
+                  interrupt: KeyboardInterrupt) -> int:  # fmt: skip
+    """Ctrl-C (or SIGTERM) while waiting for the offerer to join: the channel is cancelled and the deposit comes back;
+    if the offerer joined first, the match stays to be played, and the player is told how to go on with it."""
+    name, fixed = channel
+    how = "SIGTERM" if isinstance(interrupt, TerminateRequest) else "Ctrl-C"
+    with sigterm_interrupts():
+        joined = _cancelled_or_joined(chain, signer, fixed)
+    if joined:
+        flags = f" --username {shell_word(args.username)}" if args.username else ""
+        play.say(f"you left ({how}) as the offerer joined: channel {quoted(name, None)} is open with your deposit of "
+                 f"{fixed.deposits[0]} chips in it; to play it: chips play {shell_word(name)}{flags}")  # fmt: skip
+    else:
+        play.say(f"you left ({how}) before the offerer joined: channel {quoted(name, None)} is cancelled and your "
+                 f"deposit of {fixed.deposits[0]} chips is back")  # fmt: skip
+    return TERMINATED if how == "SIGTERM" else INTERRUPTED
 
 
 def _unused_channel(chain: RestChain, signed: SignedOffer, me: str) -> tuple[str, Fixed]:

@@ -21,16 +21,25 @@ from chips_client.computer import Computer
 from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
 from chips_client.narration import Story, channel_line, player
+from chips_client.next_steps import Commands, commands, left_lines
 from chips_client.store import Store
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, TimedOut, Unavailable
+from client_core.errors import (
+    INTERRUPTED,
+    TERMINATED,
+    CommandError,
+    InvalidInput,
+    TerminateRequest,
+    TimedOut,
+    Unavailable,
+)
 from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from xo_core.signing import Signer
-from xo_core.text import printable, quoted
+from xo_core.text import printable, quoted, shell_word
 
 T = TypeVar("T")
 
@@ -76,10 +85,37 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
                 outcome = match.run()
         except NotPlayable as error:
             raise InvalidInput(str(error)) from None
+        except KeyboardInterrupt as interrupt:
+            return _left(args, chain, match, found, interrupt)
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
     return 0
+
+
+def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Channel,
+          interrupt: KeyboardInterrupt) -> int:  # fmt: skip
+    """A player who left the match (Ctrl-C, SIGTERM) is told where it stands, what is at stake and due by when, and
+    the command that goes on with it; the exit code says which signal it was (130, 143), with no error line."""
+    terminated = isinstance(interrupt, TerminateRequest)
+    try:
+        with sigterm_interrupts():
+            record = chain.channel(context.address(found))
+    except (CommandError, KeyboardInterrupt):  # the chain out of reach, or a second Ctrl-C: said without its record
+        record = None
+    latest = None if match.channel is None else match.channel.latest.state
+    name = match.terms.name
+    for line in left_lines(match.story, record, latest, how="SIGTERM" if terminated else "Ctrl-C", name=name,
+                           said=said_commands(args, name), now=time.time()):  # fmt: skip
+        say(line)
+    return TERMINATED if terminated else INTERRUPTED
+
+
+def said_commands(args: argparse.Namespace, name: str) -> Commands:
+    """The commands suggested for the channel ``name``, with ``--username`` when the player gave it, so they run as
+    shown; the computer's side is resumed by ``chips bot``, a person's by ``chips play``."""
+    flags = f"--username {shell_word(args.username)}" if getattr(args, "username", None) else ""
+    return commands(shell_word(name), flags, "bot" if getattr(args, "level", None) else "play")
 
 
 def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:

@@ -370,8 +370,9 @@ class Story:
                 return f"finalized after {possessive(self.by(challenger))} challenge went unanswered"
         return None
 
-    def status(self, record: Record, now: float) -> str:
-        """The chain's record in words: waiting for a deposit, running, challenged until when, or closed and paid."""
+    def status(self, record: Record, now: float, latest: State | None = None) -> str:
+        """The chain's record in words: waiting for a deposit, running (where the match stands, from ``latest``, the
+        newest state the reader holds, when it is newer than the chain's), challenged until when, or closed and paid."""
         if record.status == CLOSED:
             paid = record.payout or (0, 0)
             return f"closed, paid {self.balances(paid)}"
@@ -381,7 +382,10 @@ class Story:
         if record.challenge is not None:
             return (f"challenged by {self.by(record.challenge.challenger)} at turn {record.turn}, to be answered "
                     f"before {deadline_text(record.challenge.deadline, now)}")  # fmt: skip
-        return f"running, turn {record.turn} on chain"
+        if latest is not None and latest.turn >= record.turn:
+            return f"running: {self.position(latest)}"
+        held = f" (the chain holds turn {record.turn})" if record.turn else ""
+        return f"running, its moves played off chain{held}"
 
 
 def channel_line(record: Record, name: str | None, you: str, names: KeyNames, now: float) -> str:

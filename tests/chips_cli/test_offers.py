@@ -123,4 +123,4 @@ def test_a_person_joins_one_accept_a_pass_and_reads_the_chain_again_after_the_ma
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), None)  # fmt: skip
     offers._one_pass(offering, set(), set())
-    assert chain.joins == 1 and played == [chain.listed[0].id.hex()]
+    assert chain.joins == 1 and played == [offers.channel_name(published.signed.offer.id, 1)]  # the accepter's name
