@@ -116,9 +116,15 @@ def list_channels(args: argparse.Namespace) -> int:
 
 
 def followed(channel: Channel, me: str, names: KeyNames, stored: Store) -> tuple[Story, State | None]:
-    """The story of ``channel`` told from every state ``me``'s store holds, and the newest of them (None: none)."""
+    """The story of ``channel`` told from every state ``me``'s store holds, and the newest state known (the chain's
+    when it is newer: before the first move, or after a challenge); None when neither holds one."""
+    decode = APPS[channel.fixed.app].decode
     story = Story(channel.fixed, rounds_of(channel.fixed), me, names)
-    history = [decode_state(data, APPS[channel.fixed.app].decode) for data in stored.all_states(channel.id)]
+    history = [decode_state(data, decode) for data in stored.all_states(channel.id)]
+    if channel.state is not None and (on_chain := decode_state(channel.state, decode)).turn > (
+        history[-1].turn if history else -1
+    ):
+        history.append(on_chain)
     story.follow(history)
     return story, history[-1] if history else None
 

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from chips_client import transactions as tx
+from chips_client.match import Match
+from client_core.errors import TerminateRequest
 from tests.chips_tp.harness import ALICE, BOB, FLOOR, ISSUER
 
 
@@ -82,3 +84,42 @@ def test_a_join_the_chain_would_refuse_is_refused_first_with_its_words(players):
     assert players.run("bob", "join", "dear")[0] == 0
     code, _, err = players.run("bob", "join", "dear")
     assert code == 1 and "is running: it is joined only while it is funding; nothing was submitted" in err
+
+
+def test_list_says_whose_move_it_is_and_what_comes_next_by_the_channels_name(players):
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    code, out, _ = players.run("bob", "list")
+    ident = players.chain.channels()[0].id.hex()[:8]  # bob's store does not know its name yet: its id names it
+    assert code == 0 and f"next: pay your deposit of 20 chips in: chips join {ident} --username bob" in out
+    assert players.run("bob", "join", "duel")[0] == 0
+    code, out, _ = players.run("alice", "list")
+    assert code == 0
+    assert "running: game 1 of 3, you (X) to move" in out and "next: your move: chips play duel --username alice" in out
+    code, out, _ = players.run("bob", "list")
+    assert "running: game 1 of 3, alice (X) to move" in out and "next: alice's move" in out
+    assert "on chain" not in out and "turn 0" not in out
+    listed = json.loads(players.run("bob", "list", "--json")[1])
+    assert (listed[0]["status"], listed[0]["turn"]) == ("running", 0)  # the raw forms stay in --json
+
+
+@pytest.mark.parametrize(("interrupt", "how", "code"), [(KeyboardInterrupt, "Ctrl-C", 130),
+                                                        (TerminateRequest, "SIGTERM", 143)])  # fmt: skip
+def test_leaving_a_match_says_where_it_stands_and_how_to_go_on_with_no_error_line(players, monkeypatch, interrupt,
+                                                                                   how, code):  # fmt: skip
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    assert players.run("bob", "join", "duel")[0] == 0
+
+    def leave(match: Match, time_limit: float | None = None) -> str:
+        match._load(match.chain.channel(match.address))
+        raise interrupt
+
+    monkeypatch.setattr(Match, "run", leave)
+    left, out, err = players.run("bob", "play", "duel")
+    assert (left, err) == (code, "")
+    for must in (f"you left ({how}): channel 'duel' stays open on the chain, the match unfinished: game 1 of 3, "
+                 "alice (X) to move", "at stake: your deposit of 20 chips", "if alice challenges you, your move must "
+                 "be on chain within 60 min 0 s (by ", "to go on with it: chips play duel --username bob"):  # fmt: skip
+        assert must in out, out
+    assert "error" not in out and "turn 0" not in out
+    code_bot, out, _ = players.run("alice", "bot", "duel")
+    assert code_bot == code and "to go on with it: chips bot duel --username alice" in out
