@@ -32,7 +32,14 @@ from chips_client.channels import MAX_ROUNDS, rounds_of
 from chips_client.narration import player as known_as
 from chips_client.offer_board import Post
 from chips_client.offer_desk import Published, decide
-from chips_client.offers import MAX_OFFER_SECONDS, Terms, channel_name, make_offer, terms_problem
+from chips_client.offers import (
+    MAX_OFFER_SECONDS,
+    Terms,
+    accept_number,
+    channel_name,
+    make_offer,
+    terms_problem,
+)
 from chips_client.store import ChannelTerms
 from chips_tp.channel import APPS as GAMES
 from chips_tp.channel import MAX_DURATION, MIN_DURATION
@@ -196,7 +203,7 @@ class OfferPosts:
     def _join(self, posted: Posted, channel: Any) -> None:
         offer = posted.published.signed.offer
         fixed, ident = channel.fixed, channel.id
-        name = channel_name(offer.id, 1)
+        name = channel_name(offer.id, accept_number(offer, fixed, posted.published.count) or 1)  # the accepter's name
         with self.desk.store(posted.signer.public_key) as store:
             store.remember_channel(ident, ChannelTerms(name, fixed, rounds_of(fixed)))
         try:
