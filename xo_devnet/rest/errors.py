@@ -113,6 +113,9 @@ _KINDS = (
         "Websocket Expected",
         "GET /subscriptions opens a websocket: send the websocket upgrade handshake.",
     ),
+    ErrorKind(100, 400, "Bad Faucet Request", "POST /xo-devnet/faucet takes {\"public_key\": KEY, \"amount\": N}: "),
+    ErrorKind(101, 429, "Faucet Limit Reached", "The faucet's limit is reached: "),
+    ErrorKind(102, 503, "Faucet Unavailable", "The faucet cannot issue chips now: "),
 )
 
 ERROR_KINDS: dict[int, ErrorKind] = {kind.code: kind for kind in _KINDS}
