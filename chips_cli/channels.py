@@ -16,6 +16,7 @@ from chips_client import checks, moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
 from chips_client.channels import address_of, name_problem, nonce_of, rounds_of, short_challenge_note
+from chips_client.faucet import cannot_cover
 from chips_client.narration import Story, deadline_text, grid
 from chips_client.next_steps import commands, next_step
 from chips_client.store import ChannelTerms, Store
@@ -42,6 +43,8 @@ def open_channel(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain:
         if not args.no_validate:
             existing, account = chain.channel(address_of(fixed)), chain.account(signer.public_key)
+            if (free := 0 if account is None else account.balance) < args.deposit and existing is None:
+                raise InvalidInput(f"{cannot_cover(free, args.deposit)}; nothing was submitted")
             if problem := checks.open_refusal(existing, account, fixed, chain.challenge_floor()):
                 raise InvalidInput(f"{problem}; nothing was submitted")
         with context.store(args, signer.public_key) as stored:
@@ -65,7 +68,11 @@ def join(args: argparse.Namespace) -> int:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
         me_key = signer.public_key
         me = found.fixed.participants.index(me_key)
-        problem = None if args.no_validate else checks.join_refusal(found, chain.account(me_key), me_key)
+        account = chain.account(me_key)
+        free, deposit = (0 if account is None else account.balance), found.fixed.deposits[me]
+        if not args.no_validate and found.status == FUNDING and not found.funded[me] and free < deposit:
+            raise InvalidInput(f"{cannot_cover(free, deposit)}; nothing was submitted")
+        problem = None if args.no_validate else checks.join_refusal(found, account, me_key)
         if problem:
             raise InvalidInput(f"{problem}; nothing was submitted")
         duration, note = found.fixed.duration, short_challenge_note(found.fixed.duration)

@@ -25,6 +25,7 @@ from chips_client import results as chips_results
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
 from chips_client.channels import address_of
+from chips_client.faucet import cannot_cover
 from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
 from chips_client.offer_board import Board, Post, find, read_board
@@ -150,7 +151,7 @@ def offer(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         free, floor = chain.balance(signer.public_key), chain.challenge_floor()
         if free < terms.deposit:
-            raise InvalidInput(f"your {free} free chips cannot cover a deposit of {terms.deposit}: nothing was offered")
+            raise InvalidInput(f"{cannot_cover(free, terms.deposit)}: nothing was offered")
         if terms.challenge < floor:
             raise InvalidInput(f"a challenge of {duration(terms.challenge)} is below this network's floor of "
                                f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
@@ -325,6 +326,8 @@ def accept(args: argparse.Namespace) -> int:
             raise InvalidInput(f"{who} has {theirs} free chips, too few to cover the deposit of {offer.terms.deposit} "
                                "now: nothing was opened")  # fmt: skip
         name, fixed = _unused_channel(chain, signed, signer.public_key)
+        if (mine := chain.balance(signer.public_key)) < offer.terms.deposit:
+            raise InvalidInput(f"{cannot_cover(mine, offer.terms.deposit)}: nothing was opened")
         refused = checks.open_refusal(None, chain.account(signer.public_key), fixed, chain.challenge_floor())
         if refused:
             raise InvalidInput(f"{refused}; nothing was submitted")

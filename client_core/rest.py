@@ -167,6 +167,12 @@ class RestClient:
             found.update(self._chain.receipts(response, "/receipts"))
         return found
 
+    def post_json(self, path: str, document: object, *, answered: tuple[int, ...] = ()) -> Response:
+        """POST ``document`` as JSON to a route of the server's own (xo-devnet's faucet, say): the answer as it came
+        when its status is 2xx, 400, 404 or one of ``answered``; the usual one-line error for any other."""
+        body = json.dumps(document).encode()
+        return self._request("POST", path, body=body, content_type=JSON_TYPE, answered=answered)
+
     def head_block(self) -> ChainBlock:
         """The newest committed block."""
         path = "/blocks?limit=1"
@@ -236,6 +242,7 @@ class RestClient:
         body: bytes | None = None,
         content_type: str | None = None,
         timeout: float | None = None,
+        answered: tuple[int, ...] = (),
     ) -> Response:
         """Send one request within its deadline, retrying once if a kept-alive connection turned out to be closed."""
         target = self._prefix + path
@@ -274,7 +281,8 @@ class RestClient:
                 elapsed = (time.monotonic() - started) * 1000
                 self._trace(f"{method} {target} -> {raw.status} ({len(payload)} bytes, {elapsed:.0f} ms)")
             response = Response(raw.status, raw.getheader("Content-Type", ""), payload)
-            self._answers.check_status(response, method, path)
+            if response.status not in answered:
+                self._answers.check_status(response, method, path)
             return response
         raise AssertionError("unreachable: the second attempt returns or raises")
 

@@ -18,14 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
+from chips_client.faucet import ALL_KEYS_PER_HOUR, PER_KEY_PER_HOUR
 from xo_core.signing import Signer
 
-DEFAULT_AMOUNT: Final = 500
-"""What ``chips faucet`` asks for without ``--amount``: enough for a few matches at the README's terms."""
-PER_KEY_PER_HOUR: Final = 1000
-"""The most chips one key gets from the faucet in any hour (also the most one request may ask for)."""
-ALL_KEYS_PER_HOUR: Final = 100_000
-"""The most chips the faucet gives all keys together in any hour."""
 WINDOW_SECONDS: Final = 3600
 
 

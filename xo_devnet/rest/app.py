@@ -17,6 +17,7 @@ import re
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from chips_client.faucet import PATH as FAUCET_PATH
 from xo_core.log_limits import LogLimiter
 from xo_core.signing import Signer
 from xo_devnet.faucet import Faucet
@@ -52,7 +53,7 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/health", metrics.get_health),
     ("GET", "/openapi.yaml", openapi.get_openapi_yaml),
     ("GET", "/openapi.json", openapi.get_openapi_json),
-    ("POST", faucet.PATH, faucet.post_faucet),
+    ("POST", FAUCET_PATH, faucet.post_faucet),
 )
 """(method, path as the OpenAPI document writes it, handler) of every route."""
 

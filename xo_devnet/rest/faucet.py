@@ -18,19 +18,19 @@ from aiohttp import web
 
 from chips_client import checks
 from chips_client.channels import account_of, issuers_of
+from chips_client.faucet import DEFAULT_AMOUNT, PER_KEY_PER_HOUR
 from chips_client.transactions import issue
 from chips_tp.family import ISSUERS_ADDRESS, account_address
 from chips_tp.state import Account
 from xo_core.batches import make_batch
 from xo_core.public_keys import key_problem
-from xo_devnet.faucet import DEFAULT_AMOUNT, PER_KEY_PER_HOUR, OverLimit
+from xo_devnet.faucet import OverLimit
 from xo_devnet.ledger import DuplicateBatch, Ledger, QueueFull, UnacceptedFamily
 from xo_devnet.rest.errors import ApiError
 from xo_devnet.rest.keys import FAUCET, LEDGER
 from xo_devnet.rest.queries import bounded_body, declared_media_type
 from xo_devnet.rest.responses import json_response
 
-PATH = "/xo-devnet/faucet"
 COMMIT_WAIT_SECONDS = 30.0
 """How long the route waits for the issue to commit (a devnet commits within a block interval)."""
 MAX_KEY_CHARACTERS = 200

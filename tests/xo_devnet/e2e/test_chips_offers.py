@@ -41,12 +41,17 @@ SECONDS = 90
 class Player:
     """One player in a home of their own: the ``chips`` command with their key directory and nobody else's keys."""
 
-    def __init__(self, net: Net, name: str, home: Path) -> None:
+    def __init__(self, net: Net, name: str, home: Path, *, new: bool = False) -> None:
         self.net, self.name, self.home = net, name, home
         self.key_dir = home / ".sawtooth" / "keys"
         self.key_dir.mkdir(parents=True)
-        for suffix in (".priv", ".pub"):
-            shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
+        if new:  # a newcomer makes a key of their own ('chips keygen')
+            made = subprocess.run([sys.executable, "-m", "chips_cli.main", "keygen", name], capture_output=True,
+                                  text=True, timeout=60, check=False, env=self.environment())  # fmt: skip
+            assert made.returncode == 0, made.stderr
+        else:
+            for suffix in (".priv", ".pub"):
+                shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
         self.key = (self.key_dir / f"{name}.pub").read_text().strip()
 
     def argv(self, *argv: str, url: str | None = None) -> list[str]:
@@ -287,3 +292,18 @@ def test_an_accepter_who_never_moves_is_challenged_and_the_house_ends_with_its_d
     assert net.transactions_touching(channel_address(ident)) == ["open", "join", "challenge", "finalize"]
     assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before  # the turn-0 state: deposits back
     assert net.total_chips() == issued
+
+
+def test_a_new_key_gets_chips_from_the_faucet_and_an_offer_it_cannot_cover_says_how(net, tmp_path):
+    dave = Player(net, "dave", tmp_path / "dave", new=True)
+    poor = dave.run("offer", "--game", "xo", "--stake", "10", "--deposit", "50")
+    assert poor.returncode == 1
+    assert "your 0 free chips cannot cover a deposit of 50 (on xo-devnet 'chips faucet' gives" in poor.stderr
+    given = dave.run("faucet")
+    assert given.returncode == 0, given.stderr
+    assert "the faucet issued 500 chips to " in given.stdout and "you now hold 500 free chips" in given.stdout
+    assert "at most 1000 chips in any hour" in given.stdout
+    more = dave.run("faucet", "--amount", "501")
+    assert more.returncode == 1 and "this key had its 1000 chips for this hour; ask again in " in more.stderr
+    assert "429" not in more.stderr and "HTTP" not in more.stderr
+    assert "500 chips" in dave.run("balance").stdout
