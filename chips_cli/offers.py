@@ -46,7 +46,7 @@ from client_core.errors import (
     Unavailable,
 )
 from client_core.keys import KeyNames
-from client_core.ratings import Standing, rated
+from client_core.ratings import PROVISIONAL_WORDS, Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import sigterm_interrupts, warn
 from xo_core.signing import Signer
@@ -73,6 +73,10 @@ def offers(args: argparse.Namespace) -> int:
               "xo --stake 10 --deposit 50")  # fmt: skip
     for signed in board.offers:
         print(offer_line(signed, names, now, me, standings.get(signed.offer.offerer)))
+    shown = [standings[s.offer.offerer] for s in board.offers if s.offer.offerer in standings]
+    if shown:
+        marked = f"; {PROVISIONAL_WORDS}" if any(standing.provisional for standing in shown) else ""
+        print(f"(ratings at staked games, from the chain, as 'xo ratings --game chips' shows them{marked})")
     if board.refused:
         print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify and "
               "are not shown)")  # fmt: skip
@@ -89,10 +93,11 @@ def offer_line(signed: SignedOffer, names: KeyNames, now: float, me: str | None 
 
 
 def rating_text(standing: Standing | None) -> str:
-    """``rated 27.31 ± 4.02 (6 matches)``, or ``no staked matches yet``."""
+    """``rated 27.31 ± 4.02 (6 games)`` (a provisional one ``27.31?``), or ``no staked games yet``: at staked matches,
+    where every game of a match (every round at rps) counts as one."""
     if standing is None:
-        return "no staked matches yet"
-    return f"rated {standing.rating:.2f} ± {standing.deviation:.2f} ({counted(standing.games, 'match', 'matches')})"
+        return "no staked games yet"
+    return standing.words()
 
 
 def staked_ratings(args: argparse.Namespace) -> dict[str, Standing]:
@@ -123,7 +128,8 @@ def offer_json(signed: SignedOffer, names: KeyNames, now: float, standings: dict
     standing = standings.get(offer.offerer)
     return {
         "rating": None if standing is None else {"rating": round(standing.rating, 2),
-                                                 "deviation": round(standing.deviation, 2), "games": standing.games},
+                                                 "deviation": round(standing.deviation, 2), "games": standing.games,
+                                                 "provisional": standing.provisional},
         "id": offer.id, "offerer": offer.offerer, "offerer_name": names.name(offer.offerer), "game": offer.terms.game,
         "stake": offer.terms.stake, "deposit": offer.terms.deposit, "rounds": offer.terms.rounds,
         "challenge_seconds": offer.terms.challenge, "expires": offer.expires,
