@@ -15,7 +15,7 @@ from chips_cli import context
 from chips_client import checks, moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
-from chips_client.channels import address_of, name_problem, nonce_of, rounds_of, short_challenge_note
+from chips_client.channels import address_of, name_problem, name_taken, nonce_of, rounds_of, short_challenge_note
 from chips_client.faucet import cannot_cover
 from chips_client.narration import Story, deadline_text, grid
 from chips_client.next_steps import commands, next_step
@@ -43,7 +43,9 @@ def open_channel(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain:
         if not args.no_validate:
             existing, account = chain.channel(address_of(fixed)), chain.account(signer.public_key)
-            if (free := 0 if account is None else account.balance) < args.deposit and existing is None:
+            if existing is not None:
+                raise InvalidInput(f"{name_taken(args.channel, existing)}; nothing was submitted")
+            if (free := 0 if account is None else account.balance) < args.deposit:
                 raise InvalidInput(f"{cannot_cover(free, args.deposit)}; nothing was submitted")
             if problem := checks.open_refusal(existing, account, fixed, chain.challenge_floor()):
                 raise InvalidInput(f"{problem}; nothing was submitted")

@@ -133,3 +133,13 @@ def test_leaving_a_match_says_where_it_stands_and_how_to_go_on_with_no_error_lin
     assert "error" not in out and "turn 0" not in out
     code_bot, out, _ = players.run("alice", "bot", "duel")
     assert code_bot == code and "to go on with it: chips bot duel --username alice" in out
+
+
+def test_a_name_used_before_with_the_same_opponent_and_terms_says_to_choose_another_name(players):
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    code, _, err = players.run("alice", *opening("duel", 3600))
+    assert code == 1 and players.chain.submitted == 1
+    assert err == ("chips: error: a channel 'duel' with this opponent on these terms was opened before (it is "
+                   "funding): give the new one another name; nothing was submitted\n")  # fmt: skip
+    assert "nonce" not in err
+    assert players.run("alice", *opening("duel-2", 3600))[0] == 0

@@ -162,6 +162,9 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
     alice.screenshot(path=screenshots / "chips-concluded-alice.png", full_page=True)
     assert tofu(alice) == []
+    alice.reload()  # the closed channel's page, read afresh: no match runs, so no empty "The match" heading
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, bob 40.")
+    expect(alice.locator("#chips-log-heading")).to_be_hidden()
     for view in ("channel", "chips"):
         if view == "chips":
             alice.get_by_role("link", name="Chips", exact=True).click()
@@ -258,6 +261,7 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
 def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_page(pages, devnet, screenshots):
     alice, bob = pages
     before = balances_on_chain(devnet)
+    expect(alice.locator("#offer-seconds")).to_have_value("3600")  # as chips offer --for
     for field, value in (("stake", 5), ("deposit", 20), ("rounds", 1), ("challenge", 60), ("seconds", 300)):
         alice.fill(f"#offer-{field}", str(value))
     alice.get_by_role("button", name="Offer", exact=True).click()
@@ -275,6 +279,7 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     offered.get_by_role("button", name="Accept").click()
     expect(bob.locator("h1")).to_contain_text("Channel offer-")
     expect(alice.locator("h1")).to_contain_text("Channel offer-")  # joined by alice's server, her page taken there
+    expect(alice.locator("h1")).to_have_text(bob.locator("h1").inner_text())  # one name for both players
     # the accepter opened the channel, so bob is X and moves first; the server plays both sides' matches
     for mover, watcher, space in ((bob, alice, 1), (alice, bob, 4), (bob, alice, 2), (alice, bob, 5), (bob, alice, 3)):
         take(mover, watcher, space, "X" if mover is bob else "O")

@@ -55,6 +55,8 @@ export function mount(app, id, signal) {
     ),
   );
   const log = h("ol", { class: "chips-log", id: "chips-log", "aria-label": "What the match said" });
+  // Shown with the first line the match says: a closed channel's page does not end with an empty heading.
+  const logHeading = h("h2", { id: "chips-log-heading", text: "The match", hidden: true });
   let channel = null;
   let skew = 0;
   let wanted = null;
@@ -152,6 +154,7 @@ export function mount(app, id, signal) {
 
   function say(line) {
     if (!line) return;
+    logHeading.hidden = false;
     log.prepend(h("li", { text: line }));
     while (log.children.length > MAX_LINES) log.lastChild.remove();
   }
@@ -195,7 +198,7 @@ export function mount(app, id, signal) {
     channel?.game === "rps" ? null : board.element,
     throws,
     error,
-    h("h2", { text: "The match" }),
+    logHeading,
     log,
   );
   read().then(() => {
