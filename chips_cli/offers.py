@@ -70,7 +70,7 @@ def offers(args: argparse.Namespace) -> int:
         return 0
     if not board.offers:
         print("no open offers" + (f" of {args.game}" if args.game else "") + "; make one with: chips offer --game "
-              "xo --stake 10 --deposit 50")  # fmt: skip
+              f"{args.game or 'xo'} --stake 10 --deposit 50")  # fmt: skip
     for signed in board.offers:
         print(offer_line(signed, names, now, me, standings.get(signed.offer.offerer)))
     shown = [standings[s.offer.offerer] for s in board.offers if s.offer.offerer in standings]

@@ -148,38 +148,58 @@ def watch(args: argparse.Namespace) -> int:
     """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges. A REST
     API out of reach is said once and tried again with a capped backoff: it runs until Ctrl-C or SIGTERM."""
     signer = context.signer(args)
+    said = "answering every challenge against you with the latest state in your store" if args.defend else (
+        "printing each change; with --defend it would answer challenges against you")  # fmt: skip
+    say(f"watching your channels on the chain every {args.poll:g} s, {said}; Ctrl-C stops")
+    try:
+        with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, \
+                sigterm_interrupts():  # fmt: skip
+            _watch(args, signer, chain, stored)
+    except KeyboardInterrupt as interrupt:
+        terminated = isinstance(interrupt, TerminateRequest)
+        say(f"stopped watching ({'SIGTERM' if terminated else 'Ctrl-C'})" + (
+            ": challenges against you are no longer answered" if args.defend else ""))  # fmt: skip
+        return TERMINATED if terminated else INTERRUPTED
+    return 0
+
+
+def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store) -> None:
+    """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``."""
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
     names = session.key_names(args)
-    retry, lost = 0.0, False
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, sigterm_interrupts():
-        while True:
-            try:
-                for found in chain.channels():
-                    if signer.public_key not in found.fixed.participants:
-                        continue
-                    now = (found.status, found.turn, found.challenge)
-                    if seen.get(found.id) != now:
-                        seen[found.id] = now
-                        say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
-                    if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
-                        tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
-                        if tower is not None:
-                            towers[found.id] = tower
-                            tower.defend_offline(found)
-            except BrokerError:
-                raise
-            except (Unavailable, TimedOut) as error:
-                retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
-                if not lost:
-                    say(f"{error.message}; retrying")
-                lost = True
-                time.sleep(retry)
-                continue
-            if lost:
-                say("the REST API answers again: watching")
-            retry, lost = 0.0, False
-            time.sleep(args.poll)
+    retry, lost, first = 0.0, False, True
+    while True:
+        try:
+            channels = chain.channels()
+            if first and not any(signer.public_key in c.fixed.participants for c in channels):
+                say("you take part in no channel yet: each one you open or join is said here")
+            first = False
+            for found in channels:
+                if signer.public_key not in found.fixed.participants:
+                    continue
+                now = (found.status, found.turn, found.challenge)
+                if seen.get(found.id) != now:
+                    seen[found.id] = now
+                    say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
+                if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
+                    tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
+                    if tower is not None:
+                        towers[found.id] = tower
+                        tower.defend_offline(found)
+        except BrokerError:
+            raise
+        except (Unavailable, TimedOut) as error:
+            retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+            if not lost:
+                say(f"{error.message}; retrying")
+            lost = True
+            time.sleep(retry)
+            continue
+        if lost:
+            say("the REST API answers again: watching")
+        retry, lost = 0.0, False
+        time.sleep(args.poll)
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:

@@ -7,7 +7,10 @@ import threading
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from chips_cli import offers
+from chips_client import offer_board
 from chips_client.offer_desk import Published
 from chips_client.offers import Terms, channel_fixed, make_offer
 from chips_tp.channel import channel_id
@@ -135,3 +138,14 @@ def test_an_offerers_rating_counts_games_with_their_plural_and_marks_a_provision
     assert offers.rating_text(None) == "no staked games yet"
     for said in (offers.rating_text(one), offers.rating_text(seasoned), offers.rating_text(None)):
         assert "match" not in said and "1 games" not in said
+
+
+@pytest.mark.parametrize("game", ["xo", "rps"])
+def test_no_open_offers_of_a_game_suggests_offering_one_of_that_game(monkeypatch, capsys, game):
+    monkeypatch.setattr(offers, "_board", lambda _args, _game: offer_board.Board([], 0))
+    args = argparse.Namespace(game=game, format="table", key_dir=None, username="dave", url=None)
+    monkeypatch.setattr(offers.session, "own_public_key", lambda _args: None)
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    assert offers.offers(args) == 0
+    said = capsys.readouterr().out
+    assert said == f"no open offers of {game}; make one with: chips offer --game {game} --stake 10 --deposit 50\n"

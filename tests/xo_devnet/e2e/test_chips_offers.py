@@ -240,7 +240,9 @@ def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
         house.terminate()
         output, _ = house.communicate(timeout=30)
         proxy.close()
-    assert "joined" not in output
+    assert "accepted: joined" not in output
+    assert house.returncode == 143 and "stopped (SIGTERM): the offer " in output and "0 accepts of 1 joined" in output
+    assert "chips: error" not in output  # a house stopped on purpose says so plainly
     assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []  # withdrawn on exit
 
 
