@@ -23,7 +23,9 @@ from chips_client.messages import client_id, topic
 from chips_client.narration import Story, channel_line, player
 from chips_client.next_steps import Commands, commands, left_lines
 from chips_client.store import Store
+from chips_tp.apps import APPS
 from chips_tp.channel import channel_id
+from chips_tp.channel_state import decode_state
 from chips_tp.state import CLOSED, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
@@ -78,9 +80,9 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
         connect = _connector(args, client_id(signer, channel_id(found.fixed)))
         match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
                       say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
-        say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
-            f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
         try:
+            say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
+                f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
             with sigterm_interrupts():
                 outcome = match.run()
         except NotPlayable as error:
@@ -98,12 +100,19 @@ def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Chann
     """A player who left the match (Ctrl-C, SIGTERM) is told where it stands, what is at stake and due by when, and
     the command that goes on with it; the exit code says which signal it was (130, 143), with no error line."""
     terminated = isinstance(interrupt, TerminateRequest)
-    try:
-        with sigterm_interrupts():
-            record = chain.channel(context.address(found))
-    except (CommandError, KeyboardInterrupt):  # the chain out of reach, or a second Ctrl-C: said without its record
-        record = None
+    record = None
+    for _attempt in (1, 2):  # a request the interrupt cut short leaves a connection to drop: the second is afresh
+        try:
+            with sigterm_interrupts():
+                record = chain.channel(context.address(found))
+            break
+        except CommandError:  # the chain out of reach: said without its record
+            chain.client.close()
+        except KeyboardInterrupt:  # a second Ctrl-C: said at once, without its record
+            break
     latest = None if match.channel is None else match.channel.latest.state
+    if latest is None and record is not None and record.state is not None:  # left before the match loaded it
+        latest = decode_state(record.state, APPS[record.fixed.app].decode)
     name = match.terms.name
     for line in left_lines(match.story, record, latest, how="SIGTERM" if terminated else "Ctrl-C", name=name,
                            said=said_commands(args, name), now=time.time()):  # fmt: skip

@@ -309,3 +309,40 @@ def test_a_new_key_gets_chips_from_the_faucet_and_an_offer_it_cannot_cover_says_
     assert more.returncode == 1 and "this key had its 1000 chips for this hour; ask again in " in more.stderr
     assert "429" not in more.stderr and "HTTP" not in more.stderr
     assert "500 chips" in dave.run("balance").stdout
+
+
+def test_a_player_who_leaves_a_staked_match_is_told_where_it_stands_and_both_name_its_channel_alike(net, tmp_path):
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+                      "60", "--bot", "random", "--for", "120")  # fmt: skip
+    dave = None
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        name = offers.channel_name(str(listed["id"]), 1)
+        dave = subprocess.Popen(alice.argv("accept", str(listed["id"])[:12]), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=alice.environment())  # fmt: skip
+        assert dave.stdout is not None
+        lines = []
+        while not any("the match begins" in line for line in lines):
+            line = dave.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        lines.append(dave.stdout.readline())  # "playing channel ...": said once the match is under way
+        dave.send_signal(2)  # Ctrl-C, with alice (X) to move
+        out, err = dave.communicate(timeout=SECONDS)
+        said = "".join(lines) + out
+        assert dave.returncode == 130 and err == "", said + err
+        for must in (f"you left (Ctrl-C): channel '{name}' stays open on the chain, the match unfinished: game 1 of 1",
+                     "at stake: your deposit of 50 chips", "if ",  " challenges you, your move must be on chain "
+                     "within 60 s (by ", f"to go on with it: chips play {name} --username alice"):  # fmt: skip
+            assert must in said, said
+        listed_now = alice.run("list").stdout
+        assert f"next: your move: chips play {name} --username alice" in listed_now, listed_now
+        assert "running: game 1 of 1, you (X) to move" in listed_now
+    finally:
+        if dave is not None and dave.poll() is None:
+            dave.kill()
+        house.terminate()
+        output, _ = house.communicate(timeout=30)
+    assert f"joined channel '{name}'" in output and "chips: error" not in output  # the offerer's name is the same
