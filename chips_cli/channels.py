@@ -120,7 +120,8 @@ def list_channels(args: argparse.Namespace) -> int:
               f"rounds {rounds_of(c.fixed) or 'any'}")  # fmt: skip
         print(f"          {story.status(c, now, latest)}")
         if c.status != CLOSED:
-            print(f"          next: {next_step(story, c, latest, said, now)}")
+            mark = " (open to you)" if open_to(c, me) else ""
+            print(f"          next{mark}: {next_step(story, c, latest, said, now)}")
     return 0
 
 
