@@ -29,6 +29,7 @@ from typing import Any, Final, NamedTuple
 
 from chips_client import transactions as tx
 from chips_client.channels import MAX_ROUNDS, rounds_of
+from chips_client.faucet import cannot_cover
 from chips_client.narration import player as known_as
 from chips_client.offer_board import Post
 from chips_client.offer_desk import Published, decide
@@ -127,8 +128,8 @@ class OfferPosts:
             raise refused(f"this chain's challenges last at least {floor} s (chips.min_challenge_seconds), not "
                           f"{terms.challenge}: an accept could not be opened; nothing was published")  # fmt: skip
         if balance < terms.deposit:
-            raise refused(f"your {balance} free chips cannot cover the {terms.deposit} deposit: an accept could not "
-                          "be joined; nothing was published")  # fmt: skip
+            raise refused(f"{cannot_cover(balance, terms.deposit)}: an accept could not be joined; nothing was "
+                          "published")  # fmt: skip
         session = self.feed.session
         if session is None:
             raise ApiError(503, UNAVAILABLE, "Broker Unavailable", f"no broker: {self.feed.message}")
