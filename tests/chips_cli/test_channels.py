@@ -100,7 +100,8 @@ def test_list_says_whose_move_it_is_and_what_comes_next_by_the_channels_name(pla
     assert players.run("alice", *opening("duel", 3600))[0] == 0
     code, out, _ = players.run("bob", "list")
     ident = players.chain.channels()[0].id.hex()[:8]  # bob's store does not know its name yet: its id names it
-    assert code == 0 and f"next (open to you): pay your deposit of 20 chips in: chips join {ident} --username bob" in out
+    assert code == 0
+    assert f"next (open to you): pay your deposit of 20 chips in: chips join {ident} --username bob" in out
     assert players.run("bob", "join", "duel")[0] == 0
     code, out, _ = players.run("alice", "list")
     assert code == 0
