@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.xo_devnet.rest.threaded_devnet import ThreadedDevnet
 from xo_core.signing import Signer
+from xo_devnet.ledger import LedgerConfig
+from xo_devnet.rest.keys import FAUCET as FAUCET_KEY
 
 FAUCET = "/xo-devnet/faucet"
 
@@ -45,3 +48,21 @@ def test_a_malformed_request_is_a_400_saying_what_is_wrong_and_issues_nothing(ap
     answer = api.post(FAUCET, body.replace(b"KEY", key.encode()), content_type)
     assert (answer.status, answer.error_code) == (400, 100)
     assert said in answer.json["error"]["message"]
+
+
+def test_a_devnet_that_cannot_issue_says_why_and_counts_nothing_against_the_limit(api_for):
+    devnet = ThreadedDevnet(LedgerConfig(None, component_endpoint="tcp://127.0.0.1:0")).start()
+    try:
+        api = api_for(devnet.server.url, allow_server_errors=True)
+        key = Signer.generate().public_key
+        none = api.post_json(FAUCET, {"public_key": key})
+        assert (none.status, none.error_code) == (503, 102)
+        assert "this devnet has no issuer key (chips-issuer in its key directory)" in none.json["error"]["message"]
+        faucet = devnet.server.runner.app[FAUCET_KEY]
+        faucet.issuer = Signer.generate()  # a key this chain's chips.issuers does not list
+        stranger = api.post_json(FAUCET, {"public_key": key, "amount": 1000})
+        assert (stranger.status, stranger.error_code) == (503, 102)
+        assert "only the keys in the setting chips.issuers may issue chips" in stranger.json["error"]["message"]
+        assert list(faucet.book.given) == []  # refused before anything was counted or signed
+    finally:
+        devnet.stop()
