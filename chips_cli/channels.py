@@ -101,7 +101,7 @@ def list_channels(args: argparse.Namespace) -> int:
     mine.sort(key=lambda c: (not open_to(c, me), c.status == CLOSED, c.id))
     names = session.key_names(args)
     now = time.time()
-    flags = f"--username {shell_word(args.username)}" if args.username else ""
+    flags = context.player_flags(args)
     with context.store(args, me) as stored:
         known = stored.channels()
         listed = [(c, known.get(c.id), *followed(c, me, names, stored)) for c in mine]

@@ -195,12 +195,12 @@ def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: 
              f"{counted(joined, 'accept', 'accepts')} of {published.count} joined")  # fmt: skip
     unfinished = [] if house is None else house.unfinished
     if unfinished:
-        flags = f" --username {shell_word(args.username)}" if args.username else ""
+        flags = context.player_flags(args)
         play.say(f"{counted(len(unfinished), 'match was', 'matches were')} still being played, every state kept in "
                  "your store: each goes on with the command below (chips watch --defend answers challenges "
                  "meanwhile)")  # fmt: skip
         for name in unfinished:
-            play.say(f"  chips bot {shell_word(name)}{flags}")
+            play.say(f"  chips bot {shell_word(name)} {flags}".rstrip())
     return TERMINATED if terminated else INTERRUPTED
 
 
@@ -365,9 +365,9 @@ def _left_waiting(args: argparse.Namespace, chain: RestChain, signer: Signer, ch
     with sigterm_interrupts():
         joined = _cancelled_or_joined(chain, signer, fixed)
     if joined:
-        flags = f" --username {shell_word(args.username)}" if args.username else ""
         play.say(f"you left ({how}) as the offerer joined: channel {quoted(name, None)} is open with your deposit of "
-                 f"{fixed.deposits[0]} chips in it; to play it: chips play {shell_word(name)}{flags}")  # fmt: skip
+                 f"{fixed.deposits[0]} chips in it; to play it: chips play {shell_word(name)} "
+                 f"{context.player_flags(args)}".rstrip())  # fmt: skip
     else:
         play.say(f"you left ({how}) before the offerer joined: channel {quoted(name, None)} is cancelled and your "
                  f"deposit of {fixed.deposits[0]} chips is back")  # fmt: skip

@@ -121,10 +121,9 @@ def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Chann
 
 
 def said_commands(args: argparse.Namespace, name: str) -> Commands:
-    """The commands suggested for the channel ``name``, with ``--username`` when the player gave it, so they run as
-    shown; the computer's side is resumed by ``chips bot``, a person's by ``chips play``."""
-    flags = f"--username {shell_word(args.username)}" if getattr(args, "username", None) else ""
-    return commands(shell_word(name), flags, "bot" if getattr(args, "level", None) else "play")
+    """The commands suggested for the channel ``name`` (:func:`chips_cli.context.player_flags`); the computer's side is
+    resumed by ``chips bot``, a person's by ``chips play``."""
+    return commands(shell_word(name), context.player_flags(args), "bot" if getattr(args, "level", None) else "play")
 
 
 def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:
