@@ -48,7 +48,7 @@ def next_step(story: Story, record: Record, latest: State | None, said: Commands
     if record.status == FUNDING:
         if not record.funded[me]:
             return f"pay your deposit of {story.fixed.deposits[me]} chips in: {said.of('join')}"
-        return f"{other} pays in {possessive(other)} deposit, and the match begins"
+        return f"{other} pays their deposit in, and the match begins"
     challenge = record.challenge
     if challenge is not None and challenge.challenger != story.you:
         return f"your answer on chain, by {deadline_text(challenge.deadline, now)}: {said.resume} (or chips watch " \
@@ -60,7 +60,9 @@ def next_step(story: Story, record: Record, latest: State | None, said: Commands
                "channel out then"  # fmt: skip
     if latest is None:
         return f"go on with the match: {said.resume}"
-    if latest.final or mover(latest.turn + 1) == me:
+    if latest.final:
+        return f"closing the channel on the final state: {said.resume} finishes it"
+    if mover(latest.turn + 1) == me:
         return f"your move: {said.resume}"
     return f"{possessive(other)} move ({said.resume} follows it; {said.of('challenge')} if {other} stays silent)"
 

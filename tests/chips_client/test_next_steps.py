@@ -84,7 +84,7 @@ def test_what_comes_next_names_whose_move_it_is_and_the_command():
     assert "pay your deposit of 50 chips in: chips join" in next_step(
         story, record(fixed, status="funding", funded=(False, True)), None, SAID, NOW)  # fmt: skip
     assert next_step(story, record(fixed, status="funding", funded=(True, False)), None, SAID, NOW) == (
-        "bob pays in bob's deposit, and the match begins")
+        "bob pays their deposit in, and the match begins")
     answer = next_step(story, record(fixed, turn=2, challenge=ChallengeRecord(int(NOW) + 300, BOB)), None, SAID, NOW)
     assert answer.startswith(f"your answer on chain, by {at(300)}") and "(5 min 0 s left)" in answer
     for text in (mine, theirs, answer):
