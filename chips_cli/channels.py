@@ -130,6 +130,8 @@ def followed(channel: Channel, me: str, names: KeyNames, stored: Store) -> tuple
     when it is newer: before the first move, or after a challenge); None when neither holds one."""
     decode = APPS[channel.fixed.app].decode
     story = Story(channel.fixed, rounds_of(channel.fixed), me, names)
+    if channel.status == CLOSED:  # said by its payout alone: a house's thousand closed matches are not read back
+        return story, None
     history = [decode_state(data, decode) for data in stored.all_states(channel.id)]
     if channel.state is not None and (on_chain := decode_state(channel.state, decode)).turn > (
         history[-1].turn if history else -1
