@@ -136,7 +136,7 @@ def test_an_existing_game_is_refused_as_xo_create_refuses_it(fake, alice, bob, r
     fake.put_game("g7", board="X--------", state="P2-NEXT", p1=bob.public_key)
     code, out, err = replay(run, thread_file(X_WINS), "g7", alice, bob, fake.url, "--wait", "10")
     assert (code, out) == (1, "")
-    assert err == "xo: error: game 'g7' already exists (P2-NEXT); nothing was submitted\n"
+    assert err == "xo: error: game 'g7' already exists: O to move (open seat); nothing was submitted\n"
     assert fake.submitted == []
 
 
