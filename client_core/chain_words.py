@@ -14,7 +14,7 @@ from typing import Final
 
 from google.protobuf.message import DecodeError
 
-from client_core.blocks import ChainTransaction
+from client_core.blocks import ChainTransaction, ListedBlock
 from xo_core.block_info import FAMILY_NAME as BLOCK_INFO
 from xo_core.protobuf.block_info_pb2 import BlockInfoTxn
 from xo_core.text import printable, quoted
@@ -45,5 +45,24 @@ def block_info_words(transaction: ChainTransaction, _name: Namer) -> str:
         message.ParseFromString(transaction.payload)
     except DecodeError as error:
         return unreadable(BLOCK_INFO, str(error))
-    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(min(message.block.timestamp, MAX_TIMESTAMP)))
-    return f"{BLOCK_INFO}: block {message.block.block_num} at {when}"
+    return f"{BLOCK_INFO}: block {message.block.block_num} at {utc_time(message.block.timestamp)}"
+
+
+def utc_time(timestamp: int) -> str:
+    """A chain time (seconds since 1970) as ``2026-11-27T04:00:00Z``: UTC, the same on every machine."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(max(0, min(timestamp, MAX_TIMESTAMP))))
+
+
+def block_time(block: ListedBlock) -> int | None:
+    """When ``block`` was made: the timestamp of the BlockInfo it opens with, which the validator takes as it starts
+    the block (Sawtooth's headers carry no time); None for a block without one (genesis) or one that does not read.
+    """
+    for transaction in block.transactions:
+        if transaction.family_name == BLOCK_INFO:
+            message = BlockInfoTxn()
+            try:
+                message.ParseFromString(transaction.payload)
+            except DecodeError:
+                return None
+            return message.block.timestamp
+    return None
