@@ -28,7 +28,7 @@ from rps_tp.game import (
     round_winner,
     scores_from,
 )
-from xo_core.text import clip, printable, shell_word, short_key
+from xo_core.text import clip, duration, printable, shell_word, short_key
 
 TABLE_HEADINGS: Final = ("GAME", "PLAYER 1", "PLAYER 2", "SCORE", "ROUND", "STATE", "NEXT")
 GAME_WIDTH: Final = 24
@@ -192,21 +192,6 @@ def score_text(game: Game, you: str | None = None, names: KeyNames = NO_NAMES, r
 def moment(timestamp: float) -> str:
     """A chain time (BlockInfo, Unix seconds) as people read it, in UTC: ``2026-01-05 14:30:05 UTC``."""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
-
-
-def duration(seconds: float) -> str:
-    """``42 s``, ``4 min 12 s``, ``2 h 5 min``, ``3 d 4 h``: rounded up to the second."""
-    total = max(int(-(-seconds // 1)), 0)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes} min"
-    if minutes:
-        return f"{minutes} min {secs} s"
-    return f"{secs} s"
 
 
 def say(line: str) -> str:
