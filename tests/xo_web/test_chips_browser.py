@@ -191,9 +191,11 @@ def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, s
     status = bob.locator(f'li.channel[data-channel="{ident}"] .channel-status')
     expect(status).to_contain_text("alice challenged you: answer before ")
     shown = status.locator(".countdown").inner_text()
-    at, first = re.fullmatch(r" ?before (\d\d:\d\d:\d\d) \((\d+) s left\)\.", shown).groups()  # local clock time
-    assert 590 <= int(first) <= 600
-    expect(status.locator(".countdown")).not_to_have_text(f" before {at} ({first} s left).", timeout=SECONDS * 1000)
+    found = re.fullmatch(r" ?before (\d\d:\d\d:\d\d) \(((?:9|10) min (\d+) s) left\)\.", shown)  # as commands say
+    assert found, shown
+    at, first = found.group(1, 2)
+    assert 590 <= int(first.split()[0]) * 60 + int(found.group(3)) <= 600
+    expect(status.locator(".countdown")).not_to_have_text(f" before {at} ({first} left).", timeout=SECONDS * 1000)
     bob.screenshot(path=screenshots / "chips-list-bob.png", full_page=True)
 
 
@@ -248,7 +250,8 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     alice.get_by_role("button", name="Challenge").click()
     urgent = bob.locator("#chips-urgent")
     expect(urgent).to_contain_text("challenged you: your move must be on chain before")
-    expect(urgent).to_contain_text(re.compile(r"\(\d+ s left\)\. If you have not moved by .*, the computer plays it"))
+    left = r"\((\d+ min )?\d+ s left\)\. If you have not moved by .*, the computer plays it"
+    expect(urgent).to_contain_text(re.compile(left))
     expect(urgent).to_be_hidden(timeout=15_000)  # the computer played bob's move at half the time left
     expect(bob.locator("#chips-log")).to_contain_text("the computer plays")
     expect(bob.locator("#chips-log")).to_contain_text("answered alice's challenge on chain")
@@ -261,7 +264,7 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     for field, value in (("stake", 5), ("deposit", 20), ("rounds", 1), ("challenge", 60), ("seconds", 300)):
         alice.fill(f"#offer-{field}", str(value))
     alice.get_by_role("button", name="Offer", exact=True).click()
-    expect(alice.locator("#offer-note")).to_contain_text("Your offer is on the board for 300 s")
+    expect(alice.locator("#offer-note")).to_contain_text("Your offer is on the board for 5 min 0 s")
     mine = alice.locator('li.offer[data-mine="true"]')
     expect(mine.locator(".offer-offerer")).to_have_text("you")
     expect(mine.get_by_role("button", name="Withdraw")).to_be_visible()
@@ -270,7 +273,8 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     expect(offered.locator(".offer-terms")).to_have_text(
         "Tic-tac-toe for 5 chips a game, 1 game; 20 chips deposited each; 60 s to answer a challenge."
     )
-    expect(offered.locator(".offer-stays")).to_contain_text(re.compile(r"Open until \d\d:\d\d:\d\d \(\d+ s left\)\."))
+    stays = r"Open until \d\d:\d\d:\d\d \((\d+ min )?\d+ s left\)\."  # as chips offers words it
+    expect(offered.locator(".offer-stays")).to_contain_text(re.compile(stays))
     bob.screenshot(path=screenshots / "offers-bob.png", full_page=True)
     offered.get_by_role("button", name="Accept").click()
     expect(bob.locator("h1")).to_contain_text("Channel offer-")

@@ -7,9 +7,9 @@ import { rps } from "./api.js";
 import { h, replace, shown } from "./dom.js";
 import { throwIcon } from "./icons.js";
 import { shortKey } from "./labels.js";
+import { duration } from "./time.js";
 import {
   THROWS,
-  duration,
   nextText,
   opening,
   outcomeText,
