@@ -19,14 +19,14 @@ from typing import Final
 from chips_client import chain_words as chips_words
 from client_core import session
 from client_core.blocks import ChainTransaction, ListedBatch, ListedBlock
-from client_core.chain_words import Namer, Words, block_info_words, block_time, utc_time
+from client_core.chain_words import Namer, Words, block_info_words, block_time, namer, said_by, utc_time
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
 from client_core.rest import BLOCKS_PER_PAGE, RestClient
 from client_core.tables import table
 from rps_client import chain_words as rps_words
 from xo_client import chain_words as xo_words
-from xo_core.text import printable, quoted, short_key
+from xo_core.text import printable, quoted
 
 FAMILY_WORDS: Final[dict[str, Words]] = {
     "xo": xo_words.words,
@@ -38,19 +38,9 @@ SHOWN_ID: Final = 16
 """Hex digits of a block or transaction id in a table: as many as ``waiting for batch ...`` shows."""
 
 
-def namer(names: KeyNames) -> Namer:
-    """A key in a sentence: its name in the key directory, else its first characters; escaped either way."""
-    return lambda key: printable(names.name(key) or short_key(key))
-
-
 def said(transaction: ChainTransaction, name: Namer) -> str:
     """What ``transaction`` did, by its family's reader; a family nobody here reads is named with its size."""
-    words = FAMILY_WORDS.get(transaction.family_name)
-    if words is not None:
-        return words(transaction, name)
-    size = len(transaction.payload)
-    family = printable(f"{transaction.family_name} {transaction.family_version}")
-    return f"{family}: {size} byte{'' if size == 1 else 's'} of payload"
+    return said_by(FAMILY_WORDS, transaction, name)
 
 
 def blocks(args: argparse.Namespace) -> int:

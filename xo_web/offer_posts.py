@@ -117,8 +117,9 @@ class OfferPosts:
         except CommandError as error:
             raise unavailable(error) from None
         if terms.challenge < floor:
-            raise refused(f"this chain's challenges last at least {duration(floor)} (chips.min_challenge_seconds), "
-                          f"not {duration(terms.challenge)}: an accept could not be opened; nothing was published")  # fmt: skip
+            raise refused(f"this chain's challenges last at least {duration(floor)} "
+                          f"(chips.min_challenge_seconds), not {duration(terms.challenge)}: an accept could not be "
+                          "opened; nothing was published")  # fmt: skip
         if balance < terms.deposit:
             raise refused(f"your {balance} free chips cannot cover the {terms.deposit} deposit: an accept could not "
                           "be joined; nothing was published")  # fmt: skip
@@ -139,8 +140,8 @@ class OfferPosts:
                 self.posted.pop(signed.offer.id, None)
             raise ApiError(502, UNAVAILABLE, "Broker Unavailable", f"{error.message}; nothing was published") from None
         return {"offer": signed.offer.id, "expires": signed.offer.expires,
-                "message": f"Your offer is on the board for {duration(request.seconds)}: the first accept is joined and "
-                           "played here."}  # fmt: skip
+                "message": f"Your offer is on the board for {duration(request.seconds)}: the first accept is "
+                           "joined and played here."}  # fmt: skip
 
     def withdraw(self, player: str, offer_id: str) -> Json:
         """Withdraw the page's offer ``offer_id``: cleared from the board; a 409 unless it is theirs and open."""
