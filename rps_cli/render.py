@@ -20,6 +20,7 @@ from rps_client import turns
 from rps_client.outcome import outcome_text, player_name
 from rps_tp.family import game_address
 from rps_tp.game import (
+    AWAITING_GAME,
     AWAITING_HOST,
     CONCLUDED,
     PLAYING_GAME,
@@ -56,7 +57,7 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
             ),
             "-".join(str(player.score) for player in game.players) if len(game.players) == 2 else "",
             str(game.round) if game.round else "",
-            game.state,
+            STATE_WORDS.get(game.state, printable(game.state)),
             next_cell(game, names),
         )
         for game in games
@@ -100,13 +101,23 @@ def game_card(game: Game, you: str | None = None, names: KeyNames = NO_NAMES, no
     return "\n".join(lines)
 
 
+STATE_WORDS = {
+    AWAITING_HOST: "waiting for players",
+    AWAITING_GAME: "setting up",
+    PLAYING_GAME: "playing",
+    CONCLUDED: "over",
+}
+"""The spec's lifecycle states (``PLAYING_GAME``) in a player's words; ``--json`` keeps the spec's."""
+
+
 def state_text(game: Game) -> str:
-    """``PLAYING_GAME, round 2``, ``CONCLUDED after round 3``, or the lifecycle state alone before play."""
+    """``playing, round 2``, ``over after round 3``, or the lifecycle state alone, in words, before play."""
+    words = STATE_WORDS.get(game.state, printable(game.state))
     if game.state == PLAYING_GAME:
-        return f"{game.state}, round {game.round}"
+        return f"{words}, round {game.round}"
     if game.state == CONCLUDED:
-        return f"{game.state} after round {game.round}"
-    return game.state
+        return f"{words} after round {game.round}"
+    return words
 
 
 def seat_text(game: Game, seat: int, you: str | None, names: KeyNames) -> str:
