@@ -1,7 +1,8 @@
-"""How a finished XO game ended, in words: one sentence shared by the ``xo`` commands, ``xo bot`` and the page.
+"""How an XO game stands or ended, in words, shared by the ``xo`` commands, ``xo bot`` and the page.
 
-And, while it goes on, which mark a move's signer plays: the first to take a space plays X, so a player who
-ran ``xo take`` cannot tell from the move alone whether the other side (a bot, say) took X first.
+Who won (``X won (player 1: alice (026c32...))``), how it stands (``alice (X) to move``: the spec's ``P1-NEXT``
+is for ``--json``), and which mark a move's signer plays: the first to take a space plays X, so a player who ran
+``xo take`` cannot tell from the move alone whether the other side (a bot, say) took X first.
 
 Keys are shown with their names from the key directory (:func:`client_core.keys.key_label`).
 """
