@@ -162,6 +162,13 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
     alice.screenshot(path=screenshots / "chips-concluded-alice.png", full_page=True)
     assert tofu(alice) == []
+    bob.get_by_role("link", name="Transactions").click()  # what the chain holds of the channel: three transactions
+    said = bob.locator("table.transactions tbody tr td:last-child")
+    expect(said).to_have_count(3)
+    short = ident[:8]
+    assert [text.split(":")[0] for text in said.all_inner_texts()] == [
+        f"chips open {short}", f"chips join {short}", f"chips conclude {short}"
+    ]
     for view in ("channel", "chips"):
         if view == "chips":
             alice.get_by_role("link", name="Chips", exact=True).click()
