@@ -10,7 +10,9 @@ import re
 
 import pytest
 
+from xo_cli import chain
 from xo_tp.family import game_address
+from xo_web import explorer
 
 TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -76,3 +78,8 @@ def test_a_channel_or_rps_game_nobody_played_has_no_transactions(played):
     assert played.request("GET", f"/api/chain/transactions?channel={'ab' * 32}").json()["transactions"] == []
     listed = played.request("GET", "/api/chain/transactions?rps=never-played").json()
     assert (listed["shown"], listed["transactions"]) == ("rps game 'never-played'", [])
+
+
+def test_the_page_says_each_family_s_transactions_as_xo_chain_does():
+    """The page may not import a command (tests/packaging/test_boundaries.py): its readers are held equal here."""
+    assert explorer.FAMILY_WORDS == chain.FAMILY_WORDS
