@@ -24,11 +24,10 @@ from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
 from client_core.keys import NO_NAMES, KeyNames
 from xo_client.notation import board_lines, grid_name
-from xo_core.text import printable, quoted, short_key
+from xo_core.text import duration, printable, quoted, short_key
 
 YOU = "you"
 """How the reader is named: every line is said to one player."""
-MINUTE = 60
 
 
 def player(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
@@ -77,14 +76,6 @@ def clock_times(text: str, moments: Iterable[int], now: float, zone: tzinfo | No
 def seconds_left(deadline: float, now: float) -> int:
     """Whole seconds until ``deadline`` (rounded up, so 0 only once it has come), never below 0."""
     return max(0, math.ceil(deadline - now))
-
-
-def duration(seconds: int) -> str:
-    """A count of seconds for a person: ``42 s``, ``3 min 5 s`` (seconds always shown, for a countdown)."""
-    if seconds < 2 * MINUTE:
-        return f"{seconds} s"
-    minutes, rest = divmod(seconds, MINUTE)
-    return f"{minutes} min {rest} s"
 
 
 def deadline_text(deadline: float, now: float, zone: tzinfo | None = None) -> str:

@@ -215,6 +215,26 @@ class RestClient:
         query = f"limit={max(1, min(page_size, BLOCKS_PER_PAGE))}"
         yield from self._walk_blocks(query, self._chain.listed_blocks_page)
 
+    def listed_block_at(self, block_num: int) -> ListedBlock | None:
+        """Block number ``block_num`` with its signer and batches; None above the head.
+
+        Sawtooth pages blocks by a marker of ``0x`` and 16 hex digits of the number, so one request finds any block.
+        """
+        path = f"/blocks?start=0x{block_num:016x}&limit=1"
+        response = self._request("GET", path)
+        if response.status in (400, 404):
+            return None
+        blocks, _ = self._chain.listed_blocks_page(response, path)
+        return blocks[0] if blocks and blocks[0].block_num == block_num else None
+
+    def listed_block_by_id(self, block_id: str) -> ListedBlock | None:
+        """The block whose whole id is ``block_id``, with its signer and batches; None when no block has it."""
+        path = f"/blocks/{quote(block_id)}"
+        response = self._request("GET", path)
+        if response.status in (400, 404):
+            return None
+        return self._chain.listed_block(self._answers.envelope(response, "data")["data"], path)
+
     def _walk_blocks(
         self, query: str, read_page: Callable[[Response, str], tuple[list[Block], str | None]]
     ) -> Iterator[Block]:

@@ -44,7 +44,7 @@ from client_core.keys import KeyNames
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
-from xo_core.text import printable, quoted
+from xo_core.text import duration, printable, quoted
 from xo_web.errors import REJECTED, ApiError, bad_request
 from xo_web.sender import Sender, refused, unavailable
 
@@ -295,7 +295,7 @@ class ChipsDesk(Sender):
         self._submit(signer, [tx.join(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
         note = short_challenge_note(record.fixed.duration)
         return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
-                f"the match can start. A challenge must be answered within {record.fixed.duration} s."
+                f"the match can start. A challenge must be answered within {duration(record.fixed.duration)}."
                 + (f" Note: {note}." if note else "")}  # fmt: skip
 
     def challenge(self, player: str, ident: bytes) -> Json:

@@ -47,7 +47,7 @@ from chips_tp.channel import MAX_DURATION, MIN_DURATION
 from client_core.broker import BrokerError
 from client_core.errors import CommandError
 from xo_core.signing import Signer
-from xo_core.text import quoted
+from xo_core.text import duration, quoted
 from xo_web.chips_desk import MAX_AMOUNT, ChipsDesk, parse_player, whole_field
 from xo_web.chips_matches import Matches
 from xo_web.errors import UNAVAILABLE, ApiError, bad_request
@@ -125,8 +125,9 @@ class OfferPosts:
         except CommandError as error:
             raise unavailable(error) from None
         if terms.challenge < floor:
-            raise refused(f"this chain's challenges last at least {floor} s (chips.min_challenge_seconds), not "
-                          f"{terms.challenge}: an accept could not be opened; nothing was published")  # fmt: skip
+            raise refused(f"this chain's challenges last at least {duration(floor)} "
+                          f"(chips.min_challenge_seconds), not {duration(terms.challenge)}: an accept could not be "
+                          "opened; nothing was published")  # fmt: skip
         if balance < terms.deposit:
             raise refused(f"{cannot_cover(balance, terms.deposit)}: an accept could not be joined; nothing was "
                           "published")  # fmt: skip
@@ -147,8 +148,8 @@ class OfferPosts:
                 self.posted.pop(signed.offer.id, None)
             raise ApiError(502, UNAVAILABLE, "Broker Unavailable", f"{error.message}; nothing was published") from None
         return {"offer": signed.offer.id, "expires": signed.offer.expires,
-                "message": f"Your offer is on the board for {request.seconds} s: the first accept is joined and "
-                           "played here."}  # fmt: skip
+                "message": f"Your offer is on the board for {duration(request.seconds)}: the first accept is "
+                           "joined and played here."}  # fmt: skip
 
     def withdraw(self, player: str, offer_id: str) -> Json:
         """Withdraw the page's offer ``offer_id``: cleared from the board; a 409 unless it is theirs and open."""

@@ -5,6 +5,7 @@
 
 import { chips, chipsOf } from "./api.js";
 import { BoardView } from "./board.js";
+import { transactionsLink } from "./chain.js";
 import { capitalized, clockTime, countdown, deadlineCountdown, gameName, opponentLabel, opponentName, roundsText, stakeText, statusText, tick } from "./chips.js";
 import { h, replace, shown } from "./dom.js";
 import { throwIcon } from "./icons.js";
@@ -191,7 +192,7 @@ export function mount(app, id, signal) {
     terms,
     status,
     balances,
-    h("div", { class: "actions" }, playButton, challengeButton, finalizeButton),
+    h("div", { class: "actions" }, playButton, challengeButton, finalizeButton, transactionsLink("channel", id ?? "")),
     chainNote,
     urgent,
     position,

@@ -7,6 +7,7 @@
 import { chips, getJson } from "./api.js";
 import { h, replace, shown } from "./dom.js";
 import { shortKey } from "./labels.js";
+import { duration } from "./time.js";
 
 const UNITS = { xo: "game", rps: "round" };
 
@@ -14,12 +15,12 @@ function plural(count, unit) {
   return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }
 
-/** "Tic-tac-toe for 10 chips a game, 3 games; 50 chips deposited each; 60 s to answer a challenge." */
+/** "Tic-tac-toe for 10 chips a game, 3 games; 50 chips deposited each; 1 h 0 min to answer a challenge." */
 export function offerTerms(offer) {
   const game = offer.game === "xo" ? "Tic-tac-toe" : "Rock-paper-scissors";
   const unit = UNITS[offer.game];
   const rounds = offer.rounds === 0 ? "until a player cannot cover the stake" : plural(offer.rounds, unit);
-  return `${game} for ${plural(offer.stake, "chip")} a ${unit}, ${rounds}; ${plural(offer.deposit, "chip")} deposited each; ${offer.challenge_seconds} s to answer a challenge.`;
+  return `${game} for ${plural(offer.stake, "chip")} a ${unit}, ${rounds}; ${plural(offer.deposit, "chip")} deposited each; ${duration(offer.challenge_seconds)} to answer a challenge.`;
 }
 
 /** The offerer's rating at staked games, as `chips offers` words it: "rated 27.31 ± 4.02 (6 games)", a provisional
@@ -30,11 +31,11 @@ export function ratingText(rating) {
   return `rated ${rating.rating.toFixed(2)}${mark} ± ${rating.deviation.toFixed(2)} (${plural(rating.games, "game")})`;
 }
 
-/** " open until 14:03:22 (27 s left)": the expiry (the server's clock, Unix seconds) as local clock time. */
+/** " open until 14:03:22 (52 min 7 s left)": the expiry (the server's clock, Unix seconds) as local clock time. */
 export function staysText(expires, skew) {
   const left = Math.max(0, Math.ceil(expires - (Date.now() / 1000 - skew)));
   const at = new Date((expires + skew) * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
-  return left > 0 ? `Open until ${at} (${left} s left).` : `Expired at ${at}.`;
+  return left > 0 ? `Open until ${at} (${duration(left)} left).` : `Expired at ${at}.`;
 }
 
 function numberInput(id, value, min, max) {
