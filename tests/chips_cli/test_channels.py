@@ -129,7 +129,7 @@ def test_leaving_a_match_says_where_it_stands_and_how_to_go_on_with_no_error_lin
     assert (left, err) == (code, "")
     for must in (f"you left ({how}): channel 'duel' stays open on the chain, the match unfinished: game 1 of 3, "
                  "alice (X) to move", "at stake: your deposit of 20 chips", "if alice challenges you, your move must "
-                 "be on chain within 60 min 0 s (by ", "to go on with it: chips play duel --username bob"):  # fmt: skip
+                 "be on chain within 1 h 0 min (by ", "to go on with it: chips play duel --username bob"):  # fmt: skip
         assert must in out, out
     assert "error" not in out and "turn 0" not in out
     code_bot, out, _ = players.run("alice", "bot", "duel")
