@@ -12,6 +12,7 @@ from client_core.runner import run
 
 COMMANDS = {
     "balance": ("chips_cli.accounts", "balance"),
+    "faucet": ("chips_cli.accounts", "faucet"),
     "issue": ("chips_cli.accounts", "issue"),
     "transfer": ("chips_cli.accounts", "transfer"),
     "open": ("chips_cli.channels", "open_channel"),

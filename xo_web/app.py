@@ -56,6 +56,7 @@ from xo_web.chips_matches import Matches
 from xo_web.computer import Computer
 from xo_web.errors import ApiError, bad_request
 from xo_web.events import EventStream, encode
+from xo_web.explorer import Explorer
 from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
@@ -202,6 +203,27 @@ class Server:
         s = self.settings
         names = self.keys.current_names()
         return json_response(await asyncio.to_thread(game_history, s.rest_url, s.auth, name, names, s.trace))
+
+    async def chain_transactions(self, request: web.Request) -> web.Response:
+        """``GET /api/chain/transactions?game=NAME|rps=NAME|channel=ID``: one game's or channel's transactions."""
+        given = [kind for kind in ("game", "rps", "channel") if kind in request.query]
+        if len(given) != 1:
+            raise bad_request("name one game or channel: /api/chain/transactions?game=NAME, ?rps=NAME or ?channel=ID")
+        explorer = self.explorer()
+        names = self.keys.current_names()
+        kind = given[0]
+        return json_response(await asyncio.to_thread(explorer.transactions_of, kind, request.query[kind], names))
+
+    async def chain_transaction(self, request: web.Request) -> web.Response:
+        """``GET /api/chain/transaction?id=ID``: one committed transaction, its block, batch, time and outcome."""
+        ident = request.query.get("id")
+        if ident is None:
+            raise bad_request("name the transaction: /api/chain/transaction?id=ID")
+        names = self.keys.current_names()
+        return json_response(await asyncio.to_thread(self.explorer().one_transaction, ident, names))
+
+    def explorer(self) -> Explorer:
+        return Explorer(self.settings.rest_url, self.settings.auth, self.settings.trace)
 
     async def ratings(self, request: web.Request) -> web.Response:
         """``GET /api/ratings``: the leaderboard of every game, or of one family's (``?game=xo``)."""
@@ -410,6 +432,8 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/api/session", server.session)
     app.router.add_get("/api/events", server.events.handle)
     app.router.add_get("/api/history", server.history)
+    app.router.add_get("/api/chain/transactions", server.chain_transactions)
+    app.router.add_get("/api/chain/transaction", server.chain_transaction)
     app.router.add_get("/api/ratings", server.ratings)
     app.router.add_post("/api/moves", server.move)
     app.router.add_post("/api/rps", server.rps_op)

@@ -38,6 +38,7 @@ def test_every_view_of_the_page_has_its_documented_address():
     shown = {view_of(address) for address in documented()}
     assert shown == set(routes()) == {
         "lobbyView", "gameView", "historyView", "rpsView", "chipsView", "channelView", "ratingsView", "tournamentsView",
+        "transactionsView", "transactionView",
     }  # fmt: skip
 
 
@@ -45,7 +46,8 @@ def test_each_documented_address_opens_the_view_it_describes():
     expected = {"the lobby": "lobbyView", "an XO game:": "gameView", "committed moves": "historyView",
                 "rock-paper-scissors game": "rpsView", "your chips": "chipsView",
                 "staked match": "channelView", "every player's rating": "ratingsView",
-                "every tournament": "tournamentsView"}  # fmt: skip
+                "every tournament": "tournamentsView",
+                "what the chain holds": "transactionsView", "one transaction": "transactionView"}  # fmt: skip
     for address, what in documented().items():
         [view] = [view for words, view in expected.items() if words in what]
         assert view_of(address) == view, address
