@@ -67,16 +67,17 @@ class Tournaments:
 
     def view(self) -> Json:
         """``{"tournaments": [...], "taking_part": [{"key", "tournament", "stopped"}]}``: every tournament, and whom
-        the server takes part for (``stopped``: why a part ended short, else null)."""
+        the server takes part for (``stopped``: why a part ended short, else null). Names are exact, as in
+        ``chips tournament show --json``: the page shows them as text, and matches them to the tournaments'."""
         try:
             with self.desk.client() as client:
                 found = TournamentReader(client).tournaments()
         except CommandError as error:
             raise unavailable(error) from None
         names = self.desk.names()
-        parts = [{"key": key, "tournament": printable(name), "stopped": None}
+        parts = [{"key": key, "tournament": name, "stopped": None}
                  for (key, name), thread in list(self.taking_part.items()) if thread.is_alive()]  # fmt: skip
-        parts += [{"key": key, "tournament": printable(name), "stopped": printable(why, escape_backslashes=False)}
+        parts += [{"key": key, "tournament": name, "stopped": printable(why, escape_backslashes=False)}
                   for (key, name), why in list(self.stopped.items())]  # fmt: skip
         return {"tournaments": [tournament_json(t, names) for t in found], "taking_part": parts}
 
