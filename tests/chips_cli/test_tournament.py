@@ -8,6 +8,7 @@ import json
 import pytest
 
 from chips_cli.tournament_arguments import duration, players, prizes
+from chips_client import tournament_transactions as ttx
 from chips_client import transactions as tx
 from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER
 
@@ -74,3 +75,18 @@ BAD = [(duration, "5d"), (duration, "0"), (duration, "1.5m"), (players, "8..4"),
 def test_bad_flag_values_are_usage_errors(parse, text):
     with pytest.raises(argparse.ArgumentTypeError):
         parse(text)
+
+
+def test_a_round_channel_is_listed_like_any_other(field):
+    two = [{"2..8": "2..2", "60,30,10": "100"}.get(arg, arg) for arg in CREATE]
+    assert field.run("carol", *two)[0] == 0
+    for name in ("alice", "bob"):
+        assert field.run(name, "tournament", "join", "spring cup")[0] == 0
+    field.chain.submit(ttx.start(CAROL, "spring cup"), "the start")
+    shown = json.loads(field.run("alice", "tournament", "show", "spring cup", "--json")[1])
+    ident = shown["pairings"][0][0]["channel"]
+    assert "stake 1  deposits 0/0  rounds 1" in field.run("alice", "list")[1]  # a round's match: one game for points
+    code, out, err = field.run("alice", "list", "--json")
+    assert code == 0, err
+    [listed] = [c for c in json.loads(out) if c["channel"] == ident]
+    assert listed["status"] == "running" and listed["deposits"] == [0, 0]
