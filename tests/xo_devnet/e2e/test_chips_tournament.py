@@ -94,14 +94,15 @@ def homes(tmp_path_factory) -> Iterator[Homes]:
 
 
 @pytest.mark.parametrize(("name", "style", "levels"), [
-    ("spring swiss", ("--format", "swiss", "--rounds", "3"), ("random", "heuristic", "random", "perfect")),
-    ("cup", ("--format", "knockout"), ("random", "random", "perfect", "heuristic")),
+    ("spring", ("--game", "xo", "--format", "swiss", "--rounds", "3"), ("random", "heuristic", "random", "perfect")),
+    ("cup", ("--game", "xo", "--format", "knockout"), ("random", "random", "perfect", "heuristic")),
+    ("rps cup", ("--game", "rps", "--format", "knockout"), ("random",) * 4),
 ])  # fmt: skip
 def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split(homes, name, style, levels, tmp_path):
     issued = homes.chips()
     rated_before = homes.rated_games(tmp_path / "before")
     before = {who: homes.balance(who) for who in PLAYERS}
-    homes.ok("org", "tournament", "create", name, "--game", "xo", *style, "--buy-in", "10", "--players", "2..4",
+    homes.ok("org", "tournament", "create", name, *style, "--buy-in", "10", "--players", "2..4",
              "--join-for", "5m", "--round-for", "30s", "--prizes", "60,30,10")  # fmt: skip
     for who in PLAYERS:
         assert f"you joined tournament {name!r}, paying 10 chips" in homes.ok(who, "tournament", "join", name)
