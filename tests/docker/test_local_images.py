@@ -52,10 +52,11 @@ def test_the_validator_runs_the_1_2_command_less_its_consensus_endpoint() -> Non
 
 
 def test_only_images_and_the_consensus_difference_change() -> None:
-    """Beside images, the override changes the validator's command and the engine's, and the engine's restart policy:
-    nothing that compose merges entry by entry (ports, volumes), no environment, dependency or health check."""
+    """Beside images, the override changes the validator's command and how long it gets to stop, the engine's
+    command and restart policy: nothing that compose merges entry by entry (ports, volumes), no environment,
+    dependency or health check."""
     for name, service in raw_document(LOCAL_IMAGES)["services"].items():
-        allowed = {"image"} | ({"command"} if name in validators(SINGLE_NODE) else set())
+        allowed = {"image"} | ({"command", "stop_grace_period"} if name in validators(SINGLE_NODE) else set())
         allowed |= {"command", "restart"} if name == ENGINE else set()
         assert set(service) <= allowed, name
 
