@@ -30,6 +30,8 @@ TEST_OVERRIDES = {SINGLE_NODE: TESTS, PBFT: PBFT_TESTS}
 TEST_SERVICE = "integration-tests"
 
 
+# A published port as written: 127.0.0.1:${VARIABLE:-DEFAULT}:CONTAINER_PORT.
+MOVABLE_PORT = re.compile(r"127\.0\.0\.1:\$\{(?P<variable>XO_\w+_PORT(?:_\d)?):-(?P<default>\d+)\}:(?P<port>\d+)")
 # ${NAME}, ${NAME:-default} (default when NAME is unset or empty) and ${NAME-default} (when unset); $$ is a "$".
 VARIABLE = re.compile(r"\$\$|\$\{(?P<name>\w+)(?:(?P<colon>:?)-(?P<default>[^}]*))?\}")
 

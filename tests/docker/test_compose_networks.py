@@ -7,7 +7,6 @@ needs: the genesis block's settings-tp, the consensus engine, every processor an
 docker-compose 1.29 too: no top-level `name:`."""
 
 import json
-import re
 
 import pytest
 
@@ -16,6 +15,7 @@ from tests.docker.compose_files import (
     COMPOSE_FILES,
     DOCKER_DIR,
     LOCAL_IMAGES,
+    MOVABLE_PORT,
     NETWORKS,
     PBFT,
     SINGLE_NODE,
@@ -150,10 +150,6 @@ def test_ports_are_published_on_localhost_only(compose_file: str) -> None:
 
     assert published
     assert all(port.startswith("127.0.0.1:") for port in published), published
-
-
-# A published port as written: 127.0.0.1:${VARIABLE:-DEFAULT}:CONTAINER_PORT.
-MOVABLE_PORT = re.compile(r"127\.0\.0\.1:\$\{(?P<variable>XO_\w+_PORT(?:_\d)?):-(?P<default>\d+)\}:(?P<port>\d+)")
 
 
 @pytest.mark.parametrize("compose_file", NETWORKS)
