@@ -18,6 +18,7 @@ from client_core.keys import load_signer
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
+from xo_core.text import shell_word
 
 DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
@@ -26,6 +27,12 @@ MIN_ID_PREFIX = 8
 def signer(args: argparse.Namespace) -> Signer:
     """The player's ``chips`` key, from the key directory and user name the arguments give."""
     return load_signer(session.key_dir(args), session.username(args), "chips")
+
+
+def player_flags(args: argparse.Namespace) -> str:
+    """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
+    username = getattr(args, "username", None)
+    return f"--username {shell_word(username)}" if username else ""
 
 
 def wait_seconds(args: argparse.Namespace) -> float:

@@ -7,12 +7,16 @@ import threading
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from chips_cli import offers
+from chips_client import offer_board
 from chips_client.offer_desk import Published
 from chips_client.offers import Terms, channel_fixed, make_offer
 from chips_tp.channel import channel_id
 from chips_tp.state import FUNDING, Channel
 from client_core.errors import Rejected, Unavailable
+from client_core.ratings import Standing
 from xo_core.signing import Signer
 
 BOB = Signer.from_hex("22" * 32)
@@ -123,4 +127,26 @@ def test_a_person_joins_one_accept_a_pass_and_reads_the_chain_again_after_the_ma
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), None)  # fmt: skip
     offers._one_pass(offering, set(), set())
-    assert chain.joins == 1 and played == [chain.listed[0].id.hex()]
+    assert chain.joins == 1 and played == [offers.channel_name(published.signed.offer.id, 1)]  # the accepter's name
+
+
+def test_an_offerers_rating_counts_games_with_their_plural_and_marks_a_provisional_one():
+    one = Standing("02" + "a" * 64, 29.664, 7.821, 1, 1, 0, 0)
+    assert offers.rating_text(one) == "rated 29.66? ± 7.82 (1 game)"
+    seasoned = one._replace(games=6, wins=4, losses=1, draws=1)
+    assert offers.rating_text(seasoned) == "rated 29.66 ± 7.82 (6 games)"
+    assert offers.rating_text(None) == "no staked games yet"
+    for said in (offers.rating_text(one), offers.rating_text(seasoned), offers.rating_text(None)):
+        assert "match" not in said and "1 games" not in said
+
+
+@pytest.mark.parametrize("game", ["xo", "rps"])
+def test_no_open_offers_of_a_game_suggests_offering_one_of_that_game(monkeypatch, capsys, game):
+    monkeypatch.setattr(offers, "_board", lambda _args, _game, _floor: offer_board.Board([], 0))
+    monkeypatch.setattr(offers, "chain_floor", lambda _args: 600)
+    args = argparse.Namespace(game=game, format="table", key_dir=None, username="dave", url=None)
+    monkeypatch.setattr(offers.session, "own_public_key", lambda _args: None)
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    assert offers.offers(args) == 0
+    said = capsys.readouterr().out
+    assert said == f"no open offers of {game}; make one with: chips offer --game {game} --stake 10 --deposit 50\n"
