@@ -31,6 +31,7 @@ from chips_client.offers import SignedOffer
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.family import CHANNEL_TYPE, NAMESPACE, channel_address
 from client_core.broker import BrokerAddress, BrokerSession
+from tests.processes import sigint_at_default
 from tests.xo_devnet.e2e.test_chips_play import Net
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
@@ -320,8 +321,8 @@ def test_a_player_who_leaves_a_staked_match_is_told_where_it_stands_and_both_nam
         listed = wait_for_offer(alice, bob.key)
         name = offers.channel_name(str(listed["id"]), 1)
         dave = subprocess.Popen(alice.argv("accept", str(listed["id"])[:12]), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=alice.environment())  # fmt: skip
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=alice.environment(),
+                                preexec_fn=sigint_at_default)  # noqa: PLW1509 - stopped with Ctrl-C  # fmt: skip
         assert dave.stdout is not None
         lines = []
         while not any("the match begins" in line for line in lines):
