@@ -95,7 +95,7 @@ def test_json_gives_each_transaction_its_block_batch_signer_and_words(played):
         assert by_batch[batch_id]["family"] == what.split()[0], what
     assert by_batch[played.batches["xo take"]]["words"] == "xo take g1 5"
     assert by_batch[played.batches["xo take"]]["signer_name"] == "alice"
-    assert by_batch[played.batches["rps create"]]["words"] == "rps create m1 (first to 1 point, 300 seconds to act)"
+    assert by_batch[played.batches["rps create"]]["words"] == "rps create m1 (first to 1 point, 5 min 0 s to act)"
     numbers = [entry["block_num"] for entry in listed]
     assert numbers == sorted(numbers, reverse=True), "newest first"
     _, out, _ = run(played, "chain", "blocks", "--limit", "0", "--json")
@@ -149,7 +149,7 @@ def test_one_block_by_number_or_id_shows_its_time_signer_state_root_and_transact
         f"STATE ROOT   : {newest['state_root']}",
         "BATCHES      : 2, holding 2 transactions",
     ]
-    assert lines[-1].endswith("rps create m1 (first to 1 point, 300 seconds to act)")
+    assert lines[-1].endswith("rps create m1 (first to 1 point, 5 min 0 s to act)")
     assert run(played, "chain", "block", newest["block_id"][:16] + "...")[1] == by_number, "the id as the table cuts it"
     assert run(played, "chain", "block", newest["block_id"])[1] == by_number
     assert json.loads(run(played, "chain", "block", "0", "--json")[1])["time"] is None, "genesis opens with no clock"
