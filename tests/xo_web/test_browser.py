@@ -283,6 +283,9 @@ def test_alice_and_bob_play_rock_paper_scissors_each_throw_secret_until_both_hav
     bob.get_by_role("button", name="I'm ready").click()
     alice.get_by_role("button", name="I'm ready").click()
     expect(alice.locator("#rps-status")).to_have_text("You and bob must throw in round 1")
+    expect(bob.locator("#rps-settings")).to_have_text("First to 1 point, 5 min 0 s to act")  # a span as commands say it
+    expect(bob.locator(".rps-seats")).to_contain_text("alice: ")  # a seat's key by its name alone, never alice (02…)
+    expect(bob.locator(".rps-seats")).not_to_contain_text("alice (")
     expect(bob.locator("#rps-status")).to_have_text("You and alice must throw in round 1")
     expect(alice.locator("#rps-announcer")).to_have_text("You are ready. Play starts, round 1.")
     expect(bob.locator("#rps-announcer")).to_have_text("alice is ready. Play starts, round 1.")

@@ -259,7 +259,7 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     expect(bob.locator(".board")).to_have_attribute("data-wanted", "true")  # bob is asked, and never answers
     alice.get_by_role("button", name="Challenge").click()
     urgent = bob.locator("#chips-urgent")
-    expect(urgent).to_contain_text("challenged you: your move must be on chain before")
+    expect(urgent).to_contain_text("alice challenged you: your move must be on chain before")  # a name as typed
     left = r"\((\d+ min )?\d+ s left\)\. If you have not moved by .*, the computer plays it"
     expect(urgent).to_contain_text(re.compile(left))
     expect(urgent).to_be_hidden(timeout=15_000)  # the computer played bob's move at half the time left
