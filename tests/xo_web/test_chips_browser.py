@@ -280,7 +280,7 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     expect(mine.locator(".offer-offerer")).to_have_text("you")
     expect(mine.get_by_role("button", name="Withdraw")).to_be_visible()
     offered = bob.locator("li.offer", has_text="alice")  # live in bob's list, from the broker, no reload
-    expect(offered.locator(".offer-by")).to_contain_text("alice (")
+    expect(offered.locator(".offer-offerer")).to_have_text("alice")  # a key's name alone, never alice (02…)
     expect(offered.locator(".offer-terms")).to_have_text(
         "Tic-tac-toe for 5 chips a game, 1 game; 20 chips deposited each; 60 s to answer a challenge."
     )

@@ -180,8 +180,8 @@ def test_the_computer_refuses_a_game_two_others_play_and_a_level_it_has_not(serv
     headers = server.page_headers()
     full = server.request("POST", "/api/computer", headers=headers, body=b'{"name": "web-full", "level": "perfect"}')
     assert full.status == 409
-    assert full.json()["error"]["message"].startswith(
-        "the computer cannot play in game 'web-full': both seats of game 'web-full' are taken, by alice ("
+    assert full.json()["error"]["message"] == (
+        "the computer cannot play in game 'web-full': both seats of game 'web-full' are taken, by alice and bob"
     )
     odd = server.request("POST", "/api/computer", headers=headers, body=b'{"name": "web-full", "level": "godlike"}')
     assert odd.status == 400
