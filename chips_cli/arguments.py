@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from chips_cli.tournament_arguments import add_tournament_parser
 from chips_client.channels import MAX_ROUNDS
 from chips_client.faucet import DEFAULT_AMOUNT, PER_KEY_PER_HOUR
 from chips_client.offers import MAX_OFFER_SECONDS
@@ -238,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     watch.add_argument("--defend", action="store_true", help="answer challenges against you")
     watch.add_argument("--poll", type=seconds, default=2.0, metavar="SECONDS", help="how often the chain is read")
+    add_tournament_parser(sub, signs, [rest, output], [rest, wait_flags(), broker_flags()])
     status_parser(sub, [rest, wait_flags(), output])
     keygen_parser(sub, VERSION)
     del move

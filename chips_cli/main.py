@@ -28,6 +28,7 @@ COMMANDS = {
     "offer": ("chips_cli.offers", "offer"),
     "offers": ("chips_cli.offers", "offers"),
     "accept": ("chips_cli.offers", "accept"),
+    "tournament": ("chips_cli.tournament", "tournament"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
 }

@@ -69,6 +69,7 @@ from xo_web.page import Page
 from xo_web.ratings import Leaderboard
 from xo_web.rps_moves import Reveals, RpsMover, parse_rps
 from xo_web.security import Guard, add_security_headers
+from xo_web.tournaments import Tournaments, parse_tournament
 
 SHUTDOWN_SECONDS: Final = 2.0
 """How long requests still running (a move being waited for) may finish when the server stops."""
@@ -173,6 +174,7 @@ class Server:
             rating_of=self.leaderboard.rating_of,
         )  # fmt: skip
         self.offer_posts = OfferPosts(self.desk, self.matches, self.offers)
+        self.tournaments = Tournaments(self.desk, self.matches)
         self.accepts = OfferAccepts(self.desk, self.matches, self.offers)
         self.live.listeners.append(self.offer_posts.block_committed)
         self.live.listeners.append(self.accepts.block_committed)
@@ -332,6 +334,21 @@ class Server:
         player, offer_id = parse_offer_id(await read_json(request))
         return await self._play(lambda _: (202, self.accepts.accept(player, offer_id)), None)
 
+    async def tournaments_view(self, _request: web.Request) -> web.Response:
+        """``GET /api/tournaments``: every tournament, its standings and pairings."""
+        return json_response(await asyncio.to_thread(self.tournaments.view))
+
+    async def tournaments_join(self, request: web.Request) -> web.Response:
+        """``POST /api/tournaments/join``: the player's buy-in into the tournament's pool."""
+        player, name = parse_tournament(await read_json(request))
+        return await self._play(lambda _: (200, self.tournaments.join(player, name)), None)
+
+    async def tournaments_play(self, request: web.Request) -> web.Response:
+        """``POST /api/tournaments/play``: take part for the player, each round's match played on the page."""
+        player, name = parse_tournament(await read_json(request))
+        self.matches.bind(asyncio.get_running_loop())
+        return await self._play(lambda _: (200, self.tournaments.play(player, name)), None)
+
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
@@ -355,6 +372,7 @@ class Server:
             await asyncio.to_thread(self.accepts.close)
             await self.computer.close()
             await self.reveals.close()
+            await asyncio.to_thread(self.tournaments.close)
             await self.matches.close()
 
 
@@ -432,6 +450,9 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_post("/api/chips/offer", server.chips_offer)
     app.router.add_post("/api/chips/withdraw", server.chips_withdraw)
     app.router.add_post("/api/chips/accept", server.chips_accept)
+    app.router.add_get("/api/tournaments", server.tournaments_view)
+    app.router.add_post("/api/tournaments/join", server.tournaments_join)
+    app.router.add_post("/api/tournaments/play", server.tournaments_play)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():
