@@ -22,20 +22,19 @@ from chips_tp.channel import RPS, XO, Fixed, mover
 from chips_tp.channel_state import State
 from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
-from client_core.keys import NO_NAMES, KeyNames
+from client_core.keys import NO_NAMES, KeyNames, key_label
 from xo_client.notation import board_lines, grid_name
-from xo_core.text import duration, printable, quoted, short_key
+from xo_core.text import duration, quoted
 
 YOU = "you"
 """How the reader is named: every line is said to one player."""
 
 
 def player(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
-    """``key`` as the reader knows it: "you", the key's name in the key directory, or a short key (``02ab12...``)."""
+    """``key`` as the reader knows it: "you", else as every command names a key (``alice``, or ``02ab12...``)."""
     if you is not None and key == you:
         return YOU
-    name = names.name(key)
-    return printable(name if name is not None else short_key(key))
+    return key_label(key, names)
 
 
 def possessive(subject: str) -> str:

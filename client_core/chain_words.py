@@ -15,10 +15,10 @@ from typing import Final
 from google.protobuf.message import DecodeError
 
 from client_core.blocks import ChainTransaction, ListedBlock
-from client_core.keys import KeyNames
+from client_core.keys import KeyNames, key_label
 from xo_core.block_info import FAMILY_NAME as BLOCK_INFO
 from xo_core.protobuf.block_info_pb2 import BlockInfoTxn
-from xo_core.text import printable, quoted, short_key
+from xo_core.text import printable, quoted
 
 Namer = Callable[[str], str]
 """A public key as a sentence names it: its name in the key directory, else its first characters; escaped."""
@@ -30,7 +30,7 @@ MAX_TIMESTAMP: Final = 253402300799
 
 def namer(names: KeyNames) -> Namer:
     """A key in a sentence: its name in the key directory, else its first characters; escaped either way."""
-    return lambda key: printable(names.name(key) or short_key(key))
+    return lambda key: key_label(key, names)
 
 
 def said_by(families: Mapping[str, Words], transaction: ChainTransaction, name: Namer) -> str:

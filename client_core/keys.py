@@ -8,7 +8,8 @@ Sawtooth's tools must keep working.
 
 Public keys are long hex strings; people know each other by name. The ``*.pub``
 files of the key directory give a key its name (``alice`` for ``alice.pub``), so
-a command can say ``alice (0208fb...)`` and "it is alice's turn".
+a command can say ``alice`` and "it is alice's turn"; a key the directory does not name is
+shown by its first characters, ``0208fb...``.
 """
 
 from __future__ import annotations
@@ -121,14 +122,14 @@ NO_NAMES = KeyNames({})
 
 
 def key_label(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
-    """``alice (0208fb...)`` for a key named in the key directory, else ``0208fb...``; escaped for a terminal.
+    """A player as people read them: ``alice`` for a key named in the key directory, else ``0208fb...``; escaped.
 
-    Keys come from state, which any processor may have written, so even a key is
-    escaped; ``name_width`` clips the name for a table column.
+    A name alone, never ``alice (0208fb...)``: the name is unique in the key
+    directory, and the full key is ``--json``'s. Keys come from state, which any
+    processor may have written, so even a key is escaped; ``name_width`` clips the
+    name for a table column.
     """
-    short = printable(short_key(key))
     name = names.name(key)
     if name is None:
-        return short
-    shown = printable(name) if name_width is None else clip(name, name_width)
-    return f"{shown} ({short})"
+        return printable(short_key(key))
+    return printable(name) if name_width is None else clip(name, name_width)

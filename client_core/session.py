@@ -114,7 +114,7 @@ def own_public_key(args: argparse.Namespace) -> str | None:
 
 
 def key_names(args: argparse.Namespace) -> KeyNames:
-    """Names for the public keys in the key directory, to show ``alice (0208fb...)`` instead of a bare key."""
+    """Names for the public keys in the key directory, to show ``alice`` instead of a bare key."""
     return KeyNames.of_dir(key_dir(args))
 
 

@@ -29,7 +29,7 @@ from rps_tp.game import (
     round_winner,
     scores_from,
 )
-from xo_core.text import clip, duration, printable, shell_word, short_key
+from xo_core.text import clip, duration, printable, shell_word
 
 TABLE_HEADINGS: Final = ("GAME", "PLAYER 1", "PLAYER 2", "SCORE", "ROUND", "STATE", "NEXT")
 GAME_WIDTH: Final = 24
@@ -72,7 +72,7 @@ def next_cell(game: Game, names: KeyNames = NO_NAMES) -> str:
     steps = turns.next_steps(game)
     by_action: dict[str, list[str]] = {}
     for step in steps:
-        who = "anyone" if step.player is None else clip(names.name(step.player) or short_key(step.player), 12)
+        who = "anyone" if step.player is None else key_label(step.player, names, 12)
         by_action.setdefault(step.action, []).append(who)
     return "; ".join(f"{ACTION_WORDS[action]}: {', '.join(who)}" for action, who in by_action.items())
 

@@ -1,22 +1,20 @@
 """How rps players and a concluded game are told in words, shared by the ``rps`` commands and the page.
 
 A player is ``you``, the key's name in the key directory, or the key's first
-characters; every name goes through :func:`xo_core.text.printable`.
+characters (:func:`client_core.keys.key_label`, escaped), never both.
 """
 
 from __future__ import annotations
 
-from client_core.keys import NO_NAMES, KeyNames
+from client_core.keys import NO_NAMES, KeyNames, key_label
 from rps_tp.game import BY_RESIGNATION, BY_TIMEOUT, CONCLUDED, DREW, WON, Game
-from xo_core.text import printable, short_key
 
 
 def player_name(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
     """A player in a sentence: ``you``, the key's name in the key directory, else its first characters."""
     if you is not None and key == you:
         return "you"
-    name = names.name(key)
-    return printable(name) if name is not None else printable(short_key(key))
+    return key_label(key, names)
 
 
 def outcome_text(game: Game, you: str | None = None, names: KeyNames = NO_NAMES) -> str | None:

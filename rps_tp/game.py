@@ -8,7 +8,7 @@ reader of the specification finds each of them here under the same name.
 import re
 from typing import Final, NamedTuple
 
-from xo_core.text import quoted
+from xo_core.text import duration, quoted
 
 # Lifecycle states, in the order a game goes through them.
 AWAITING_HOST: Final = "AWAITING_HOST"
@@ -205,10 +205,9 @@ def laggard(game: Game) -> int | None:
 
 
 def describe_settings(settings: Settings) -> str:
-    """Settings in a player's words, e.g. ``first to 3 points, 120 seconds to act``."""
+    """Settings in a player's words, e.g. ``first to 3 points, 2 min 0 s to act``: time as every command says it."""
     points = "1 point" if settings.points == 1 else f"{settings.points} points"
-    seconds = "1 second" if settings.timeout == 1 else f"{settings.timeout} seconds"
-    return f"first to {points}, {seconds} to act"
+    return f"first to {points}, {duration(settings.timeout)} to act"
 
 
 def name_problem(name: str) -> str | None:

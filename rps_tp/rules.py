@@ -40,7 +40,7 @@ from rps_tp.game import (
     seat_of,
 )
 from rps_tp.ops import Claim, Commit, Create, Delete, Join, OnGame, Op, Ready, Resign, Reveal, Setup
-from xo_core.text import game_label, short_key
+from xo_core.text import duration, game_label, short_key
 
 #: The ops each lifecycle state allows (``create`` needs no game at all).
 ALLOWED: Final = {
@@ -247,8 +247,7 @@ def claim(game: Game, signer: str, now: int | None) -> Game:
         )
     remaining = game.waiting_since + game.settings.timeout - now
     if remaining > 0:
-        seconds = "1 second" if remaining == 1 else f"{remaining} seconds"
-        raise IllegalMove(f"your opponent still has {seconds} to {step} in round {game.round} of {label}")
+        raise IllegalMove(f"your opponent still has {duration(remaining)} to {step} in round {game.round} of {label}")
     outcomes = (WON, TIMED_OUT) if seat == 0 else (TIMED_OUT, WON)
     return _conclude(game, BY_TIMEOUT, outcomes)
 

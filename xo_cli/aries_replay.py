@@ -59,7 +59,7 @@ class Step(NamedTuple):
     transaction: Transaction
 
     def line(self, number: int, name: str, names: KeyNames) -> str:
-        """``move 1: X takes 5 (B2), signed by alice (0221f6...)``; ``create game 'g7', ...`` for the create."""
+        """``move 1: X takes 5 (B2), signed by alice``; ``create game 'g7', ...`` for the create."""
         signed = f"signed by {render.key_label(self.signer.public_key, names)}"
         if self.move is None:
             return f"create {game_label(name)}, {signed}"

@@ -1,8 +1,8 @@
 """How ``xo watch`` shows games changing: one line per change for people, one JSON object per line for scripts.
 
 Every line starts with the block that committed the change and names the game
-through :func:`xo_core.text.game_label` (escaped, cut if very long); keys are shown
-as ``alice (0208fb...)`` when the key directory names them. A JSON line is a stable
+through :func:`xo_core.text.game_label` (escaped, cut if very long); a key is shown
+as its name (``alice``) when the key directory names it, else as ``0208fb...``. A JSON line is a stable
 object for scripts: the block, what happened, and the game after it in the shape of
 ``xo show --json`` (``null`` once deleted), with the exact name and full keys.
 """
@@ -25,7 +25,7 @@ SNAPSHOT = "snapshot"
 
 
 def change_line(block: BlockRef, change: Change, names: KeyNames = render.NO_NAMES) -> str:
-    """``block 14: game 'g1': alice (0208fb...) took 5 (B2) as X; bob (O) to move; X on B2``, and the like."""
+    """``block 14: game 'g1': alice took 5 (B2) as X; bob (O) to move; X on B2``, and the like."""
     label = game_label(change.name)
     game = change.game
     if change.kind == DELETED or game is None:

@@ -54,7 +54,7 @@ def history(args: argparse.Namespace) -> int:
 
 
 def outcome(game: PastGame, names: KeyNames = NO_NAMES) -> str:
-    """How the game stands or ended: ``X won (player 1: alice (0208fb...)), then deleted``, ``bob (O) to move``."""
+    """How the game stands or ended: ``X won (player 1: alice), then deleted``, ``bob (O) to move``."""
     last = as_game(game.last)
     ended = outcome_text(last, names)
     if game.deleted:

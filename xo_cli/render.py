@@ -2,10 +2,10 @@
 
 Pure text in, text out. For people, every name a player chose goes through
 :mod:`xo_core.text` (escaped; in the table also cut and padded by display width,
-so a hostile or a CJK name cannot break a row), keys are shortened, and a key
-whose ``*.pub`` is in the key directory is shown with its name:
-``alice (0208fb...)`` (:func:`client_core.keys.key_label`, cut as the processor's
-refusals cut keys, so a key in a refusal reads exactly as in ``xo show``). JSON
+so a hostile or a CJK name cannot break a row), a key whose ``*.pub`` is in the
+key directory is shown by that name alone (``alice``), and any other key is cut as the
+processor's refusals cut keys (``0208fb...``, :func:`client_core.keys.key_label`), so a
+key in a refusal reads exactly as in ``xo show``. JSON
 always carries the exact names, full keys, the raw board and the spec's state (``P1-NEXT``); people read
 the board in grid notation and the state in words (``alice (X) to move``).
 """
@@ -19,7 +19,7 @@ from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.tables import table
 from xo_client.games import Game
 from xo_client.notation import board_in_grid, board_lines
-from xo_client.outcome import state_words, who
+from xo_client.outcome import state_words
 from xo_core.text import clip, printable
 from xo_tp import rules
 
@@ -60,7 +60,7 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
 
 def seat_cell(key: str, names: KeyNames = NO_NAMES) -> str:
     """A player's table cell: the key's name (else its first characters), blank while the seat is open."""
-    return who(key, names, KEY_NAME_WIDTH) if key else ""
+    return key_label(key, names, KEY_NAME_WIDTH) if key else ""
 
 
 def game_card(game: Game, you: str | None = None, names: KeyNames = NO_NAMES) -> str:

@@ -11,7 +11,7 @@ from client_core.errors import InvalidInput
 from client_core.keys import NO_NAMES, KeyNames
 from xo_client.games import Game, impossible_name
 from xo_client.outcome import state_words
-from xo_core.text import game_label, printable, quoted, shell_word, short_key
+from xo_core.text import game_label, printable, quoted, shell_word
 from xo_tp import rules
 
 
@@ -64,8 +64,7 @@ def refuse_take(
         seated = names.name(refusal.seat) if names is not None else None
         if seated is None:
             return str(refusal)
-        return f"{game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number}, " \
-            f"{printable(short_key(refusal.seat))})"
+        return f"{game_label(name)}: it is {printable(seated)}'s turn (player {refusal.number})"
     except rules.IllegalMove as refusal:
         return str(refusal)
     if not both_seats and game.state == rules.P2_NEXT and not game.player2 and game.player1 == player_key:

@@ -1,22 +1,22 @@
 """How an XO game stands or ended, in words, shared by the ``xo`` commands, ``xo bot`` and the page.
 
-Who won (``X won (player 1: alice (026c32...))``), how it stands (``alice (X) to move``: the spec's ``P1-NEXT``
+Who won (``X won (player 1: alice)``), how it stands (``alice (X) to move``: the spec's ``P1-NEXT``
 is for ``--json``), and which mark a move's signer plays: the first to take a space plays X, so a player who ran
 ``xo take`` cannot tell from the move alone whether the other side (a bot, say) took X first.
 
-Keys are shown with their names from the key directory (:func:`client_core.keys.key_label`).
+A key is shown by its name in the key directory, else by its first characters (:func:`client_core.keys.key_label`).
 """
 
 from __future__ import annotations
 
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from xo_client.games import Game
-from xo_core.text import clip, printable, short_key
+from xo_core.text import printable
 from xo_tp import rules
 
 
 def outcome_text(game: Game, names: KeyNames = NO_NAMES) -> str | None:
-    """How a finished game ended, naming the winner: ``X won (player 1: alice (026c32...))``; None while it goes on."""
+    """How a finished game ended, naming the winner: ``X won (player 1: alice)``; None while it goes on."""
     if game.state == rules.P1_WIN:
         return f"{rules.PLAYER_1_MARK} won (player 1: {key_label(game.player1, names)})"
     if game.state == rules.P2_WIN:
@@ -39,17 +39,6 @@ def mover_text(game: Game, key: str) -> str | None:
     return None
 
 
-def who(key: str, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
-    """A player as a sentence names them: the key's name where the key directory has it, else its first characters.
-
-    Escaped either way; ``name_width`` clips a name for a table column.
-    """
-    name = names.name(key)
-    if name is None:
-        return printable(short_key(key))
-    return printable(name) if name_width is None else clip(name, name_width)
-
-
 def state_words(game: Game, names: KeyNames = NO_NAMES, name_width: int | None = None) -> str:
     """How the game stands, in words: ``alice (X) to move``, ``bob (O) won``, ``a tie``, ``X to move (open seat)``.
 
@@ -68,4 +57,4 @@ def state_words(game: Game, names: KeyNames = NO_NAMES, name_width: int | None =
     key, mark, verb = seats[game.state]
     if not key:
         return f"{mark} {verb} (open seat)"
-    return f"{who(key, names, name_width)} ({mark}) {verb}"
+    return f"{key_label(key, names, name_width)} ({mark}) {verb}"

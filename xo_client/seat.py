@@ -24,7 +24,7 @@ each choice draws from the operating system's randomness.
 
 The computer's own key is ``xo-ai`` in the key directory (:func:`ai_signer`), made on
 first use, so its games read on the ledger as games between two players, and
-``xo show`` names it ``xo-ai (03...)``.
+``xo show`` names it ``xo-ai``.
 
 Threads: a :class:`SeatPlayer` serialises its calls (its REST client is not
 thread-safe), so an asyncio server can run :meth:`SeatPlayer.play` in a worker
@@ -89,7 +89,7 @@ class Turn(NamedTuple):
 def turn_of(game: Game | None, key: str, *, opens: bool = True, names: KeyNames = NO_NAMES) -> Turn:
     """What ``key`` should do in ``game`` (None: no such game); see the module's docstring. Pure.
 
-    ``names`` only words the reason (``alice (02fc25...)``).
+    ``names`` only words the reason (``alice``, not ``02fc25...``).
     """
     if game is None:
         return Turn(Action.GONE, None, "there is no such game")

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chips_client.faucet import PER_KEY_PER_HOUR
 from xo_core import __version__
 from xo_core.keyfiles import DEFAULT_KEY_DIR
 from xo_devnet.families import Family, describe_families
@@ -68,6 +69,7 @@ def banner(info: ReadyInfo) -> str:
         *_key_lines(info),
     ]
     flags = _xo_flags(info)
+    lines += _faucet_lines(info, flags)
     game = info.example_game
     lines += [
         "Play in another terminal:",
@@ -92,6 +94,13 @@ def _key_lines(info: ReadyInfo) -> list[str]:
         held = f", {chips.words()}" if chips is not None else ""
         lines.append(f"    {key.name:<{width}} {key.public_key}{' (new)' if key.created else ''}{held}")
     return lines
+
+
+def _faucet_lines(info: ReadyInfo, flags: str) -> list[str]:
+    """How a key made after the banner gets chips (it holds none), when the ledger takes chips: the faucet."""
+    if not any(family == "chips" for family, _version in info.families):
+        return []
+    return [f"  chips for a new key    chips faucet --username NAME{flags}: up to {PER_KEY_PER_HOUR:,} a key an hour"]
 
 
 def _xo_flags(info: ReadyInfo) -> str:

@@ -42,6 +42,7 @@ from xo_core.log_limits import LogLimiter
 from xo_core.protobuf.processor_pb2 import TpProcessResponse
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 from xo_core.protobuf.transaction_receipt_pb2 import TransactionReceipt
+from xo_core.text import duration
 from xo_devnet.context import Reader, TxnContext, layered_reader
 from xo_devnet.dispatcher import Dispatcher, NoProcessor, ProcessorFailed
 from xo_devnet.scheduler import PendingBatch, Planner
@@ -228,8 +229,8 @@ class BlockExecutor:
             else "it was waiting for an earlier batch it conflicts with"
         )
         reason = (
-            f"the batch did not finish within one block in {self._cut_off_limit:g} s of trying; it reads BlockInfo,"
-            f" so it must finish in the block it starts in (last: {doing})"
+            f"the batch did not finish within one block in {duration(self._cut_off_limit)} of trying; it reads"
+            f" BlockInfo, so it must finish in the block it starts in (last: {doing})"
         )
         return _Outcome(invalid=(InvalidTransactionInfo(pending.txn_ids[entry.position], reason, b""),))
 

@@ -93,7 +93,7 @@ class Computer:
             made = await asyncio.to_thread(ai_signer, self.key_dir)  # made on first use
             self._signer = made.signer
             if made.created:
-                self.key_made()  # so that pages name it: xo-ai (03ab12...)
+                self.key_made()  # so that pages name it xo-ai
         player = self._players.get(name) or SeatPlayer(
             RestClient(self.rest_url, auth=self.auth, trace=self.trace), self._signer, opens=False, names=self.names()
         )

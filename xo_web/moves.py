@@ -6,7 +6,7 @@ processor's own checks (:mod:`xo_client.games`; nothing is signed then), sign on
 transaction in one batch, send it and wait for the outcome, and read the game the
 move left from its receipt (:func:`xo_client.games.resulting_game`). Every outcome is
 a sentence for the page: the refusal, the validator's reason, or ``Committed take 5
-(B2) in game 'g1', X won (player 1: alice (0208fb...))``.
+(B2) in game 'g1', X won (player 1: alice)``.
 
 This module's work is blocking (``http.client``); the server runs it in a worker
 thread, a few moves at a time (:data:`MAX_MOVES_IN_FLIGHT`).

@@ -6,6 +6,7 @@ import pytest
 
 from chips_client import transactions as tx
 from tests.chips_tp.harness import ALICE, BOB, ISSUER
+from xo_core.signing import Signer
 
 #: Well spelt, not a point on secp256k1: chips sent there could never move again.
 VOID = "02" + "11" * 32
@@ -42,3 +43,16 @@ def test_a_transfer_to_a_real_key_goes_through(funded):
     code, out, _ = funded.run("alice", "transfer", "bob", "30")
     assert code == 0, out
     assert (funded.chain.balance(ALICE.public_key), funded.chain.balance(BOB.public_key)) == (70, 30)
+
+
+def test_a_key_the_key_directory_names_reads_as_its_name_alone(funded):
+    _, sent, _ = funded.run("alice", "transfer", "bob", "30")
+    _, held, _ = funded.run("alice", "balance")
+    stranger = Signer.generate().public_key
+    _, unnamed, _ = funded.run("alice", "balance", stranger)
+    text = sent + held
+    must = ["sent 30 chips to bob, who now holds 30", "alice: 70 chips"]
+    must_not = [ALICE.public_key[:6], BOB.public_key[:6], "alice (", "bob ("]
+    assert [words for words in must if words not in text] == []
+    assert [word for word in must_not if word in text] == []
+    assert unnamed == f"{stranger[:6]}...: 0 chips\n", "a key no .pub names: its first characters"

@@ -39,7 +39,8 @@ def test_an_organiser_creates_players_join_and_everyone_sees_it(field):
     shown = json.loads(out)
     assert shown["status"] == "joining" and [p["name"] for p in shown["players"]] == ["alice", "bob"]
     code, out, _ = field.run("alice", "tournament", "show", "spring cup")
-    assert "players:\n  1. alice (" in out
+    assert "players:\n  1. alice: " in out and "\n  2. bob: " in out  # a key's name alone, never alice (02...)
+    assert ALICE.public_key[:6] not in out and BOB.public_key[:6] not in out
     code, out, _ = field.run("bob", "tournament", "leave", "spring cup")
     assert code == 0 and out == "you left tournament 'spring cup': 10 chips back\n"
     assert field.chain.balance(BOB.public_key) == 100

@@ -17,9 +17,9 @@ def test_columns_are_as_wide_as_their_widest_cell_in_terminal_columns():
     assert table([]) == ""
 
 
-def test_a_key_is_shown_with_its_name_from_the_key_directory_else_cut_short():
+def test_a_key_is_shown_by_its_name_alone_from_the_key_directory_else_cut_short():
     names = KeyNames({KEY: "alice"})
-    assert key_label(KEY, names) == "alice (0279be...)"
+    assert key_label(KEY, names) == "alice"
     assert key_label(KEY) == short_key(KEY) == "0279be..."
-    assert key_label(KEY, KeyNames({KEY: "a-very-long-name"}), name_width=6) == "a-ver… (0279be...)"
-    assert key_label(KEY, KeyNames({KEY: "evil\x1b[2J"})) == "evil\\x1b[2J (0279be...)"
+    assert key_label(KEY, KeyNames({KEY: "a-very-long-name"}), name_width=6) == "a-ver…"
+    assert key_label(KEY, KeyNames({KEY: "evil\x1b[2J"})) == "evil\\x1b[2J"

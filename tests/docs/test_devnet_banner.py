@@ -57,3 +57,5 @@ def test_the_readme_names_every_key_command_1_makes_as_the_banner_shows_them():
     key_lines = re.compile(r"^    [\w-]+ +[0-9a-f]{66} .*$", flags=re.MULTILINE)
     assert key_lines.findall(readme) == key_lines.findall(documented_banner())
     assert [line.split()[0] for line in key_lines.findall(readme)] == made
+    faucet = re.compile(r"^  chips for a new key .*$", flags=re.MULTILINE)
+    assert faucet.findall(readme) == faucet.findall(documented_banner()) != [], "how a new key gets chips"

@@ -92,7 +92,7 @@ def test_a_claim_before_the_time_out_is_refused_with_the_time_left(fake, run, al
     put_game(fake, commit(started(settings=Settings(1, 60), now=now - 20), ALICE, "rock", now=now - 20))
     put_block_info(fake, now - 20)  # a quiet chain: the claim would land in a block of now or later
     reason = refused(fake, run, alice, "claim", "g1")
-    assert re.fullmatch(r"your opponent still has (39|40) seconds to commit in round 1 of game 'g1'", reason)
+    assert re.fullmatch(r"your opponent still has (39|40) s to commit in round 1 of game 'g1'", reason)
 
 
 def test_a_claim_is_judged_at_the_chains_time_when_it_is_ahead_of_the_local_clock(fake, run, alice):
@@ -101,7 +101,7 @@ def test_a_claim_is_judged_at_the_chains_time_when_it_is_ahead_of_the_local_cloc
     put_game(fake, commit(started(settings=Settings(1, 60), now=now + 1000), ALICE, "rock", now=now + 1020))
     put_block_info(fake, now + 1030)
     assert refused(fake, run, alice, "claim", "g1") == (
-        "your opponent still has 30 seconds to commit in round 1 of game 'g1'"
+        "your opponent still has 30 s to commit in round 1 of game 'g1'"
     )
 
 

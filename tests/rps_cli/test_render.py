@@ -35,9 +35,9 @@ def test_a_game_in_play_shows_scores_commitments_who_acts_next_and_when_a_claim_
     assert shown.splitlines() == [
         "GAME     : g1",
         "STATE    : playing, round 2",
-        "SETTINGS : first to 2 points, 300 seconds to act",
-        "PLAYER 1 : alice (0279be...), host: 1 point, committed",
-        "PLAYER 2 : bob (02c604...) (you): 0 points, not committed",
+        "SETTINGS : first to 2 points, 5 min 0 s to act",
+        "PLAYER 1 : alice, host: 1 point, committed",
+        "PLAYER 2 : bob (you): 0 points, not committed",
         "NEXT     : you must commit in round 2 (rps throw g1 rock|paper|scissors); alice may claim the game from "
         "2023-11-14 22:18:20 UTC (in 4 min 20 s)",
         "ROUNDS   : 1. alice rock, bob scissors: alice won the round",
@@ -50,7 +50,7 @@ def test_an_unrevealed_throw_appears_nowhere_a_revealed_one_does():
     for shown in (card(game), json.dumps(game_json(game)), render.games_table([game], NAMES)):
         assert "scissors" not in shown and "paper" not in shown
     game = reveal(game, ALICE, "scissors")
-    assert "PLAYER 1 : alice (0279be...), host: 0 points, revealed scissors" in card(game)
+    assert "PLAYER 1 : alice, host: 0 points, revealed scissors" in card(game)
     assert "paper" not in card(game)
     assert game_json(game)["players"][0]["throw"] == "scissors"
     assert game_json(game)["players"][1]["throw"] is None
@@ -71,9 +71,9 @@ def test_a_concluded_game_shows_each_players_outcome_and_the_result():
     assert lines[1:6] == [
         "STATE    : over after round 3",
         "RESULT   : you won 2-0",
-        "SETTINGS : first to 2 points, 300 seconds to act",
-        "PLAYER 1 : alice (0279be...) (you), host: won, 2 points",
-        "PLAYER 2 : bob (02c604...): lost, 0 points",
+        "SETTINGS : first to 2 points, 5 min 0 s to act",
+        "PLAYER 1 : alice (you), host: won, 2 points",
+        "PLAYER 2 : bob: lost, 0 points",
     ]
     assert lines[6:9] == [
         "ROUNDS   : 1. alice rock, bob rock: a tie",
@@ -92,9 +92,9 @@ def test_resignations_and_claims_say_who_ended_the_game():
 def test_before_play_the_card_says_who_is_ready_and_that_a_seat_is_open():
     lines = card(created(), you=ALICE).splitlines()
     assert lines[3:6] == [
-        "PLAYER 1 : alice (0279be...) (you), host: not ready",
+        "PLAYER 1 : alice (you), host: not ready",
         "PLAYER 2 : (open seat)",
-        "NEXT     : you must get ready for first to 1 point, 300 seconds to act (rps ready g1); "
+        "NEXT     : you must get ready for first to 1 point, 5 min 0 s to act (rps ready g1); "
         "a second player may join",
     ]
 
@@ -133,10 +133,10 @@ def test_the_table_has_a_row_per_game_with_scores_and_what_it_waits_for():
     over = round_played(started("done"), "rock", "scissors")
     lines = render.games_table([over, playing, created("open")], NAMES).splitlines()
     assert lines == [
-        "GAME  PLAYER 1           PLAYER 2         SCORE  ROUND  STATE       NEXT",
-        "done  alice (0279be...)  bob (02c604...)  1-0    1      over        over: alice won 1-0",
-        "duel  alice (0279be...)  bob (02c604...)  0-0    1      playing     commit: bob",
-        "open  alice (0279be...)                                 setting up  get ready: alice; join: anyone",
+        "GAME  PLAYER 1  PLAYER 2  SCORE  ROUND  STATE       NEXT",
+        "done  alice     bob       1-0    1      over        over: alice won 1-0",
+        "duel  alice     bob       0-0    1      playing     commit: bob",
+        "open  alice                             setting up  get ready: alice; join: anyone",
     ]
     assert render.games_table([], NAMES) == "No rps games yet."
 

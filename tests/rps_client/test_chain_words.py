@@ -20,12 +20,12 @@ def transaction(payload: bytes) -> ChainTransaction:
 @pytest.mark.parametrize(
     ("op", "said"),
     [
-        (Create("match"), "rps create match (first to 1 point, 300 seconds to act)"),
-        (Create("match", join=False, settings=TWO), "rps create match (first to 2 points, 120 seconds to act, "
+        (Create("match"), "rps create match (first to 1 point, 5 min 0 s to act)"),
+        (Create("match", join=False, settings=TWO), "rps create match (first to 2 points, 2 min 0 s to act, "
                                                     "without joining it)"),
         (Join("match", LOBBY), "rps join match"),
-        (Setup("match", LOBBY, TWO), "rps setup match (first to 2 points, 120 seconds to act)"),
-        (Ready("match", LOBBY, TWO), "rps ready match (first to 2 points, 120 seconds to act)"),
+        (Setup("match", LOBBY, TWO), "rps setup match (first to 2 points, 2 min 0 s to act)"),
+        (Ready("match", LOBBY, TWO), "rps ready match (first to 2 points, 2 min 0 s to act)"),
         (Commit("match", commit_moment(1), b"\x01" * 32), "rps commit match round 1"),
         (Reveal("match", reveal_moment(3), "rock", b"\x02" * 32), "rps reveal match round 3: rock"),
         (Claim("match", reveal_moment(2)), "rps claim match"),

@@ -80,8 +80,8 @@ def test_nobody_is_a_laggard_outside_play():
 
 
 def test_settings_in_words():
-    assert describe_settings(Settings(1, 1)) == "first to 1 point, 1 second to act"
-    assert describe_settings(Settings(3, 120)) == "first to 3 points, 120 seconds to act"
+    assert describe_settings(Settings(1, 1)) == "first to 1 point, 1 s to act"
+    assert describe_settings(Settings(3, 120)) == "first to 3 points, 2 min 0 s to act"
 
 
 def test_settings_out_of_range():

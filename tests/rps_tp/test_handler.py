@@ -180,7 +180,7 @@ def test_a_claim_is_judged_from_the_start_of_the_phase_at_the_time_of_its_own_bl
     state.update(block_info_entries(timestamp=1_299, block_num=12))
     assert (
         rejected(state, Claim("g1", committing(1)), ALICE)
-        == "your opponent still has 1 second to commit in round 1 of game 'g1'"
+        == "your opponent still has 1 s to commit in round 1 of game 'g1'"
     )
     state.update(block_info_entries(timestamp=1_300, block_num=13))
     context = submit(state, Claim("g1", committing(1)), ALICE)

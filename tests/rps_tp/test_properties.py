@@ -27,6 +27,7 @@ from rps_tp.state import CorruptState, decode_bucket, encode_bucket
 from tests.rps_tp.fakes import FakeContext, block_info_entries, public_key, request
 from tests.rps_tp.moments import JOINING, SETTING_UP, committing, revealing
 from xo_core import block_info
+from xo_core.text import duration
 
 PLAYERS = [public_key(seed) for seed in (1, 2, 3)]
 NAMES = ["g1", "g2"]
@@ -489,9 +490,7 @@ def test_a_claim_succeeds_exactly_from_the_deadline_on(timeout, started_at, offs
     except InvalidTransaction as error:
         left = started_at + timeout - now
         assert left > 0
-        assert str(error) == (
-            f"your opponent still has {left} second{'' if left == 1 else 's'} to {step} in round 1 of game 'g1'"
-        )
+        assert str(error) == f"your opponent still has {duration(left)} to {step} in round 1 of game 'g1'"
     else:
         assert now >= started_at + timeout
         assert after is not None and after.conclusion_type == "by-timeout"

@@ -122,7 +122,7 @@ def test_a_player_kept_waiting_claims_the_game_once_blockinfo_says_the_time_out_
     peer.state.update(block_info_entries(NOW + QUICK.timeout - 12, block_num=42, oldest=41))
     early = peer.process(rps(Claim("g1", committing(1)), ALICE))
     assert early.status == "INVALID_TRANSACTION"
-    assert early.response.message == "your opponent still has 12 seconds to commit in round 1 of game 'g1'"
+    assert early.response.message == "your opponent still has 12 s to commit in round 1 of game 'g1'"
     assert early.events == []
 
     peer.state.update(block_info_entries(NOW + QUICK.timeout, block_num=43, oldest=41))

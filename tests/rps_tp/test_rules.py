@@ -162,8 +162,8 @@ class TestReady:
     def test_ready_for_other_settings_is_refused(self):
         game = lobby(Settings(3, 120))
         assert refused(game, Ready("g1", SETTING_UP, DEFAULT_SETTINGS), BOB) == (
-            "game 'g1' is now set up as first to 3 points, 120 seconds to act, "
-            "not first to 1 point, 300 seconds to act: be ready for its current settings"
+            "game 'g1' is now set up as first to 3 points, 2 min 0 s to act, "
+            "not first to 1 point, 5 min 0 s to act: be ready for its current settings"
         )
 
     def test_a_ready_from_before_a_setup_must_be_sent_again(self):
@@ -397,17 +397,17 @@ class TestClaim:
     def test_a_claim_before_the_time_out_is_refused_with_the_time_left(self):
         game = self.waiting_for_bob()
         assert refused(game, Claim("g1", committing(1)), ALICE, now=1299) == (
-            "your opponent still has 1 second to commit in round 1 of game 'g1'"
+            "your opponent still has 1 s to commit in round 1 of game 'g1'"
         )
         assert refused(game, Claim("g1", committing(1)), ALICE, now=1000) == (
-            "your opponent still has 300 seconds to commit in round 1 of game 'g1'"
+            "your opponent still has 5 min 0 s to commit in round 1 of game 'g1'"
         )
 
     def test_the_time_out_runs_from_the_start_of_the_phase_however_late_the_claimant_acted(self):
         game = playing(Settings(1, 300), now=1000)
         game = apply(game, commit_op(game, ALICE, "rock", SALT_A), ALICE, now=1290)
         assert refused(game, Claim("g1", committing(1)), ALICE, now=1295) == (
-            "your opponent still has 5 seconds to commit in round 1 of game 'g1'"
+            "your opponent still has 5 s to commit in round 1 of game 'g1'"
         )
         game = apply(game, Claim("g1", committing(1)), ALICE, now=1300)
         assert (game.conclusion_type, game.results) == ("by-timeout", (Result("won", 0), Result("timed-out", 0)))
@@ -416,7 +416,7 @@ class TestClaim:
         game = play_round(playing(Settings(2, 300), now=0), "rock", "scissors", now=1000)
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1200)
         assert refused(game, Claim("g1", committing(2)), BOB, now=1299) == (
-            "your opponent still has 1 second to commit in round 2 of game 'g1'"
+            "your opponent still has 1 s to commit in round 2 of game 'g1'"
         )
         assert apply(game, Claim("g1", committing(2)), BOB, now=1300).results == (
             Result("timed-out", 1),
@@ -441,7 +441,7 @@ class TestClaim:
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1100)
         game = apply(game, Reveal("g1", revealing(1), "paper", SALT_B), BOB, now=1200)
         assert refused(game, Claim("g1", revealing(1)), BOB, now=1399) == (
-            "your opponent still has 1 second to reveal in round 1 of game 'g1'"
+            "your opponent still has 1 s to reveal in round 1 of game 'g1'"
         )
         assert "you have not revealed in round 1 yourself" in refused(game, Claim("g1", revealing(1)), ALICE, now=5000)
         game = apply(game, Claim("g1", revealing(1)), BOB, now=1400)
@@ -607,7 +607,7 @@ class TestMoments:
     def test_a_claim_signed_in_the_commit_phase_does_not_count_in_the_reveal_phase(self):
         game = TestClaim().waiting_for_bob()
         claim = Claim("g1", moment_of(game))  # Alice's, too early
-        assert refused(game, claim, ALICE, now=1100).startswith("your opponent still has 200 seconds to commit")
+        assert refused(game, claim, ALICE, now=1100).startswith("your opponent still has 3 min 20 s to commit")
         game = apply(game, commit_op(game, BOB, "paper", SALT_B), BOB, now=1200)
         game = apply(game, Reveal("g1", revealing(1), "paper", SALT_B), BOB, now=1250)
         assert refused(game, claim, ALICE, now=10**9).startswith(

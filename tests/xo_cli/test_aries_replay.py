@@ -56,7 +56,8 @@ def test_a_won_thread_becomes_a_won_game_signed_move_by_move_in_one_batch(fake, 
     ]
     [batch_id] = {move.batch_id for move in fake.submitted}
     assert fake.state[game_address("g7")].decode() == f"g7,OO-XXX---,P1-WIN,{alice.public_key},{bob.public_key}"
-    a, b = f"alice ({alice.public_key[:6]}...)", f"bob ({bob.public_key[:6]}...)"
+    assert alice.public_key[:6] not in out and bob.public_key[:6] not in out, "named keys read as their names alone"
+    a, b = "alice", "bob"
     assert out.splitlines() == [
         f"create game 'g7', signed by {a}",
         f"move 1: X takes 5 (B2), signed by {a}",
@@ -243,5 +244,5 @@ def test_without_opponent_o_s_moves_are_signed_by_the_computer_player_s_key(fake
     code, out, err = run("aries", "replay", thread_file(X_WINS), "g7", *alice.flags(fake.url), "--wait", "10")
     assert (code, err) == (0, "")
     ai = (alice.key_dir / "xo-ai.pub").read_text().strip()
-    assert f"move 2: O takes 1 (A1), signed by xo-ai ({ai[:6]}...)" in out
+    assert "move 2: O takes 1 (A1), signed by xo-ai\n" in out
     assert fake.state[game_address("g7")].decode().endswith(f",P1-WIN,{alice.public_key},{ai}")

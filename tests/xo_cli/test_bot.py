@@ -49,10 +49,6 @@ def bots(devnet):
         running.stop()
 
 
-def robo(devnet) -> str:
-    return "robo (" + (devnet.key_dir / "robo.pub").read_text().strip()[:6] + "...)"
-
-
 def log(bot: Running, count: int = 1) -> list[str]:
     """The next ``count`` log lines, without their time stamp (which must be there)."""
     lines = bot.lines(count)
@@ -68,7 +64,7 @@ def test_a_person_plays_x_the_bot_joins_as_o_and_exits_once_the_game_has_ended(d
     table.move("alice", "joined", "create")
     table.takes("joined", 5)
     bot = bots("joined")
-    assert log(bot) == [f"playing as {robo(devnet)}, level perfect: game 'joined'"]
+    assert log(bot) == ["playing as robo, level perfect: game 'joined'"]  # its key's name alone, not robo (02...)
     moves = 0
     while True:
         [line] = log(bot)
@@ -87,8 +83,9 @@ def test_a_person_plays_x_the_bot_joins_as_o_and_exits_once_the_game_has_ended(d
     game = read_game(table.client, "joined")
     assert game.player2 == (devnet.key_dir / "robo.pub").read_text().strip()
     assert game.state in ("P2-WIN", "TIE"), "perfect O never loses"
-    ending = "won: O won (player 2: " + robo(devnet) + ")" if game.state == "P2-WIN" else "a tie"
+    ending = "won: O won (player 2: robo)" if game.state == "P2-WIN" else "a tie"
     assert rest[-2:] == [f"game 'joined' is over: {ending}", "every game has ended"]
+    assert [line for line in rest if game.player2[:6] in line] == [], "the bot's key reads as its name alone"
     assert bot.wait() == 0
     assert bot.rest("stderr") == []
 
@@ -135,7 +132,7 @@ def test_a_game_deleted_while_the_bot_plays_ends_it_there_and_a_missing_one_is_w
     table.takes("vanishing", 1)
     bot = bots("vanishing", "not-yet")
     started, answer, waiting = log(bot, 3)
-    assert started == f"playing as {robo(devnet)}, level perfect: game 'vanishing', game 'not-yet'"
+    assert started == "playing as robo, level perfect: game 'vanishing', game 'not-yet'"
     assert TOOK.match(answer).group(1, 4) == ("vanishing", "O")
     assert waiting == "game 'not-yet' does not exist yet: waiting for it to be created"
     table.move("alice", "vanishing", "delete")
@@ -154,8 +151,7 @@ def test_a_game_with_both_seats_taken_is_skipped_with_a_line(devnet, table, bots
     table.takes("others", 5, 1)
     bot = bots("others")
     assert log(bot, 3)[1:] == [
-        f"skipped: both seats of game 'others' are taken, by alice ({table.key('alice')[:6]}...) and "
-        f"bob ({table.key('bob')[:6]}...); it cannot play there",
+        "skipped: both seats of game 'others' are taken, by alice and bob; it cannot play there",
         "every game has ended",
     ]
     assert bot.wait() == 0
@@ -212,7 +208,7 @@ def test_all_answers_every_first_move_and_runs_until_ctrl_c(tmp_path, bots):
         try:
             [started] = log(bot)
             assert started == (
-                f"playing as {robo(own)}, level perfect: every game whose first move is made and whose second seat "
+                "playing as robo, level perfect: every game whose first move is made and whose second seat "
                 "is open (Ctrl-C stops)"
             )
             [answer] = log(bot)

@@ -21,8 +21,21 @@ def game(board, state, name="g1", p1=ALICE, p2=BOB):
 def test_a_take_names_its_player_the_space_both_ways_and_the_new_board():
     names = KeyNames({ALICE: "alice"})
     change = Change(TAKEN, "g1", 5, ALICE, game("----X----", "P2-NEXT", p2=""))
-    expected = "block 14: game 'g1': alice (02aaaa...) took 5 (B2) as X; O to move (open seat); X on B2"
+    expected = "block 14: game 'g1': alice took 5 (B2) as X; O to move (open seat); X on B2"
     assert change_line(BLOCK, change, names) == expected
+
+
+def test_a_named_key_reads_as_its_name_alone_and_a_stranger_as_its_first_characters():
+    """The key directory names alice, not bob: alice is never followed by her key, bob is only his key's start."""
+    names = KeyNames({ALICE: "alice"})
+    lines = "\n".join([
+        change_line(BLOCK, Change(TAKEN, "g1", 1, BOB, game("O---X----", "P1-NEXT")), names),
+        change_line(BLOCK, Change(TAKEN, "g1", 7, ALICE, game("OOX-X-X--", "P1-WIN")), names),
+    ])  # fmt: skip
+    must = ["03bbbb... took 1 (A1) as O", "alice (X) to move", "X won (player 1: alice)"]
+    must_not = ["alice (02", "(02aaaa", "02aaaa", "bob"]
+    assert [word for word in must if word not in lines] == []
+    assert [word for word in must_not if word in lines] == []
 
 
 def test_a_winning_take_says_who_won():
@@ -60,7 +73,7 @@ def test_names_of_games_and_keys_cannot_garble_a_line():
     change = Change(TAKEN, HOSTILE, 1, BOB, game("O---X----", "P1-NEXT", name=HOSTILE))
     line = change_line(BLOCK, change, names)
     assert "\x1b" not in line and "\n" not in line and "\x07" not in line
-    assert line.startswith("block 14: game '\\x1b[2Jx\\x0aforged line': \\x1b]0;owned\\x07bob (03bbbb...) took 1")
+    assert line.startswith("block 14: game '\\x1b[2Jx\\x0aforged line': \\x1b]0;owned\\x07bob took 1")
 
 
 def test_a_json_line_is_one_line_with_the_exact_name_and_the_game_as_xo_show_prints_it():

@@ -99,9 +99,10 @@ def test_list_and_show_name_the_keys_found_in_the_key_directory(fake, make_playe
     assert second.split() == ["g2", f"{stranger[:6]}...", "X", "on", "A1", "O", "to", "move", "(open", "seat)"]
     assert alice.public_key[:6] not in out, "a key the directory names is shown by its name alone"
     _, out, _ = run("show", "g1", *bob.flags(fake.url))
-    assert f"PLAYER 1 : alice ({alice.public_key[:6]}...) plays X\n" in out
-    assert f"PLAYER 2 : bob ({bob.public_key[:6]}...) plays O (you)\n" in out
-    assert f"STATE    : X to play: player 1, alice ({alice.public_key[:6]}...)\n" in out
+    must = ["PLAYER 1 : alice plays X\n", "PLAYER 2 : bob plays O (you)\n", "STATE    : X to play: player 1, alice\n"]
+    must_not = [alice.public_key[:6], bob.public_key[:6], "alice (0", "bob (0"]
+    assert [line for line in must if line not in out] == []
+    assert [word for word in must_not if word in out] == []
 
 
 def test_a_hostile_key_file_name_is_escaped_and_cut_in_the_table(fake, tmp_path, run):

@@ -144,3 +144,12 @@ def test_a_processor_serving_metrics_says_where_in_the_banner_and_the_ready_file
     write_ready_file(tmp_path / "ready.json", shown)
     processors = json.loads((tmp_path / "ready.json").read_text())["processors"]
     assert [processor["metrics"] for processor in processors] == ["http://127.0.0.1:9401/metrics", None]
+
+
+def test_a_ledger_that_takes_chips_says_how_a_new_key_gets_some_and_passes_the_flags():
+    with_chips = (("chips", "1.0"), ("xo", "1.0"))
+    text = banner(info(families=with_chips))
+    assert "\n  chips for a new key    chips faucet --username NAME: up to 1,000 a key an hour\n" in text
+    elsewhere = banner(info(families=with_chips, rest_url="http://127.0.0.1:9999", key_dir=Path("/k")))
+    assert "chips faucet --username NAME --url http://127.0.0.1:9999 --key-dir /k: up to 1,000" in elsewhere
+    assert "faucet" not in banner(info()), "no chips family, no faucet to name"

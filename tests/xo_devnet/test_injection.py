@@ -199,7 +199,7 @@ def test_one_that_never_finishes_within_a_block_ends_invalid_and_holds_up_nobody
             assert status.status == "INVALID"
             [info] = status.invalid_transactions
             assert info.message == (
-                "the batch did not finish within one block in 0.4 s of trying; it reads BlockInfo, so it must finish"
+                "the batch did not finish within one block in 1 s of trying; it reads BlockInfo, so it must finish"
                 " in the block it starts in (last: clock 1.0 was processing its transaction 0)"
             )
             assert len(stuck.requests) >= 2

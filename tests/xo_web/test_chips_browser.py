@@ -260,7 +260,7 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     expect(bob.locator(".board")).to_have_attribute("data-wanted", "true")  # bob is asked, and never answers
     alice.get_by_role("button", name="Challenge").click()
     urgent = bob.locator("#chips-urgent")
-    expect(urgent).to_contain_text("challenged you: your move must be on chain before")
+    expect(urgent).to_contain_text("alice challenged you: your move must be on chain before")  # a name as typed
     left = r"\((\d+ min )?\d+ s left\)\. If you have not moved by .*, the computer plays it"
     expect(urgent).to_contain_text(re.compile(left))
     expect(urgent).to_be_hidden(timeout=15_000)  # the computer played bob's move at half the time left
@@ -291,7 +291,7 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
         "Another client took this offer off the board; the server put it back (1 time)."
     )
     offered = bob.locator("li.offer", has_text="alice")  # live in bob's list, from the broker, no reload
-    expect(offered.locator(".offer-by")).to_contain_text("alice (")
+    expect(offered.locator(".offer-offerer")).to_have_text("alice")  # a key's name alone, never alice (02…)
     expect(offered.locator(".offer-terms")).to_have_text(
         "Tic-tac-toe for 5 chips a game, 1 game; 20 chips deposited each; 60 s to answer a challenge."
     )

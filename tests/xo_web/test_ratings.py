@@ -117,7 +117,9 @@ def test_the_page_shows_the_leaderboard(browser, server, played):
         rows = page.locator("#ratings-rows tr")
         expect(rows).to_have_count(len(table["players"]))
         first = table["players"][0]
-        expect(rows.first).to_contain_text(f"{first['name']} ({first['key'][:6]}…)")
+        expect(rows.first.locator(".rating-player")).to_contain_text(first["name"])
+        expect(rows.first.locator(".rating-player")).not_to_contain_text(first["key"][:6])  # a name alone
+        expect(rows.first.locator(".rating-player")).to_have_attribute("title", first["key"])
         expect(rows.first).to_contain_text(f"{first['rating']:.2f}" + ("?" if first["provisional"] else ""))
         expect(rows.first).to_contain_text(f"{first['ordinal']:.2f}")  # the score it is ranked by, in a column
         expect(page.locator("main")).to_contain_text("Ranked by score = rating \u2212 3 \u00d7 deviation")
@@ -127,7 +129,8 @@ def test_the_page_shows_the_leaderboard(browser, server, played):
         page.evaluate("location.hash = '#/'")  # the lobby, same page: each player named with their rating
         alice = next(row for row in table_with(server, played)["players"] if row["name"] == "alice")
         item = page.locator(".game-item", has_text="w1")
-        seated = f"X: alice ({alice['key'][:6]}…) rated {alice['rating']:.1f}"
+        seated = f"X: alice rated {alice['rating']:.1f}"
         expect(item.locator(".game-players")).to_contain_text(seated)
+        expect(item.locator(".game-players")).not_to_contain_text(alice["key"][:6])
     finally:
         page.close()

@@ -45,7 +45,7 @@ class RpsChanges:
 def test_a_game_through_the_page_each_throw_secret_until_both_are_committed_then_revealed_by_the_server(server, devnet):
     keys = json.loads((devnet.ready_file).read_text())["keys"]
     created = committed(server.post_rps("alice", "create", "web-rps", points=1))
-    assert created["message"] == "Committed create game 'web-rps' (first to 1 point, 300 seconds to act)"
+    assert created["message"] == "Committed create game 'web-rps' (first to 1 point, 5 min 0 s to act)"
     committed(server.post_rps("bob", "join", "web-rps"))
     committed(server.post_rps("bob", "ready", "web-rps"))
     with EventReader(server) as events:

@@ -223,7 +223,7 @@ def test_the_host_changes_the_settings_both_agree_again_and_a_player_resigns(pla
     assert players.refused("bob", Setup("terms", lobby, Settings(points=3, timeout=60))).startswith("only the host of")
     players.ok("alice", Setup("terms", lobby, Settings(points=3, timeout=60)))
     assert players.refused("bob", Ready("terms", lobby, Settings(points=1, timeout=300))) == (
-        "game 'terms' is now set up as first to 3 points, 60 seconds to act, not first to 1 point, 300 seconds to"
+        "game 'terms' is now set up as first to 3 points, 60 s to act, not first to 1 point, 5 min 0 s to"
         " act: be ready for its current settings"
     )
     players.ok("alice", Ready("terms", lobby, Settings(points=3, timeout=60)))

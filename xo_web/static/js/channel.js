@@ -16,15 +16,16 @@ const THROW_KEYS = { r: "rock", p: "paper", s: "scissors" };
 
 /** What the match shows in words: whose move, the position, and who won the last game or round; the server's
  * words for the position and the score (`state.words`) when it sent them. */
-export function positionText(state, game, opponent = "your opponent") {
+export function positionText(state, game, name) {
   if (!state) return "";
+  const opponent = name ?? "your opponent";
   // A final state keeps the position before it, so the last round's throws are still there to show.
   const reveal = state.throws ? `Round ${state.round}: you threw ${state.throws[0]}, ${opponent} ${state.throws[1]}. ` : "";
   if (state.words) return `${reveal}${capitalized(state.words)}.`;
   if (state.final) {
     return `${reveal}The match is over: you end with ${state.balances[0]} chips in the channel, ${opponent} with ${state.balances[1]}.`;
   }
-  const turn = state.next_is_mine ? "Your move" : `${capitalized(opponent)}'s move`;
+  const turn = state.next_is_mine ? "Your move" : `${name ?? "Your opponent"}'s move`; // a name is never capitalised
   if (game === "xo") {
     const said = { Victory: "The game is won.", Draw: "The game is a draw." }[state.position] ?? "";
     return `${said} ${turn}.`.trim();
@@ -130,7 +131,7 @@ export function mount(app, id, signal) {
   function showUrgent() {
     urgent.hidden = !wanted?.deadline;
     if (urgent.hidden) return;
-    const opponent = channel ? capitalized(opponentName(channel)) : "Your opponent";
+    const opponent = channel ? opponentName(channel) : "Your opponent"; // a key's name as typed, never capitalised
     const computer = wanted.computer_at
       ? ` If you have not moved by ${clockTime(wanted.computer_at, skew)}, the computer plays it for you.`
       : " Nobody plays it for you.";

@@ -6,7 +6,7 @@
 
 import { chips, chipsOf } from "./api.js";
 import { h, replace, shown } from "./dom.js";
-import { playerLabel } from "./labels.js";
+import { playerLabel, shortKey } from "./labels.js";
 import { offersSection } from "./offers.js";
 import { duration } from "./time.js";
 
@@ -44,7 +44,7 @@ export function secondsLeft(deadline, skew) {
 
 /** The opponent's name as the page shows it in a sentence: their key's name, or their short key. */
 export function opponentName(channel) {
-  return channel.opponent.name ?? `${channel.opponent.public_key.slice(0, 6)}...`;
+  return channel.opponent.name ?? shortKey(channel.opponent.public_key);
 }
 
 /** What a channel waits for, in words; a challenge's countdown is an element of its own (`.countdown`). */

@@ -55,7 +55,7 @@ export function mount(app, name, signal) {
       seats,
       [seat(game, 1), seat(game, 2)].map((player) => [
         h("dt", { class: `mark-${player.mark}`, text: player.mark }),
-        h("dd", {}, playerLabel(player.key, player.name), player.key && player.key === me ? h("strong", { text: " (you)" }) : null),
+        h("dd", player.key ? { title: player.key } : {}, playerLabel(player.key, player.name), player.key && player.key === me ? h("strong", { text: " (you)" }) : null),
       ]),
     );
     status.textContent = stateText(game, me);

@@ -27,10 +27,13 @@ export function shortKey(key) {
   return `${key.slice(0, 6)}…`;
 }
 
-/** "alice (0208fb…)" for a key the key directory names, else "0208fb…"; "nobody yet" for an open seat. */
+/**
+ * "alice" for a key the key directory names, else "0208fb…"; "nobody yet" for an open seat. A name alone, as the
+ * commands show it (client_core/keys.py's key_label): the full key is the API's, and a title's where one is shown.
+ */
 export function playerLabel(key, name) {
   if (!key) return "nobody yet";
-  return name ? `${name} (${shortKey(key)})` : shortKey(key);
+  return name || shortKey(key);
 }
 
 export function seat(game, number) {
@@ -76,7 +79,7 @@ export function sentence(text) {
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
-/** One change as a sentence: "bob (03a9f3…) took B2 (5) as O". */
+/** One change as a sentence: "bob took B2 (5) as O". */
 export function changeText(change) {
   if (change.action === "take" && change.game) {
     const mark = change.game.board[change.space - 1];

@@ -74,7 +74,7 @@ export function offersSection(app, signal, channelHref) {
   function offererLabel(offer) {
     const key = offer.offerer.public_key;
     if (key === app.me()) return h("span", { class: "offer-offerer", text: "you" });
-    const label = offer.offerer.name ? [shown(offer.offerer.name), ` (${shortKey(key)})`] : shortKey(key);
+    const label = offer.offerer.name ? shown(offer.offerer.name) : shortKey(key);
     return h("span", { class: "offer-offerer", title: key }, label);
   }
 

@@ -21,12 +21,10 @@ export function ratingsHref(game = "") {
 }
 
 function playerCell(row, me) {
-  const name = row.name ? [shown(row.name), " "] : [];
   return h(
     "td",
-    { class: "rating-player" },
-    name,
-    h("span", { class: "key-hint", title: row.key, text: row.name ? `(${shortKey(row.key)})` : shortKey(row.key) }),
+    { class: "rating-player", title: row.key },
+    row.name ? shown(row.name) : h("span", { class: "key-hint", text: shortKey(row.key) }),
     row.key === me ? h("span", { class: "badge", text: "you" }) : null,
   );
 }

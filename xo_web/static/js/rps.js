@@ -117,7 +117,7 @@ export function mount(app, name, signal) {
         if (!player) return [h("dt", { text: `Player ${seat + 1}` }), h("dd", { text: "open seat" })];
         return [
           h("dt", { text: seat === 0 ? "Host" : "Player 2" }),
-          h("dd", {}, seatLabel(player), player.key === me ? h("strong", { text: " (you)" }) : null, `: ${seatStatus(game, player)}`),
+          h("dd", { title: player.key }, seatLabel(player), player.key === me ? h("strong", { text: " (you)" }) : null, `: ${seatStatus(game, player)}`),
         ];
       }),
     );

@@ -4,6 +4,7 @@
 // capitalised; "You" takes its own verbs ("You are ready", "You have thrown").
 
 import { shortKey } from "./labels.js";
+import { duration } from "./time.js";
 
 export const THROWS = ["rock", "paper", "scissors"];
 const BEATS = { rock: "scissors", scissors: "paper", paper: "rock" };
@@ -26,14 +27,14 @@ export function opening(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** "alice (0208fb…)" for a seat's list entry. */
+/** A seat's list entry: "alice" for a key the key directory names, else "0208fb…" (as the rps command lists it). */
 export function seatLabel(player) {
-  return player.name ? `${player.name} (${shortKey(player.key)})` : shortKey(player.key);
+  return player.name ?? shortKey(player.key);
 }
 
 export function settingsText(settings) {
   const points = `first to ${settings.points} point${settings.points === 1 ? "" : "s"}`;
-  return `${points}, ${settings.timeout} seconds to act`;
+  return `${points}, ${duration(settings.timeout)} to act`;
 }
 
 /** 0 or 1 for the seat whose throw wins, null for a tie. */
