@@ -41,19 +41,20 @@ from pathlib import Path
 from chips_client import transactions as tx
 from chips_client.asking import Immediate
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelFeed
 from chips_client.channels import address_of
 from chips_client.computer import Computer
 from chips_client.match import Connector, Match, Receiver
 from chips_client.messages import decode_message
 from chips_client.offer_board import read_board
 from chips_client.offers import SignedOffer, channel_fixed, channel_name
-from chips_client.shared_chain import MatchChain, SharedChain
+from chips_client.shared_chain import MatchChain
 from chips_client.store import ChannelTerms, Store
 from chips_tp.apps import APPS
 from chips_tp.channel import channel_id
 from chips_tp.channel_state import decode_state
 from chips_tp.family import ACCOUNT_TYPE, CHANNEL_TYPE, NAMESPACE
-from chips_tp.state import FUNDING, decode_channel
+from chips_tp.state import FUNDING, Channel, decode_channel
 from client_core.broker import BrokerAddress, BrokerSession
 from client_core.rest import RestClient
 from xo_core import canonical
@@ -158,6 +159,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
             offering.wait()
         log.close()
     used = resource.getrusage(resource.RUSAGE_CHILDREN)  # the house's: the one child waited for so far
+    mine = resource.getrusage(resource.RUSAGE_SELF)
     output = (work / "house.log").read_text()
     with RestClient(devnet.rest_url) as client:
         conserved = total_chips(client) == issued
@@ -172,18 +174,22 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
         "broker_lines": sum(len(p.broker_lines) for p in players),
         "house_exit": offering.returncode,
         "house_cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
+        "players_cpu_seconds": round(mine.ru_utime + mine.ru_stime, 2),
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
         **({"house_output": output[-3000:]} if concluded < count or offering.returncode != 0 else {}),
     }  # fmt: skip
 
 
 def play_all(rest_url: str, broker: BrokerAddress, signed: SignedOffer, players: list[Player], work: Path) -> float:
-    """Every player accepts at once and plays its match to the end; how long it all took (seconds)."""
+    """Every player accepts at once and plays its match to the end; how long it all took (seconds).
+
+    The players share one follower of the chain (:class:`ChannelFeed`): each learns of the house's join, and its
+    match of challenges and closes, from the ledger's events, as a player on a machine of its own would."""
     started = time.perf_counter()
     gate = threading.Barrier(len(players))
-    with RestClient(rest_url) as reader, Store(work / "players.sqlite") as store:
-        shared = SharedChain(RestChain(reader, None))
-        threads = [threading.Thread(target=play_one, args=(rest_url, broker, signed, p, store, shared, gate))
+    with RestClient(rest_url) as reader, Store(work / "players.sqlite") as store, ChannelFeed(reader) as feed:
+        woken = Wakers(feed)
+        threads = [threading.Thread(target=play_one, args=(rest_url, broker, signed, p, store, feed, woken, gate))
                    for p in players]  # fmt: skip
         for thread in threads:
             thread.start()
@@ -192,26 +198,36 @@ def play_all(rest_url: str, broker: BrokerAddress, signed: SignedOffer, players:
     return time.perf_counter() - started
 
 
+class Wakers:
+    """The players' matches by channel address: a block that changes a channel wakes its match."""
+
+    def __init__(self, feed: ChannelFeed) -> None:
+        self.matches: dict[str, Match] = {}
+        feed.listen(self.changed)
+
+    def changed(self, channels: list[Channel]) -> None:
+        for channel in channels:
+            match = self.matches.get(address_of(channel.fixed))
+            if match is not None:
+                match.wake()
+
+
 def play_one(rest_url: str, broker: BrokerAddress, signed: SignedOffer, player: Player, store: Store,
-             shared: SharedChain, gate: threading.Barrier) -> None:  # fmt: skip
+             feed: ChannelFeed, woken: Wakers, gate: threading.Barrier) -> None:  # fmt: skip
     fixed = channel_fixed(signed.offer, player.signer.public_key, 1)
     terms = ChannelTerms(channel_name(signed.offer.id, 1), fixed, signed.offer.terms.rounds)
     store.remember_channel(channel_id(fixed), terms)
+    address = address_of(fixed)
     with RestClient(rest_url) as client:
         own = RestChain(client, player.signer)
         gate.wait(60)
         player.accepted_at = time.perf_counter()
         own.submit(tx.open_channel(player.signer, fixed), "the open")
-        ends = time.monotonic() + 60
-        while time.monotonic() < ends:
-            record = shared.channel(address_of(fixed))
-            if record is not None and record.status != FUNDING:
-                break
-            time.sleep(0.05)
-
+        feed.wait_for(lambda: (record := feed.channel(address)) is not None and record.status != FUNDING, 60)
         connect = timed_connector(player, broker, fixed.app)
-        match = Match(signer=player.signer, terms=terms, store=store, chain=MatchChain(shared, own), connect=connect,
+        match = Match(signer=player.signer, terms=terms, store=store, chain=MatchChain(feed, own), connect=connect,
                       chooser=Immediate(Computer("random")), say=lambda _line: None)  # fmt: skip
+        woken.matches[address] = match
         try:
             player.outcome = match.run(time_limit=MATCH_SECONDS)
         except Exception as error:  # a benchmark counts a failed match, it does not stop

@@ -24,6 +24,7 @@ from chips_client import offers as offer_terms
 from chips_client import results as chips_results
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelBook, ChannelFeed
 from chips_client.channels import address_of
 from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
@@ -43,8 +44,12 @@ from client_core.runner import sigterm_interrupts, warn
 from xo_core.signing import Signer
 from xo_core.text import counted, printable, quoted
 
-#: How often a running offer reads the chain for accepts.
+#: A running offer looks at the channels on every block that changes one, and at least this often (seconds).
 POLL_SECONDS = 0.5
+#: A join not seen on the chain this long after it was sent is asked after (seconds).
+JOIN_CHECK_SECONDS = 10.0
+#: Joins sent in one POST at most (a batch each): a crowd's accepts are joined a hundred at a time.
+JOINS_PER_POST = 100
 #: How many accepts of one offer a player may try (a channel name each) before giving up.
 MAX_TRIES = 64
 
@@ -151,18 +156,24 @@ def offer(args: argparse.Namespace) -> int:
                                persistent=False, say=play.say)  # fmt: skip
         broker.connect(10.0)
         post = Post(broker, published.signed)
-        house = House(args, signer, play.say, stored) if args.bot else None
+        reader = session.rest_client(args)
+        feed = ChannelFeed(reader, say=play.say)
+        house = None
         try:
+            feed.start()  # before the offer is up: no accept can fall between the reading and the events
+            house = House(args, signer, play.say, stored, feed) if args.bot else None
             with sigterm_interrupts():
                 post.publish()
                 play.say(f"offered {terms_text(terms)}; id {shown}, open until {clock_time(expires, time.time())}; "
                          f"a player accepts it with: chips accept {shown}")  # fmt: skip
-                _serve(Offering(args, signer, chain, post, published, reconnected, house))
+                _serve(Offering(args, signer, chain, post, published, reconnected, house, feed))
         finally:
             post.withdraw()
             broker.close()
             if house is not None:
                 house.close()
+            feed.stop()
+            reader.close()
     return 0
 
 
@@ -176,21 +187,36 @@ class Offering(NamedTuple):
     published: Published
     reconnected: threading.Event
     house: House | None
+    feed: ChannelBook
+    """The channels, kept current by the ledger's events: where accepts and joins are seen."""
+
+
+class Pending(NamedTuple):
+    """A join sent and not yet seen on the chain: its batch, when it was sent, the deposit it pays in."""
+
+    batch_id: str
+    sent: float
+    deposit: int
 
 
 def _serve(offering: Offering) -> None:
     """Join the offer's accepts as they come, until its count is reached or it expires; then let the matches end.
 
-    A person's offer plays each match as it is joined, one at a time; a house's matches run beside this loop. A
-    REST API out of reach is said once and waited for (a backoff doubling to 5 s): the offer stays up meanwhile."""
+    Each block that changes a channel wakes the loop (:class:`chips_client.channel_feed.ChannelFeed`), so an accept is
+    joined as soon as its open commits. A person's offer plays each match as it is joined, one at a time; a house's
+    matches run beside this loop. A REST API out of reach is said once and waited for (a backoff doubling to 5 s):
+    the offer stays up meanwhile."""
     told: set[bytes] = set()
-    pending: set[bytes] = set()
+    pending: dict[bytes, Pending] = {}
+    changed = threading.Event()
+    offering.feed.listen(lambda _channels: changed.set())
     retry, lost = 0.0, False
     published = offering.published
     while not published.full and time.time() < published.signed.offer.expires:
         if offering.reconnected.is_set():  # the broker may have forgotten the retained offer
             offering.reconnected.clear()
             offering.post.publish()
+        changed.clear()
         try:
             _one_pass(offering, told, pending)
         except BrokerError:
@@ -205,44 +231,72 @@ def _serve(offering: Offering) -> None:
         if lost:
             play.say("the REST API answers again")
         retry, lost = 0.0, False
-        time.sleep(POLL_SECONDS)
+        changed.wait(POLL_SECONDS)
     offering.post.withdraw()
     play.say("the offer is withdrawn: " + ("all its accepts were joined" if published.full else "it expired"))
     if offering.house is not None:
         offering.house.wait()
 
 
-def _one_pass(offering: Offering, told: set[bytes], pending: set[bytes]) -> None:
-    """Read the chain once and join what accepts the offer, one join after another (a house's crowd is let in at the
-    pace of the chain's commits, which keeps its moves fast); a person joins one per pass. A join sent whose commit was
-    not seen (``pending``) is played once the chain shows the deposit in, and offered again while it does not; one
-    refused (the accepter cancelled first) is said, and the offer goes on."""
+def _one_pass(offering: Offering, told: set[bytes], pending: dict[bytes, Pending]) -> None:
+    """Look at the channels once: play the joins the chain now shows, and join what accepts the offer, a house every
+    accept at once (a batch each, in one POST: one block commits them all), a person one. A join whose commit is
+    not seen within JOIN_CHECK_SECONDS is asked after: one refused (the accepter cancelled first) is said, and the
+    offer goes on."""
     args, signer, chain, published = offering.args, offering.signer, offering.chain, offering.published
     names = session.key_names(args)
-    channels = chain.channels()
+    channels = offering.feed.channels()
     for channel in channels:
-        if channel.id in pending and channel.funded[1]:
-            pending.discard(channel.id)
-            _play_joined(offering, channel, player(channel.fixed.participants[0], signer.public_key, names))
-    for decision in decide([published], channels, chain.balance(signer.public_key), time.time()):
-        channel = decision.channel
+        if channel.id not in pending:
+            continue
         who = player(channel.fixed.participants[0], signer.public_key, names)
+        if channel.funded[1]:
+            del pending[channel.id]
+            _play_joined(offering, channel, who)
+            if offering.house is None:
+                return  # a person's match was played: the next pass looks afresh
+        elif channel.status != FUNDING:
+            del pending[channel.id]
+            play.say(f"could not join {who}'s accept ({channel.id.hex()[:8]}): it was cancelled first")
+    _overdue(offering, pending)
+    room = published.count - len(published.joined) - len(pending)
+    if room <= 0 or (offering.house is None and pending):
+        return
+    balance = chain.balance(signer.public_key) - sum(sent.deposit for sent in pending.values())
+    joining: list[Channel] = []
+    for decision in decide([published], [c for c in channels if c.id not in pending], balance, time.time()):
+        channel = decision.channel
         if not decision.join:
             if channel.id not in told:
                 told.add(channel.id)
+                who = player(channel.fixed.participants[0], signer.public_key, names)
                 play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
             continue
-        pending.add(channel.id)
-        try:
-            chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
-        except Rejected as refused:
-            pending.discard(channel.id)
-            play.say(f"could not join {who}'s accept ({channel.id.hex()[:8]}): {refused.message}")
+        joining.append(channel)
+    joining = joining[: room if offering.house is not None else 1]
+    for start in range(0, len(joining), JOINS_PER_POST):
+        chunk = joining[start : start + JOINS_PER_POST]
+        batch_ids = chain.post_each([tx.join(signer, channel.fixed, channel.held) for channel in chunk])
+        for channel, batch_id in zip(chunk, batch_ids, strict=True):
+            pending[channel.id] = Pending(batch_id, time.monotonic(), channel.fixed.deposits[1])
+
+
+def _overdue(offering: Offering, pending: dict[bytes, Pending]) -> None:
+    """Ask after the joins sent long ago and still not seen: one refused is said and forgotten (the accept is looked at
+    again), one the REST API does not know is forgotten too; one still pending is waited for."""
+    names = session.key_names(offering.args)
+    for ident, sent in list(pending.items()):
+        if time.monotonic() - sent.sent < JOIN_CHECK_SECONDS:
             continue
-        pending.discard(channel.id)
-        _play_joined(offering, channel, who)
-        if published.full or offering.house is None:  # a person's match was played: the next pass reads afresh
-            return
+        status = offering.chain.client.batch_status(sent.batch_id)
+        if status.status in ("PENDING", "COMMITTED"):
+            pending[ident] = sent._replace(sent=time.monotonic())
+            continue
+        del pending[ident]
+        found = next((c for c in offering.feed.channels() if c.id == ident), None)
+        who = "an accepter" if found is None else player(found.fixed.participants[0], offering.signer.public_key, names)
+        reason = "; ".join(status.reasons) or f"the REST API says its batch is {status.status}"
+        play.say(f"could not join {who}'s accept ({ident.hex()[:8]}): {reason}")
 
 
 def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
@@ -296,7 +350,7 @@ def accept(args: argparse.Namespace) -> int:
                                f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
                                "back")  # fmt: skip
     play.say(f"{who} joined: the match begins")
-    args.channel, args.level = name, args.bot
+    args.channel, args.level = channel_id(fixed).hex(), args.bot  # the channel opened, not another of its name
     return play.bot(args) if args.bot else play.play(args)
 
 
@@ -322,12 +376,14 @@ def _cancelled_or_joined(chain: RestChain, signer: Signer, fixed: Fixed) -> bool
 
 
 def _joined(chain: RestChain, fixed: Fixed, timeout: float) -> bool:
-    """Whether the offerer joined the channel within ``timeout`` seconds (read from the chain twice a second; a REST
-    API out of reach is waited for)."""
-    ends = time.monotonic() + timeout
-    while time.monotonic() < ends:
-        record = play.patiently(lambda: chain.channel(address_of(fixed)))
-        if record is not None and record.status != FUNDING:
-            return record.status != CLOSED
-        time.sleep(0.5)
-    return False
+    """Whether the offerer joined the channel within ``timeout`` seconds: seen from the ledger's events the moment its
+    join commits (a REST API out of reach at the start is waited for)."""
+    address = address_of(fixed)
+    feed = ChannelFeed(chain.client, address)
+    play.patiently(feed.start)
+    try:
+        feed.wait_for(lambda: (found := feed.channel(address)) is not None and found.status != FUNDING, timeout)
+    finally:
+        feed.stop()
+    record = feed.channel(address)
+    return record is not None and record.status not in (FUNDING, CLOSED)

@@ -1,7 +1,8 @@
 """``chips play``, ``chips bot`` and ``chips watch``: one player's side of matches, and a watchtower.
 
 Play and bot run :class:`chips_client.match.Match` on the REST API and the MQTT broker
-(:mod:`client_core.broker`); the moves come from the person (a terminal or a pipe) or
+(:mod:`client_core.broker`), the channel's record followed through the ledger's events
+(:class:`chips_client.channel_feed.ChannelFeed`); the moves come from the person (a terminal or a pipe) or
 from the computer. Watch follows the chain and, with ``--defend``, answers challenges
 with the store's latest states, so it can run as a service while no match runs.
 """
@@ -17,10 +18,12 @@ from chips_cli import context
 from chips_cli.terminal import PersonChooser
 from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelFeed
 from chips_client.computer import Computer
 from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
 from chips_client.narration import Story, channel_line, player
+from chips_client.shared_chain import MatchChain
 from chips_client.store import Store
 from chips_tp.channel import channel_id
 from chips_tp.state import CLOSED, Channel
@@ -67,15 +70,21 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
             return 0
         ident = channel_id(found.fixed).hex()
         connect = _connector(args, client_id(signer, channel_id(found.fixed)))
-        match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
-                      say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
-        say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
-            f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
-        try:
-            with sigterm_interrupts():
-                outcome = match.run()
-        except NotPlayable as error:
-            raise InvalidInput(str(error)) from None
+        with session.rest_client(args) as reader:
+            feed = ChannelFeed(reader, context.address(found), say=say)
+            patiently(feed.start)
+            match = Match(signer=signer, terms=terms, store=stored, chain=MatchChain(feed, chain), connect=connect,
+                          chooser=chooser, say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
+            feed.listen(lambda _changed: match.wake())
+            say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
+                f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
+            try:
+                with sigterm_interrupts():
+                    outcome = match.run()
+            except NotPlayable as error:
+                raise InvalidInput(str(error)) from None
+            finally:
+                feed.stop()
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
