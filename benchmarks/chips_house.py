@@ -176,7 +176,9 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int) -> dict[str,
         "house_cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
         "players_cpu_seconds": round(mine.ru_utime + mine.ru_stime, 2),
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
-        **({"house_output": output[-3000:]} if concluded < count or offering.returncode != 0 else {}),
+        **({"house_output": output[-3000:], "player_outcomes": sorted({p.outcome[:200] for p in players})[:5],
+            "player_broker_lines": sorted({line[:200] for p in players for line in p.broker_lines})[:5]}
+           if concluded < count or offering.returncode != 0 else {}),
     }  # fmt: skip
 
 

@@ -45,6 +45,11 @@ HOUSE_PASS_SECONDS: Final = 1.0
 #: A thread's stack: a match needs little, and a thousand of them at the default would reserve gigabytes.
 STACK_BYTES: Final = 512 * 1024
 
+#: How late the house's pulse may wake (seconds, smoothed) before it starts no more matches: its matches come first.
+BEHIND_SECONDS: Final = 0.1
+#: Matches started at once at most (a block's joins), and joins awaiting their commit at most.
+START_BURST: Final = 100
+
 HOUSE_PATIENCE_SECONDS: Final = 60.0
 """How long a house waits on an opponent who does not move before it challenges them, unless ``--patience`` says."""
 
@@ -52,6 +57,31 @@ HOUSE_PATIENCE_SECONDS: Final = 60.0
 def patience(args: argparse.Namespace) -> float:
     """The house's patience: ``--patience``, or HOUSE_PATIENCE_SECONDS (a person's ``chips play`` waits for ever)."""
     return HOUSE_PATIENCE_SECONDS if args.patience is None else float(args.patience)
+
+
+class Pulse:
+    """How far behind the process runs: a thread that sleeps a tenth of a second and notes how late it wakes.
+
+    When a house's matches (or anything else on the machine) keep the interpreter busy, every thread waits its turn,
+    and so does this one: its lateness, smoothed, is how long a message waits before its match reads it."""
+
+    EVERY: Final = 0.1
+
+    def __init__(self) -> None:
+        self.late = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="house-pulse", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            started = time.monotonic()
+            if self._stop.wait(self.EVERY):
+                return
+            self.late = 0.7 * self.late + 0.3 * max(0.0, time.monotonic() - started - self.EVERY)
+
+    def stop(self) -> None:
+        self._stop.set()
 
 
 class House:
@@ -69,6 +99,7 @@ class House:
             args.broker, client_id, on_message, on_reconnect=on_reconnect, say=say,  # a broker away is waited for
         ))  # fmt: skip
         self.hub.connect(10.0)
+        self.pulse = Pulse()
         self._threads: list[threading.Thread] = []
         self._playing: dict[str, Match] = {}
         self._lock = threading.Lock()
@@ -85,6 +116,13 @@ class House:
         finally:
             threading.stack_size(previous)
         self._threads.append(thread)
+
+    def admits(self, pending: int) -> int:
+        """How many more matches may start now, with ``pending`` joins not yet committed: none while the house runs
+        behind (its running matches come first), and at most START_BURST joins in flight."""
+        if self.pulse.late > BEHIND_SECONDS:
+            return 0
+        return max(0, START_BURST - pending)
 
     def _changed(self, channels: list[Channel]) -> None:
         """On the feed's thread: wake the matches whose channels a block changed."""
@@ -151,6 +189,7 @@ class House:
     def close(self) -> None:
         """Close the broker session and the REST connections; matches still playing stop at their next message."""
         self.feed.unlisten(self._changed)
+        self.pulse.stop()
         self.hub.close()
         for chain in self._chains:
             chain.client.close()

@@ -103,6 +103,11 @@ class ChannelBook:
         for listener in listeners:
             listener(changed)
 
+    def wake(self) -> None:
+        """Have the waiters look again now (something else they wait on happened)."""
+        with self._changed:
+            self._changed.notify_all()
+
     def wait_for(self, ready: Callable[[], bool], timeout: float) -> bool:
         """Wait up to ``timeout`` seconds until ``ready()`` holds (looked at after every block); whether it does."""
         ends = time.monotonic() + timeout

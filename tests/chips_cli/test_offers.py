@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from chips_cli import offers
 from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of
+from chips_client.declines import make_decline
 from chips_client.offer_desk import Published
 from chips_client.offers import Terms, channel_fixed, make_offer
 from chips_tp.channel import channel_id
@@ -35,6 +36,10 @@ class FlakyChain:
         return 1000
 
 
+def no_decline(channel: Channel, reason: str) -> None:
+    raise AssertionError(f"nothing should be declined here, but {channel.id.hex()[:8]} was: {reason}")
+
+
 class Board:
     def __init__(self) -> None:
         self.published, self.withdrawn = 0, 0
@@ -52,7 +57,7 @@ def test_the_offer_waits_for_a_rest_api_away_saying_so_once_and_is_withdrawn_whe
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 2), 1)
     chain, board = FlakyChain(down=3), Board()
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, board, published,  # type: ignore[arg-type]
-                               threading.Event(), None, ChannelBook())  # fmt: skip
+                               threading.Event(), None, ChannelBook(), no_decline)  # fmt: skip
     monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     offers._serve(offering)
     said = capsys.readouterr().out
@@ -107,15 +112,15 @@ def test_a_house_joins_every_accept_in_one_post_and_says_the_one_cancelled_first
     crowd = [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)]
     chain = Accepted(published, crowd)
     started: list[bytes] = []
-    house = SimpleNamespace(start=lambda channel, _name: started.append(channel.id))
+    house = SimpleNamespace(start=lambda channel, _name: started.append(channel.id), admits=lambda _pending: 100)
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
-                               threading.Event(), house, chain.book)  # fmt: skip
-    pending: dict[bytes, offers.Pending] = {}
-    offers._one_pass(offering, set(), pending)
-    assert chain.posts == [3] and len(pending) == 3 and not started
+                               threading.Event(), house, chain.book, no_decline)  # fmt: skip
+    desk = offers.Desk()
+    offers._one_pass(offering, desk)
+    assert chain.posts == [3] and len(desk.pending) == 3 and not started
     chain.commit(2, chain.listed[1:], chain.listed[:1])
-    offers._one_pass(offering, set(), pending)
-    assert started == [c.id for c in chain.listed[1:]] and published.joined == set(started) and not pending
+    offers._one_pass(offering, desk)
+    assert started == [c.id for c in chain.listed[1:]] and published.joined == set(started) and not desk.pending
     assert chain.posts == [3], "nothing is joined twice"
     said = capsys.readouterr().out
     assert f"could not join {crowd[0].public_key[:6]}...'s accept ({chain.listed[0].id.hex()[:8]}): it was " \
@@ -129,10 +134,11 @@ def test_a_join_never_seen_is_asked_after_and_a_refusal_said_and_forgotten(capsy
     chain = Accepted(published, [Signer.from_hex("01" * 32)])
     chain.client = SimpleNamespace(batch_status=lambda _id: BatchStatus("INVALID", ["the offerer cannot pay"]))  # type: ignore[attr-defined]
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
-                               threading.Event(), SimpleNamespace(start=None), chain.book)  # fmt: skip
-    pending: dict[bytes, offers.Pending] = {}
-    offers._one_pass(offering, set(), pending)
-    offers._one_pass(offering, set(), pending)
+                               threading.Event(), SimpleNamespace(start=None, admits=lambda _n: 100), chain.book,
+                               no_decline)  # fmt: skip
+    desk = offers.Desk()
+    offers._one_pass(offering, desk)
+    offers._one_pass(offering, desk)
     said = capsys.readouterr().out
     assert f"could not join 031b84...'s accept ({chain.listed[0].id.hex()[:8]}): the offerer cannot pay" in said
     assert chain.posts == [1, 1], "the accept is joined again: the refusal may have been the chips, since paid in"
@@ -145,10 +151,48 @@ def test_a_person_joins_one_accept_a_pass_and_looks_again_after_the_match(monkey
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
     chain = Accepted(published, [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)])
     offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
-                               threading.Event(), None, chain.book)  # fmt: skip
-    pending: dict[bytes, offers.Pending] = {}
-    offers._one_pass(offering, set(), pending)
+                               threading.Event(), None, chain.book, no_decline)  # fmt: skip
+    desk = offers.Desk()
+    offers._one_pass(offering, desk)
     assert chain.posts == [1]
     chain.commit(2, chain.listed[:1], [])
-    offers._one_pass(offering, set(), pending)
+    offers._one_pass(offering, desk)
     assert played == [chain.listed[0].id.hex()] and chain.posts == [1]
+
+
+def test_accepts_the_house_cannot_fund_are_declined_at_once_and_a_busy_house_waits_then_declines(capsys, monkeypatch):
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
+    chain = Accepted(published, [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 5)])
+    chain.balance = lambda _key: 120  # type: ignore[method-assign]  # two deposits of 50, not three
+    declined: dict[bytes, str] = {}
+    busy = [False]
+    house = SimpleNamespace(start=lambda _channel, _name: None, admits=lambda _n: 0 if busy[0] else 1)
+    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+                               threading.Event(), house, chain.book,
+                               lambda channel, reason: declined.__setitem__(channel.id, reason))  # fmt: skip
+    desk = offers.Desk()
+    offers._one_pass(offering, desk)
+    unfunded = {c.id for c in chain.listed[2:]}
+    assert chain.posts == [1] and set(declined) == unfunded, "one admitted now, one waits its turn, two never"
+    assert set(declined.values()) == {"the offerer cannot fund another deposit of 50 now"}
+    busy[0] = True
+    monkeypatch.setattr(offers, "BUSY_DECLINE_SECONDS", 0.0)
+    offers._one_pass(offering, desk)
+    assert chain.posts == [1] and declined[chain.listed[1].id].startswith("the house is too busy")
+    assert len(declined) == 3 and capsys.readouterr().out.count("told them so") == 3
+
+
+def test_an_accepter_stops_waiting_for_the_join_the_moment_its_offerer_declines_and_only_then():
+    fixed = channel_fixed(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60).offer,
+                          Signer.from_hex("11" * 32).public_key, 1)  # fmt: skip
+    opened = Channel(channel_id(fixed), fixed, FUNDING, (True, False), 50, 0, None, None, None)
+    book = ChannelBook()
+    book.reset([opened], BlockRef("01" * 8, 1))
+    declined = offers.Declined(opened.id, BOB.public_key)
+    stranger = Signer.from_hex("33" * 32)
+    threading.Timer(0.05, declined.receive, ("t", make_decline(stranger, opened.id, "go away"))).start()
+    threading.Timer(0.1, declined.receive, ("t", make_decline(BOB, opened.id, "the house is full"))).start()
+    started = time.monotonic()
+    assert offers._await_join(book, address_of(fixed), 30.0, declined) is False
+    assert time.monotonic() - started < 5 and declined.reason == "the house is full"

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,12 +22,16 @@ from pathlib import Path
 import pytest
 
 from chips_client import offers
+from chips_client import transactions as tx
+from chips_client.chain import RestChain
 from chips_client.channels import nonce_of
+from chips_client.declines import decline_topic, read_decline
 from chips_client.offer_board import read_board
 from chips_client.offers import SignedOffer
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.family import channel_address
 from client_core.broker import BrokerAddress, BrokerSession
+from client_core.rest import RestClient
 from tests.xo_devnet.e2e.test_chips_play import Net
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
@@ -230,3 +235,53 @@ def test_an_accepter_who_never_moves_is_challenged_and_the_house_ends_with_its_d
     assert net.transactions_touching(channel_address(ident)) == ["open", "join", "challenge", "finalize"]
     assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before  # the turn-0 state: deposits back
     assert net.total_chips() == issued
+
+
+def test_an_accept_the_house_cannot_fund_is_declined_at_once_on_the_broker_signed_by_the_house(net, tmp_path):
+    """Bob's house can fund one match and a half: the first accept is joined; a second, opened in the same moment
+    (before the accepter could see the house's chips go), is declined on the broker as soon as its open commits."""
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+
+    def balance(who: Player) -> int:
+        return int(who.run("balance").stdout.split(": ")[1].split()[0])
+
+    mine, his = balance(alice), balance(bob)
+    deposit = (mine + his) // 5
+    target = deposit + deposit // 2
+    giver, taker, amount = (bob, alice, his - target) if his > target else (alice, bob, target - his)
+    if amount:
+        assert giver.run("transfer", taker.key, str(amount)).returncode == 0
+    house = bob.start("offer", "--game", "xo", "--stake", "1", "--deposit", str(deposit), "--rounds", "1",
+                      "--challenge", "30", "--bot", "random", "--count", "2", "--for", "60")  # fmt: skip
+    heard: list[str] = []
+    got = threading.Event()
+
+    def receive(_topic: str, payload: bytes) -> None:
+        heard.append(read_decline(payload, second, bob.key))
+        got.set()
+
+    listener = BrokerSession(BrokerAddress.parse(net.broker, {}), "test-declines", receive, persistent=False)
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        second = channel_id(channel_of(listed, alice.key, 2, stake=1, deposits=(deposit, deposit)))
+        listener.connect(10)
+        listener.subscribe(decline_topic(second, alice.key), 10)
+        for k in (1, 2):
+            opened = alice.run("open", offers.channel_name(str(listed["id"]), k), "--with", bob.key, "--game",
+                               "xo", "--stake", "1", "--deposit", str(deposit), "--rounds", "1", "--challenge",
+                               "30")  # fmt: skip
+            assert opened.returncode == 0, opened.stderr
+        assert got.wait(10), "no decline came"
+        refused = alice.run("accept", str(listed["id"]), "--bot", "random")
+    finally:
+        listener.close()
+        house.terminate()
+        output, _ = house.communicate(timeout=30)
+    assert heard == [f"the offerer cannot fund another deposit of {deposit} now"]
+    assert "told them so" in output and "accept 1 of 2" in output
+    assert refused.returncode == 1 and "too few to cover the deposit" in refused.stderr  # seen before any open
+    signer = Signer.from_hex((alice.key_dir / "alice.priv").read_text())
+    with RestClient(net.url) as client:  # as accept does on a decline: the deposit comes back
+        RestChain(client, signer).submit(tx.cancel(signer, channel_of(listed, alice.key, 2, stake=1,
+                                                                      deposits=(deposit, deposit))), "the cancel")
+    assert net.transactions_touching(channel_address(second)) == ["open", "cancel"]
