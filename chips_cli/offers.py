@@ -309,6 +309,8 @@ def _one_pass(offering: Offering, desk: Desk) -> None:
         if channel.id in desk.declined:
             continue
         reason = _to_accepter(decision.reason, channel.fixed.deposits[1])
+        if reason.startswith("the offerer cannot fund") and pending:
+            continue  # the balance read may already hold joins still pending here: decided once they are seen
         if decision.join:  # joinable, but not now: a person plays one match at a time, a house may be busy
             waited = now - desk.waiting.setdefault(channel.id, now)
             if offering.house is None or waited < BUSY_DECLINE_SECONDS:

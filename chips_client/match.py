@@ -268,11 +268,13 @@ class Match:
         if record.status == CLOSED:
             return "closed"
         ends = None if time_limit is None else time.monotonic() + time_limit
+        wait = 0.0  # the first pass acts at once: a first move is not held up for a message
         try:
             while ends is None or time.monotonic() < ends:
-                outcome = self.step(self.pass_seconds)
+                outcome = self.step(wait)
                 if outcome:
                     return outcome
+                wait = self.pass_seconds
             raise TimeoutError(f"the match in channel {self.terms.name!r} did not end within {time_limit:g} s")
         finally:
             if self.session is not None:
