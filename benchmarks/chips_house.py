@@ -34,6 +34,7 @@ import argparse
 import collections
 import contextlib
 import json
+import multiprocessing
 import os
 import pwd
 import resource
@@ -47,6 +48,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from chips_client import transactions as tx
@@ -58,7 +61,7 @@ from chips_client.computer import Computer
 from chips_client.match import Connector, Match, Receiver
 from chips_client.messages import decode_message
 from chips_client.offer_board import read_board
-from chips_client.offers import SignedOffer, channel_fixed, channel_name
+from chips_client.offers import SignedOffer, channel_fixed, channel_name, decode_offer, encode_offer
 from chips_client.shared_chain import MatchChain
 from chips_client.store import ChannelTerms, Store
 from chips_tp.apps import APPS
@@ -81,6 +84,9 @@ STAKE = 1
 MATCH_SECONDS = float(os.environ.get("HOUSE_MATCH_SECONDS", "300"))
 #: A player's match sleeps this long when nothing wakes it (a message, a block changing its channel), as a house's.
 PLAYER_PASS_SECONDS = 1.0
+#: Players in one process at most: each holds a broker connection and a REST one, and paho's loop (select) cannot watch
+#: a socket numbered past 1024.
+PLAYERS_PER_PROCESS = 250
 
 
 class Timed:
@@ -181,7 +187,7 @@ def mosquitto(work: Path) -> Iterator[str]:
         port = int(probe.getsockname()[1])
     config = work / "mosquitto.conf"
     config.write_text(f"user {pwd.getpwuid(os.getuid()).pw_name}\npersistence false\nallow_anonymous true\n"
-                      f"set_tcp_nodelay true\nlog_type error\nmax_queued_messages 10000\n"
+                      "set_tcp_nodelay true\nlog_type error\nmax_queued_messages 10000\nmax_inflight_messages 0\n"
                       f"listener {port} 127.0.0.1\n")  # fmt: skip
     process = subprocess.Popen([found, "-c", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -221,15 +227,13 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
     )  # fmt: skip
     try:
         signed = wait_for_offer(broker, house.public_key)
-        played = play_all(devnet.rest_url, broker, signed, players, work)
-        offering.wait(timeout=MATCH_SECONDS)
+        played, crowd_cpu = play_all(devnet.rest_url, broker_url, signed, players, work)
+        used = waited(offering, MATCH_SECONDS)
     finally:
         if offering.poll() is None:
             offering.kill()
             offering.wait()
         log.close()
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)  # the house's: the one child waited for so far
-    mine = resource.getrusage(resource.RUSAGE_SELF)
     output = (work / "house.log").read_text()
     with RestClient(devnet.rest_url) as client:
         conserved = total_chips(client) == issued
@@ -250,7 +254,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
         "house_cpu_ms_per_match": round((used.ru_utime + used.ru_stime) * 1000 / count, 1),
         "house_peak_rss_mb": round(used.ru_maxrss / 1024, 1), "devnet_peak_rss_mb": devnet_peak,
         "declined": output.count("told them so"), "on_chain": ops,
-        "players_cpu_seconds": round(mine.ru_utime + mine.ru_stime, 2),
+        "players_cpu_seconds": round(crowd_cpu, 2),
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
         **({"house_output": output[-3000:], "player_outcomes": sorted({p.outcome[:200] for p in players})[:5],
             "player_broker_lines": sorted({line[:200] for p in players for line in p.broker_lines})[:5]}
@@ -258,22 +262,81 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
     }  # fmt: skip
 
 
-def play_all(rest_url: str, broker: BrokerAddress, signed: SignedOffer, players: list[Player], work: Path) -> float:
-    """Every player accepts at once and plays its match to the end; how long it all took (seconds).
+def waited(process: subprocess.Popen[str], seconds: float) -> resource.struct_rusage:
+    """Wait for ``process`` to exit (killed after ``seconds``): what it used, its own and no other child's."""
+    ends = time.monotonic() + seconds
+    while time.monotonic() < ends:
+        pid, status, used = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return used
+        time.sleep(0.05)
+    process.kill()
+    _pid, status, used = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return used
 
-    The players share one follower of the chain (:class:`ChannelFeed`): each learns of the house's join, and its
-    match of challenges and closes, from the ledger's events, as a player on a machine of its own would."""
+
+def play_all(rest_url: str, broker_url: str, signed: SignedOffer, players: list[Player], work: Path
+             ) -> tuple[float, float]:  # fmt: skip
+    """Every player accepts at once and plays its match to the end; how long it all took, and the CPU the players'
+    processes used (seconds).
+
+    The players live in processes of PLAYERS_PER_PROCESS (paho's loop cannot watch a socket numbered past 1024, so
+    a thousand connections need several processes, as a thousand players on machines of their own would be); each
+    process's players share one follower of the chain (:class:`ChannelFeed`). All connect to the broker first, then
+    accept together."""
+    spawn = multiprocessing.get_context("spawn")
+    ready, go, results = spawn.Queue(), spawn.Event(), spawn.Queue()
+    groups = [players[start : start + PLAYERS_PER_PROCESS] for start in range(0, len(players), PLAYERS_PER_PROCESS)]
+    workers = [spawn.Process(target=crowd, args=(rest_url, broker_url, encode_offer(signed),
+                                                 [p.signer.private_key_hex for p in group], str(work / f"crowd-{n}"),
+                                                 ready, go, results)) for n, group in enumerate(groups)]  # fmt: skip
+    for worker in workers:
+        worker.start()
+    for _ in workers:
+        ready.get(timeout=300)
     started = time.perf_counter()
-    gate = threading.Barrier(len(players))
-    with RestClient(rest_url) as reader, Store(work / "players.sqlite") as store, ChannelFeed(reader) as feed:
+    go.set()
+    cpu = 0.0
+    by_key = {p.signer.public_key: p for p in players}
+    for _ in workers:
+        outcomes, used = results.get(timeout=MATCH_SECONDS + 300)
+        cpu += used
+        for key, fields in outcomes.items():
+            vars(by_key[key]).update(fields)
+    played = time.perf_counter() - started
+    for worker in workers:
+        worker.join(60)
+    return played, cpu
+
+
+def crowd(rest_url: str, broker_url: str, offer: bytes, keys: list[str], store_dir: str, ready: Queue[None],
+          go: Event, results: Queue[tuple[dict[str, dict[str, object]], float]]) -> None:  # fmt: skip
+    """One process of players: each connects to the broker, then, on ``go``, accepts and plays its match; what each
+    measured goes back on ``results``, with the CPU this process used."""
+    signed = decode_offer(offer, time.time())
+    broker = BrokerAddress.parse(broker_url, {})
+    players = [Player(Signer.from_hex(key)) for key in keys]
+    connected, start = threading.Barrier(len(players) + 1), threading.Barrier(len(players) + 1)
+    Path(store_dir).mkdir()
+    with RestClient(rest_url) as reader, Store(Path(store_dir) / "players.sqlite") as store, \
+            ChannelFeed(reader) as feed:  # fmt: skip
         woken = Wakers(feed)
-        threads = [threading.Thread(target=play_one, args=(rest_url, broker, signed, p, store, feed, woken, gate))
-                   for p in players]  # fmt: skip
+        threads = [threading.Thread(target=play_one, args=(rest_url, broker, signed, p, store, feed, woken,
+                                                           (connected, start))) for p in players]  # fmt: skip
         for thread in threads:
             thread.start()
+        connected.wait(300)
+        ready.put(None)
+        go.wait()
+        start.wait(60)
         for thread in threads:
             thread.join(MATCH_SECONDS)
-    return time.perf_counter() - started
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    results.put(({p.signer.public_key: {"first_move_ms": p.first_move_ms, "replies_ms": p.replies_ms,
+                                        "outcome": p.outcome, "strays": p.strays, "broker_lines": p.broker_lines}
+                  for p in players}, used.ru_utime + used.ru_stime))  # fmt: skip
 
 
 class Wakers:
@@ -291,7 +354,7 @@ class Wakers:
 
 
 def play_one(rest_url: str, broker: BrokerAddress, signed: SignedOffer, player: Player, store: Store,
-             feed: ChannelFeed, woken: Wakers, gate: threading.Barrier) -> None:  # fmt: skip
+             feed: ChannelFeed, woken: Wakers, gates: tuple[threading.Barrier, threading.Barrier]) -> None:  # fmt: skip
     fixed = channel_fixed(signed.offer, player.signer.public_key, 1)
     terms = ChannelTerms(channel_name(signed.offer.id, 1), fixed, signed.offer.terms.rounds)
     store.remember_channel(channel_id(fixed), terms)
@@ -300,7 +363,9 @@ def play_one(rest_url: str, broker: BrokerAddress, signed: SignedOffer, player: 
     session.session.connect(60.0)  # a broker slow to answer a crowd is waited for (paho keeps trying)
     with RestClient(rest_url) as client:
         own = RestChain(client, player.signer)
-        gate.wait(120)
+        connected, start = gates
+        connected.wait(300)
+        start.wait(300)
         player.accepted_at = time.perf_counter()
         opened(own, fixed, player.signer, feed, address)
         feed.wait_for(lambda: (record := feed.channel(address)) is not None and record.status != FUNDING, 60)

@@ -39,7 +39,7 @@ from xo_core.signing import Signer
 from xo_core.text import quoted
 
 #: REST connections a house's matches submit through (each holds one until its commit).
-POOL_SIZE: Final = 8
+POOL_SIZE: Final = 16
 #: How long a house's match sleeps when nothing wakes it (a message, a block changing its channel).
 HOUSE_PASS_SECONDS: Final = 1.0
 #: A thread's stack: a match needs little, and a thousand of them at the default would reserve gigabytes.
