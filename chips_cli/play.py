@@ -10,6 +10,7 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -113,8 +114,10 @@ def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep
 
 
 def say(line: str) -> None:
-    """Print one line made safe for a terminal (it may hold names other players chose) and flush it at once."""
-    print(printable(line, escape_backslashes=False), flush=True)
+    """Print one line made safe for a terminal (it may hold names other players chose) and flush it at once; written
+    whole, so a house's matches saying lines at once never run into each other."""
+    sys.stdout.write(printable(line, escape_backslashes=False) + "\n")
+    sys.stdout.flush()
 
 
 def watch(args: argparse.Namespace) -> int:
