@@ -58,6 +58,7 @@ from chips_client.chain import RestChain
 from chips_client.channel_feed import ChannelFeed
 from chips_client.channels import address_of
 from chips_client.computer import Computer
+from chips_client.declines import DECLINE_ROOT, decline_topic, read_decline
 from chips_client.match import Connector, Match, Receiver
 from chips_client.messages import decode_message
 from chips_client.offer_board import read_board
@@ -87,6 +88,8 @@ PLAYER_PASS_SECONDS = 1.0
 #: Players in one process at most: each holds a broker connection and a REST one, and paho's loop (select) cannot watch
 #: a socket numbered past 1024.
 PLAYERS_PER_PROCESS = 250
+#: A player declined (the house busy) cancels and accepts again, up to this many accepts in all.
+ACCEPTS = 5
 
 
 class Timed:
@@ -98,6 +101,9 @@ class Timed:
         self.sent: dict[int, float] = {}
         self.receiver: Receiver | None = None
         self.reconnected: Callable[[], None] = lambda: None
+        self.declined: str | None = None
+        self.expected: tuple[bytes, str] | None = None
+        self.wake: Callable[[], None] = lambda: None
         client = f"bench-house-{player.signer.public_key[2:18]}"
         self.session = BrokerSession(broker, client, self._heard, on_reconnect=self._reconnected,
                                      persistent=False, say=player.broker_lines.append)  # fmt: skip
@@ -108,7 +114,17 @@ class Timed:
     def turn(self, payload: bytes) -> int:
         return decode_state(decode_message(payload).state, APPS[self.app].decode).turn
 
+    def listen_for_decline(self, channel: bytes, offerer: str) -> None:
+        """Hear the house's decline of the accept of ``channel`` (subscribed before its open, as chips accept does)."""
+        self.declined, self.expected = None, (channel, offerer)
+        self.session.subscribe(decline_topic(channel, self.player.signer.public_key), 60.0)
+
     def _heard(self, topic: str, payload: bytes) -> Future[None] | None:
+        if topic.startswith(DECLINE_ROOT) and self.expected is not None:
+            with contextlib.suppress(Malformed):
+                self.declined = read_decline(payload, *self.expected)
+                self.wake()
+            return None
         try:
             self.player.heard(self.turn(payload), time.perf_counter())
         except Malformed:  # not a state: the match refuses it, and it is counted
@@ -145,6 +161,8 @@ class Player:
         self.session: Timed | None = None
         """Its broker session, connected before the accept."""
         self.strays = 0
+        self.declines = 0
+        """Accepts the house declined (busy): cancelled and made again."""
         """Messages on the player's topic that were no state (a broker's stray delivery): refused by the match."""
         self.broker_lines: list[str] = []
         """What the player's broker session said (the broker out of reach, and back), as ``chips accept`` prints."""
@@ -253,7 +271,8 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
         "house_cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
         "house_cpu_ms_per_match": round((used.ru_utime + used.ru_stime) * 1000 / count, 1),
         "house_peak_rss_mb": round(used.ru_maxrss / 1024, 1), "devnet_peak_rss_mb": devnet_peak,
-        "declined": output.count("told them so"), "on_chain": ops,
+        "declined": output.count("told them so"), "accepts_declined": sum(p.declines for p in players),
+        "on_chain": ops,
         "players_cpu_seconds": round(crowd_cpu, 2),
         "errors": (count - concluded) + (not conserved) + (offering.returncode != 0),
         **({"house_output": output[-3000:], "player_outcomes": sorted({p.outcome[:200] for p in players})[:5],
@@ -335,7 +354,8 @@ def crowd(rest_url: str, broker_url: str, offer: bytes, keys: list[str], store_d
             thread.join(MATCH_SECONDS)
     used = resource.getrusage(resource.RUSAGE_SELF)
     results.put(({p.signer.public_key: {"first_move_ms": p.first_move_ms, "replies_ms": p.replies_ms,
-                                        "outcome": p.outcome, "strays": p.strays, "broker_lines": p.broker_lines}
+                                        "outcome": p.outcome, "strays": p.strays, "broker_lines": p.broker_lines,
+                                        "declines": p.declines}
                   for p in players}, used.ru_utime + used.ru_stime))  # fmt: skip
 
 
@@ -355,20 +375,34 @@ class Wakers:
 
 def play_one(rest_url: str, broker: BrokerAddress, signed: SignedOffer, player: Player, store: Store,
              feed: ChannelFeed, woken: Wakers, gates: tuple[threading.Barrier, threading.Barrier]) -> None:  # fmt: skip
-    fixed = channel_fixed(signed.offer, player.signer.public_key, 1)
-    terms = ChannelTerms(channel_name(signed.offer.id, 1), fixed, signed.offer.terms.rounds)
-    store.remember_channel(channel_id(fixed), terms)
-    address = address_of(fixed)
-    session = player.session = Timed(player, broker, fixed.app)
+    """Accept (again, after a decline: the house was busy), wait for the join, play the match."""
+    me = player.signer.public_key
+    session = player.session = Timed(player, broker, channel_fixed(signed.offer, me, 1).app)
     session.session.connect(60.0)  # a broker slow to answer a crowd is waited for (paho keeps trying)
+    session.wake = feed.wake
     with RestClient(rest_url) as client:
         own = RestChain(client, player.signer)
         connected, start = gates
         connected.wait(300)
         start.wait(300)
         player.accepted_at = time.perf_counter()
-        opened(own, fixed, player.signer, feed, address)
-        feed.wait_for(lambda: (record := feed.channel(address)) is not None and record.status != FUNDING, 60)
+        for k in range(1, ACCEPTS + 1):
+            fixed = channel_fixed(signed.offer, me, k)
+            terms = ChannelTerms(channel_name(signed.offer.id, k), fixed, signed.offer.terms.rounds)
+            store.remember_channel(channel_id(fixed), terms)
+            address = address_of(fixed)
+            session.listen_for_decline(channel_id(fixed), signed.offer.offerer)
+            opened(own, fixed, player.signer, feed, address)
+            feed.wait_for(lambda at=address: session.declined is not None or (
+                (record := feed.channel(at)) is not None and record.status != FUNDING), 60)  # fmt: skip
+            if session.declined is None:
+                break
+            player.declines += 1
+            try:  # as chips accept does: the deposit comes back, and a busy house is asked again in a moment
+                own.submit(tx.cancel(player.signer, fixed), "the cancel")
+            except Rejected:  # joined first after all: played
+                break
+            time.sleep(1.0)
         connect = timed_connector(session)
         match = Match(signer=player.signer, terms=terms, store=store, chain=MatchChain(feed, own), connect=connect,
                       chooser=Immediate(Computer("random")), say=lambda _line: None,

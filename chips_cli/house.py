@@ -46,7 +46,7 @@ HOUSE_PASS_SECONDS: Final = 1.0
 STACK_BYTES: Final = 512 * 1024
 
 #: How late the house's pulse may wake (seconds, smoothed) before it starts no more matches: its matches come first.
-BEHIND_SECONDS: Final = 0.1
+BEHIND_SECONDS: Final = 0.25
 #: Matches started at once at most (a block's joins), and joins awaiting their commit at most.
 START_BURST: Final = 100
 

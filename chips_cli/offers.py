@@ -303,10 +303,10 @@ def _one_pass(offering: Offering, desk: Desk) -> None:
     now = time.monotonic()
     for decision in decide([published], [c for c in channels if c.id not in pending], balance, time.time()):
         channel = decision.channel
+        if channel.id in desk.declined:
+            continue  # the accepter was told no, and is cancelling it
         if decision.join and len(joining) < admitted:
             joining.append(channel)
-            continue
-        if channel.id in desk.declined:
             continue
         reason = _to_accepter(decision.reason, channel.fixed.deposits[1])
         if reason.startswith("the offerer cannot fund") and pending:

@@ -21,6 +21,8 @@ from xo_core.canonical import Malformed
 from xo_core.signing import Signer
 
 DECLINE_PURPOSE: Final = "chips/1.0 decline"
+#: Where declines are sent: one topic per channel and accepter below it.
+DECLINE_ROOT: Final = f"{TOPIC_ROOT}/declined"
 #: The reason is a line for a person; anything longer is cut.
 MAX_REASON: Final = 200
 MAX_DECLINE_BYTES: Final = 512
@@ -28,7 +30,7 @@ MAX_DECLINE_BYTES: Final = 512
 
 def decline_topic(channel_id: bytes, accepter: str) -> str:
     """``xo/chips/declined/<channel id hex>/<accepter>``: where the accepter of a channel hears it was declined."""
-    return f"{TOPIC_ROOT}/declined/{channel_id.hex()}/{accepter}"
+    return f"{DECLINE_ROOT}/{channel_id.hex()}/{accepter}"
 
 
 def _message(channel_id: bytes, reason: str) -> bytes:

@@ -181,6 +181,9 @@ def test_accepts_the_house_cannot_fund_are_declined_at_once_and_a_busy_house_wai
     offers._one_pass(offering, desk)
     assert chain.posts == [1] and declined[chain.listed[1].id].startswith("the house is too busy")
     assert len(declined) == 3 and capsys.readouterr().out.count("told them so") == 3
+    busy[0] = False
+    offers._one_pass(offering, desk)
+    assert chain.posts == [1], "an accept declined is never joined: its accepter is cancelling it"
 
 
 def test_an_accepter_stops_waiting_for_the_join_the_moment_its_offerer_declines_and_only_then():
