@@ -285,10 +285,13 @@ class Match:
         read when due; the outcome once the channel closed. A REST API out of reach delays only the chain's part.
 
         Patience counts only time this loop could hear the opponent: a pass that comes far later than it was due (the
-        process was too busy to run it) moves the opponent's last sign of life on by the delay."""
+        process was too busy to run it) moves the opponent's last sign of life on by the delay, and so does the time
+        the broker is away (nothing the opponent sends can arrive)."""
         self._drain(wait)
         now = time.monotonic()
         late = now - self._last_pass - wait - STALL_SECONDS
+        if not getattr(self.session, "connected", True):
+            late = now - self._last_pass
         if late > 0:
             self._progress = min(self._progress + late, now)
         self._last_pass = now
