@@ -47,6 +47,8 @@ setup(
         "openskill>=6.2,<7",
     ],
     extras_require={
+        # What tests/integration needs and no more: the integration-tests image installs it (docker/Dockerfile).
+        "integration": ["pytest>=8,<10", "pytest-xdist>=3.5,<4", "pytest-timeout>=2.3,<3"],
         "test": [
             "pytest>=8,<10",
             "pytest-xdist>=3.5,<4",

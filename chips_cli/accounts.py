@@ -8,6 +8,7 @@ import json
 from chips_cli import context
 from chips_client import checks
 from chips_client import transactions as tx
+from chips_client.faucet import ask
 from client_core import session
 from client_core.errors import InvalidInput
 from client_core.keys import key_label
@@ -23,6 +24,19 @@ def balance(args: argparse.Namespace) -> int:
         print(json.dumps({"key": key, "name": name, "balance": chips}))
     else:
         print(f"{key_label(key, session.key_names(args))}: {chips} chips")
+    return 0
+
+
+def faucet(args: argparse.Namespace) -> int:
+    """``chips faucet [--amount N]``: chips for your key from xo-devnet's faucet; elsewhere, whom to ask."""
+    key = context.signer(args).public_key
+    with session.rest_client(args) as client:
+        given = ask(client, key, args.amount)
+    if args.format == "json":
+        print(json.dumps(given._asdict()))
+    else:
+        print(f"the faucet issued {given.amount} chips to {key_label(key, session.key_names(args))}: you now hold "
+              f"{given.balance} free chips (it gives a key at most {given.per_key_per_hour} chips in any hour)")
     return 0
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from chips_cli.tournament_arguments import add_tournament_parser
 from chips_client.channels import MAX_ROUNDS
+from chips_client.faucet import DEFAULT_AMOUNT, PER_KEY_PER_HOUR
 from chips_client.offers import MAX_OFFER_SECONDS
 from chips_tp.channel import DEFAULT_DURATION, MAX_DURATION, MIN_DURATION
 from client_core.arguments import (
@@ -134,6 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
                              description="The chips in the account of NAME (a key name or a public key; default: "
                              "you), not counting what is locked in channels.")  # fmt: skip
     balance.add_argument("player", nargs="?", metavar="NAME", help="a key name or a public key (default: you)")
+    faucet = sub.add_parser(
+        "faucet", parents=[rest, json_output], help="get chips for your key from xo-devnet's faucet",
+        description="Ask xo-devnet's faucet for chips for your key (a new key holds none): it issues them from the "
+        f"devnet's issuer, at most {PER_KEY_PER_HOUR} chips a key in any hour ({DEFAULT_AMOUNT} unless --amount "
+        "says). A Sawtooth network has no faucet: its chips come from its issuers (chips.issuers), and this says "
+        "whom to ask.",
+    )  # fmt: skip
+    faucet.add_argument("--amount", type=whole(1, PER_KEY_PER_HOUR), metavar="N",
+                        help=f"how many chips (default: the faucet's, {DEFAULT_AMOUNT})")  # fmt: skip
     for name, help_text in (("issue", "create chips in a player's account (issuers only)"),
                             ("transfer", "give some of your chips to a player")):  # fmt: skip
         command = sub.add_parser(name, parents=moves_chips, help=help_text, description=help_text[0].upper()
@@ -228,6 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     watch.add_argument("--defend", action="store_true", help="answer challenges against you")
     watch.add_argument("--poll", type=seconds, default=2.0, metavar="SECONDS", help="how often the chain is read")
+    add_tournament_parser(sub, signs, [rest, output], [rest, wait_flags(), broker_flags()])
     status_parser(sub, [rest, wait_flags(), output])
     keygen_parser(sub, VERSION)
     del move

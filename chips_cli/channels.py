@@ -15,9 +15,11 @@ from chips_cli import context
 from chips_client import checks, moves
 from chips_client import transactions as tx
 from chips_client.challenges import challenge_proof, held_engine
-from chips_client.channels import address_of, name_problem, nonce_of, rounds_of, short_challenge_note
+from chips_client.channels import address_of, name_problem, name_taken, nonce_of, rounds_of, short_challenge_note
+from chips_client.faucet import cannot_cover
 from chips_client.narration import Story, deadline_text, grid
-from chips_client.store import ChannelTerms
+from chips_client.next_steps import commands, next_step
+from chips_client.store import ChannelTerms, Store
 from chips_tp import xo_app
 from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id
@@ -41,6 +43,10 @@ def open_channel(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain:
         if not args.no_validate:
             existing, account = chain.channel(address_of(fixed)), chain.account(signer.public_key)
+            if existing is not None:
+                raise InvalidInput(f"{name_taken(args.channel, existing)}; nothing was submitted")
+            if (free := 0 if account is None else account.balance) < args.deposit:
+                raise InvalidInput(f"{cannot_cover(free, args.deposit)}; nothing was submitted")
             if problem := checks.open_refusal(existing, account, fixed, chain.challenge_floor()):
                 raise InvalidInput(f"{problem}; nothing was submitted")
         with context.store(args, signer.public_key) as stored:
@@ -64,7 +70,11 @@ def join(args: argparse.Namespace) -> int:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
         me_key = signer.public_key
         me = found.fixed.participants.index(me_key)
-        problem = None if args.no_validate else checks.join_refusal(found, chain.account(me_key), me_key)
+        account = chain.account(me_key)
+        free, deposit = (0 if account is None else account.balance), found.fixed.deposits[me]
+        if not args.no_validate and found.status == FUNDING and not found.funded[me] and free < deposit:
+            raise InvalidInput(f"{cannot_cover(free, deposit)}; nothing was submitted")
+        problem = None if args.no_validate else checks.join_refusal(found, account, me_key)
         if problem:
             raise InvalidInput(f"{problem}; nothing was submitted")
         duration, note = found.fixed.duration, short_challenge_note(found.fixed.duration)
@@ -83,29 +93,52 @@ def join(args: argparse.Namespace) -> int:
 
 
 def list_channels(args: argparse.Namespace) -> int:
-    """``chips list``: your channels on the chain, those waiting for your deposit first."""
+    """``chips list``: your channels on the chain, those waiting for your deposit first, each with where its match
+    stands (from your store) and what happens next."""
     me = session.own_public_key(args) or context.signer(args).public_key
     with context.chain(args, None) as chain:
         mine = [c for c in chain.channels() if me in c.fixed.participants]
-    with context.store(args, me) as stored:
-        known = stored.channels()
     mine.sort(key=lambda c: (not open_to(c, me), c.status == CLOSED, c.id))
     names = session.key_names(args)
     now = time.time()
+    flags = context.player_flags(args)
+    with context.store(args, me) as stored:
+        known = stored.channels()
+        listed = [(c, known.get(c.id), *followed(c, me, names, stored)) for c in mine]
     if args.format == "json":
-        print(json.dumps([channel_json(c, names, known.get(c.id), me, now) for c in mine], indent=2))
+        shown = [channel_json(c, names, t, me, now, story=story, latest=latest) for c, t, story, latest in listed]
+        print(json.dumps(shown, indent=2))
         return 0
     if not mine:
         print("you take part in no channel")
-    for c in mine:
+    for c, terms, story, latest in listed:
         other = c.fixed.participants[1 - c.fixed.participants.index(me)]
-        name = printable(known[c.id].name) if c.id in known else "-"
-        note = "  open to you: chips join " + c.id.hex()[:8] if open_to(c, me) else ""
-        story = Story(c.fixed, rounds_of(c.fixed), me, names)
-        print(f"{c.id.hex()[:8]}  {name:<16} {c.fixed.app:<3} with {key_label(other, names)}  stake {c.fixed.stake}  "
-              f"deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}  rounds {rounds_of(c.fixed) or 'any'}  "
-              f"{story.status(c, now)}{note}")  # fmt: skip
+        name = None if terms is None else terms.name
+        said = commands(shell_word(name) if name is not None else c.id.hex()[:8], flags)
+        print(f"{c.id.hex()[:8]}  {printable(name or '-'):<16} {c.fixed.app:<3} with {key_label(other, names)}  "
+              f"stake {c.fixed.stake}  deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}  "
+              f"rounds {rounds_of(c.fixed) or 'any'}")  # fmt: skip
+        print(f"          {story.status(c, now, latest)}")
+        if c.status != CLOSED:
+            mark = " (open to you)" if open_to(c, me) else ""
+            print(f"          next{mark}: {next_step(story, c, latest, said, now)}")
     return 0
+
+
+def followed(channel: Channel, me: str, names: KeyNames, stored: Store) -> tuple[Story, State | None]:
+    """The story of ``channel`` told from every state ``me``'s store holds, and the newest state known (the chain's
+    when it is newer: before the first move, or after a challenge); None when neither holds one."""
+    decode = APPS[channel.fixed.app].decode
+    story = Story(channel.fixed, rounds_of(channel.fixed), me, names)
+    if channel.status == CLOSED:  # said by its payout alone: a house's thousand closed matches are not read back
+        return story, None
+    history = [decode_state(data, decode) for data in stored.all_states(channel.id)]
+    if channel.state is not None and (on_chain := decode_state(channel.state, decode)).turn > (
+        history[-1].turn if history else -1
+    ):
+        history.append(on_chain)
+    story.follow(history)
+    return story, history[-1] if history else None
 
 
 def show(args: argparse.Namespace) -> int:
@@ -249,16 +282,19 @@ def terms_json(fixed: Fixed, names: KeyNames) -> dict[str, object]:
 
 
 def channel_json(
-    channel: Channel, names: KeyNames, terms: ChannelTerms | None, me: str, now: float
+    channel: Channel, names: KeyNames, terms: ChannelTerms | None, me: str, now: float, *, story: Story | None = None,
+    latest: State | None = None,
 ) -> dict[str, object]:  # fmt: skip
     """One channel as ``chips list --json`` prints it: its record on the chain, its local name and its terms, and
-    (``status_text``) the record in words, as ``chips list`` says it."""
+    (``status_text``) the record in words, as ``chips list`` says it (``story`` told from the store's states, the
+    newest of which is ``latest``)."""
+    told = story or Story(channel.fixed, rounds_of(channel.fixed), me, names)
     return {
         "channel": channel.id.hex(), "name": None if terms is None else terms.name, "status": channel.status,
         "turn": channel.turn, "held": channel.held, "funded": list(channel.funded), "open_to_you": open_to(channel, me),
         "challenge": None if channel.challenge is None else channel.challenge._asdict(),
         "payout": None if channel.payout is None else list(channel.payout), **terms_json(channel.fixed, names),
-        "status_text": Story(channel.fixed, rounds_of(channel.fixed), me, names).status(channel, now),
+        "status_text": told.status(channel, now, latest),
     }  # fmt: skip
 
 

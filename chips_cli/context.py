@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelFeed
 from chips_client.channels import find_named, rounds_of
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.channel import channel_id
@@ -18,6 +19,7 @@ from client_core.keys import load_signer
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
+from xo_core.text import shell_word
 
 DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
@@ -28,10 +30,29 @@ def signer(args: argparse.Namespace) -> Signer:
     return load_signer(session.key_dir(args), session.username(args), "chips")
 
 
+def player_flags(args: argparse.Namespace) -> str:
+    """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
+    username = getattr(args, "username", None)
+    return f"--username {shell_word(username)}" if username else ""
+
+
 def wait_seconds(args: argparse.Namespace) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
     wait = getattr(args, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
+
+
+@contextlib.contextmanager
+def followed(args: argparse.Namespace, address: str, say: Callable[[str], None]) -> Iterator[ChannelFeed | None]:
+    """The channel at ``address`` followed through the ledger's events, on a REST connection of its own (not yet
+    started: the caller starts it, waiting for a REST API away as it does); stopped at the end. A command's tests
+    that fake the chain fake this too (None: the match reads the chain itself)."""
+    with session.rest_client(args) as reader:
+        feed = ChannelFeed(reader, address, say=say)
+        try:
+            yield feed
+        finally:
+            feed.stop()
 
 
 @contextlib.contextmanager

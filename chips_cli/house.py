@@ -36,7 +36,7 @@ from client_core.broker import BrokerError, BrokerSession, private_client_id
 from client_core.broker_hub import BrokerHub
 from client_core.errors import CommandError, TimedOut, Unavailable
 from xo_core.signing import Signer
-from xo_core.text import quoted
+from xo_core.text import quoted, shell_word
 
 #: REST connections a house's matches submit through (each holds one until its commit).
 POOL_SIZE: Final = 16
@@ -140,7 +140,7 @@ class House:
             try:
                 match, outcome = self._match(channel, terms, shown)
             except BrokerError as error:
-                self._stopped(channel, shown, opponent, error)
+                self._stopped(channel, terms.name, opponent, error)
                 return
             except (Unavailable, TimedOut) as error:  # only the match's start gives up on the chain: start it again
                 if not retry:
@@ -149,7 +149,7 @@ class House:
                 time.sleep(retry)
                 continue
             except (CommandError, NotPlayable) as error:
-                self._stopped(channel, shown, opponent, error)
+                self._stopped(channel, terms.name, opponent, error)
                 return
             self.outcomes[channel.id] = outcome
             self.say(f"{shown} against {opponent}: {outcome}{match.story.ending(outcome)}")
@@ -172,14 +172,20 @@ class House:
             with self._lock:
                 self._playing.pop(address, None)
 
-    def _stopped(self, channel: Channel, shown: str, opponent: str, error: Exception) -> None:
+    def _stopped(self, channel: Channel, name: str, opponent: str, error: Exception) -> None:
         self.outcomes[channel.id] = "failed"
-        self.say(f"{shown} against {opponent} stopped: {error}; 'chips bot {channel.id.hex()[:8]}' takes it up again")
+        self.say(f"{quoted(name, None)} ({channel.id.hex()[:8]}) against {opponent} stopped: {error}; "
+                 f"'chips bot {shell_word(name)}' takes it up again")  # fmt: skip
 
     @property
     def playing(self) -> int:
         """How many matches are being played now."""
         return sum(thread.is_alive() for thread in self._threads)
+
+    @property
+    def unfinished(self) -> list[str]:
+        """The names of the channels whose matches are still being played."""
+        return [thread.name.removeprefix("house-") for thread in self._threads if thread.is_alive()]
 
     def wait(self, timeout: float | None = None) -> None:
         """Until every match started has ended (or ``timeout`` seconds for each)."""

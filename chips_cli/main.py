@@ -12,6 +12,7 @@ from client_core.runner import run
 
 COMMANDS = {
     "balance": ("chips_cli.accounts", "balance"),
+    "faucet": ("chips_cli.accounts", "faucet"),
     "issue": ("chips_cli.accounts", "issue"),
     "transfer": ("chips_cli.accounts", "transfer"),
     "open": ("chips_cli.channels", "open_channel"),
@@ -27,6 +28,7 @@ COMMANDS = {
     "offer": ("chips_cli.offers", "offer"),
     "offers": ("chips_cli.offers", "offers"),
     "accept": ("chips_cli.offers", "accept"),
+    "tournament": ("chips_cli.tournament", "tournament"),
     "status": ("client_core.status", "status"),
     "keygen": ("client_core.keygen", "keygen"),
 }

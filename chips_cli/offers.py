@@ -28,6 +28,7 @@ from chips_client.chain import RestChain
 from chips_client.channel_feed import ChannelBook, ChannelFeed
 from chips_client.channels import address_of
 from chips_client.declines import decline_topic, make_decline, read_decline
+from chips_client.faucet import cannot_cover
 from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
 from chips_client.offer_board import Board, Post, find, read_board
@@ -38,14 +39,22 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, Rejected, TimedOut, Unavailable
+from client_core.errors import (
+    INTERRUPTED,
+    TERMINATED,
+    InvalidInput,
+    Rejected,
+    TerminateRequest,
+    TimedOut,
+    Unavailable,
+)
 from client_core.keys import KeyNames
-from client_core.ratings import Standing, rated
+from client_core.ratings import PROVISIONAL_WORDS, Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import sigterm_interrupts, warn
 from xo_core.canonical import Malformed
 from xo_core.signing import Signer
-from xo_core.text import counted, printable, quoted
+from xo_core.text import counted, printable, quoted, shell_word
 
 #: A running offer looks at the channels on every block that changes one, and at least this often (seconds).
 POLL_SECONDS = 0.5
@@ -71,9 +80,13 @@ def offers(args: argparse.Namespace) -> int:
         return 0
     if not board.offers:
         print("no open offers" + (f" of {args.game}" if args.game else "") + "; make one with: chips offer --game "
-              "xo --stake 10 --deposit 50")  # fmt: skip
+              f"{args.game or 'xo'} --stake 10 --deposit 50")  # fmt: skip
     for signed in board.offers:
         print(offer_line(signed, names, now, me, standings.get(signed.offer.offerer)))
+    shown = [standings[s.offer.offerer] for s in board.offers if s.offer.offerer in standings]
+    if shown:
+        marked = f"; {PROVISIONAL_WORDS}" if any(standing.provisional for standing in shown) else ""
+        print(f"(ratings at staked games, from the chain, as 'xo ratings --game chips' shows them{marked})")
     if board.refused:
         print(f"({board.refused} message{'s' if board.refused != 1 else ''} on the board did not verify and "
               "are not shown)")  # fmt: skip
@@ -90,10 +103,11 @@ def offer_line(signed: SignedOffer, names: KeyNames, now: float, me: str | None 
 
 
 def rating_text(standing: Standing | None) -> str:
-    """``rated 27.31 ± 4.02 (6 matches)``, or ``no staked matches yet``."""
+    """``rated 27.31 ± 4.02 (6 games)`` (a provisional one ``27.31?``), or ``no staked games yet``: at staked matches,
+    where every game of a match (every round at rps) counts as one."""
     if standing is None:
-        return "no staked matches yet"
-    return f"rated {standing.rating:.2f} ± {standing.deviation:.2f} ({counted(standing.games, 'match', 'matches')})"
+        return "no staked games yet"
+    return standing.words()
 
 
 def staked_ratings(args: argparse.Namespace) -> dict[str, Standing]:
@@ -124,7 +138,8 @@ def offer_json(signed: SignedOffer, names: KeyNames, now: float, standings: dict
     standing = standings.get(offer.offerer)
     return {
         "rating": None if standing is None else {"rating": round(standing.rating, 2),
-                                                 "deviation": round(standing.deviation, 2), "games": standing.games},
+                                                 "deviation": round(standing.deviation, 2), "games": standing.games,
+                                                 "provisional": standing.provisional},
         "id": offer.id, "offerer": offer.offerer, "offerer_name": names.name(offer.offerer), "game": offer.terms.game,
         "stake": offer.terms.stake, "deposit": offer.terms.deposit, "rounds": offer.terms.rounds,
         "challenge_seconds": offer.terms.challenge, "expires": offer.expires,
@@ -152,7 +167,7 @@ def offer(args: argparse.Namespace) -> int:
     with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
         free, floor = chain.balance(signer.public_key), chain.challenge_floor()
         if free < terms.deposit:
-            raise InvalidInput(f"your {free} free chips cannot cover a deposit of {terms.deposit}: nothing was offered")
+            raise InvalidInput(f"{cannot_cover(free, terms.deposit)}: nothing was offered")
         if terms.challenge < floor:
             raise InvalidInput(f"a challenge of {duration(terms.challenge)} is below this network's floor of "
                                f"{duration(floor)} (chips.min_challenge_seconds): nothing was offered")  # fmt: skip
@@ -173,6 +188,10 @@ def offer(args: argparse.Namespace) -> int:
                          f"a player accepts it with: chips accept {shown}")  # fmt: skip
                 _serve(Offering(args, signer, chain, post, published, reconnected, house, feed,
                                 lambda channel, reason: _decline(broker, signer, channel, reason)))
+        except Left as left:
+            return left.code
+        except KeyboardInterrupt as interrupt:
+            return _stopped(args, interrupt, published, house)
         finally:
             post.withdraw()
             broker.close()
@@ -190,6 +209,34 @@ def _decline(broker: BrokerSession, signer: Signer, channel: Channel, reason: st
         broker.publish(decline_topic(channel.id, accepter), make_decline(signer, channel.id, reason), 10.0)
     except BrokerError as error:
         play.say(f"could not tell {accepter[:6]}... why: {error.message}")
+
+
+def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: Published, house: House | None) -> int:
+    """An offer (a house) stopped by Ctrl-C or SIGTERM says so plainly, with how many of its accepts were joined and,
+    for a house, each match left unfinished and the command that takes it up again; the exit code names the signal."""
+    terminated = isinstance(interrupt, TerminateRequest)
+    how = "SIGTERM" if terminated else "Ctrl-C"
+    joined = len(published.joined)
+    play.say(f"stopped ({how}): the offer {published.signed.offer.id[: offer_terms.ID_SHOWN]} is withdrawn, "
+             f"{counted(joined, 'accept', 'accepts')} of {published.count} joined")  # fmt: skip
+    unfinished = [] if house is None else house.unfinished
+    if unfinished:
+        flags = context.player_flags(args)
+        play.say(f"{counted(len(unfinished), 'match was', 'matches were')} still being played, every state kept in "
+                 "your store: each goes on with the command below (chips watch --defend answers challenges "
+                 "meanwhile)")  # fmt: skip
+        for name in unfinished:
+            play.say(f"  chips bot {shell_word(name)} {flags}".rstrip())
+    return TERMINATED if terminated else INTERRUPTED
+
+
+class Left(Exception):
+    """The player left the match an offer led to (Ctrl-C, SIGTERM), and was told where it stands: the offer ends too,
+    with ``code``."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 class Offering(NamedTuple):
@@ -365,8 +412,10 @@ def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
         house.start(channel, name)
         return
     post.withdraw()
-    args.channel = channel.id.hex()
-    play.play(args)
+    args.channel = name  # the name the accepter knows it by, not its id: both players say the same
+    left = play.play(args)
+    if left:
+        raise Left(left)
     if not published.full:
         post.publish()
 
@@ -388,6 +437,8 @@ def accept(args: argparse.Namespace) -> int:
             raise InvalidInput(f"{who} has {theirs} free chips, too few to cover the deposit of {offer.terms.deposit} "
                                "now: nothing was opened")  # fmt: skip
         name, fixed = _unused_channel(chain, signed, signer.public_key)
+        if (mine := chain.balance(signer.public_key)) < offer.terms.deposit:
+            raise InvalidInput(f"{cannot_cover(mine, offer.terms.deposit)}: nothing was opened")
         refused = checks.open_refusal(None, chain.account(signer.public_key), fixed, chain.challenge_floor())
         if refused:
             raise InvalidInput(f"{refused}; nothing was submitted")
@@ -401,7 +452,11 @@ def accept(args: argparse.Namespace) -> int:
             waiting = duration(int(args.join_timeout))
             play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid "
                      f"your deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
-            joined = _joined(chain, fixed, args.join_timeout, declined)
+            try:
+                with sigterm_interrupts():
+                    joined = _joined(chain, fixed, args.join_timeout, declined)
+            except KeyboardInterrupt as interrupt:
+                return _left_waiting(args, chain, signer, (name, fixed), interrupt)
         finally:
             listener.close()
         if not joined and not _cancelled_or_joined(chain, signer, fixed):
@@ -414,6 +469,24 @@ def accept(args: argparse.Namespace) -> int:
     play.say(f"{who} joined: the match begins")
     args.channel, args.level = channel_id(fixed).hex(), args.bot  # the channel opened, not another of its name
     return play.bot(args) if args.bot else play.play(args)
+
+
+def _left_waiting(args: argparse.Namespace, chain: RestChain, signer: Signer, channel: tuple[str, Fixed],
+                  interrupt: KeyboardInterrupt) -> int:  # fmt: skip
+    """Ctrl-C (or SIGTERM) while waiting for the offerer to join: the channel is cancelled and the deposit comes back;
+    if the offerer joined first, the match stays to be played, and the player is told how to go on with it."""
+    name, fixed = channel
+    how = "SIGTERM" if isinstance(interrupt, TerminateRequest) else "Ctrl-C"
+    with sigterm_interrupts():
+        joined = _cancelled_or_joined(chain, signer, fixed)
+    if joined:
+        play.say(f"you left ({how}) as the offerer joined: channel {quoted(name, None)} is open with your deposit of "
+                 f"{fixed.deposits[0]} chips in it; to play it: chips play {shell_word(name)} "
+                 f"{context.player_flags(args)}".rstrip())  # fmt: skip
+    else:
+        play.say(f"you left ({how}) before the offerer joined: channel {quoted(name, None)} is cancelled and your "
+                 f"deposit of {fixed.deposits[0]} chips is back")  # fmt: skip
+    return TERMINATED if how == "SIGTERM" else INTERRUPTED
 
 
 def _unused_channel(chain: RestChain, signed: SignedOffer, me: str) -> tuple[str, Fixed]:

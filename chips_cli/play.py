@@ -19,22 +19,32 @@ from chips_cli import context
 from chips_cli.terminal import PersonChooser
 from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
-from chips_client.channel_feed import ChannelFeed
 from chips_client.computer import Computer
 from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
 from chips_client.narration import Story, channel_line, player
+from chips_client.next_steps import Commands, commands, left_lines
 from chips_client.shared_chain import MatchChain
 from chips_client.store import Store
+from chips_tp.apps import APPS
 from chips_tp.channel import channel_id
+from chips_tp.channel_state import decode_state
 from chips_tp.state import CLOSED, Channel
 from client_core import session
 from client_core.broker import BrokerError, BrokerSession
-from client_core.errors import InvalidInput, TimedOut, Unavailable
+from client_core.errors import (
+    INTERRUPTED,
+    TERMINATED,
+    CommandError,
+    InvalidInput,
+    TerminateRequest,
+    TimedOut,
+    Unavailable,
+)
 from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts
 from xo_core.signing import Signer
-from xo_core.text import printable, quoted
+from xo_core.text import printable, quoted, shell_word
 
 T = TypeVar("T")
 
@@ -71,25 +81,58 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
             return 0
         ident = channel_id(found.fixed).hex()
         connect = _connector(args, client_id(signer, channel_id(found.fixed)))
-        with session.rest_client(args) as reader:
-            feed = ChannelFeed(reader, context.address(found), say=say)
-            patiently(feed.start)
-            match = Match(signer=signer, terms=terms, store=stored, chain=MatchChain(feed, chain), connect=connect,
-                          chooser=chooser, say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
-            feed.listen(lambda _changed: match.wake())
-            say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
-                f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
+        with context.followed(args, context.address(found), say) as feed:
+            if feed is not None:
+                patiently(feed.start)
+            watched = chain if feed is None else MatchChain(feed, chain)
+            match = Match(signer=signer, terms=terms, store=stored, chain=watched, connect=connect, chooser=chooser,
+                          say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
+            if feed is not None:
+                feed.listen(lambda _changed: match.wake())
             try:
+                say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
+                    f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
                 with sigterm_interrupts():
                     outcome = match.run()
             except NotPlayable as error:
                 raise InvalidInput(str(error)) from None
-            finally:
-                feed.stop()
+            except KeyboardInterrupt as interrupt:
+                return _left(args, chain, match, found, interrupt)
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
     return 0
+
+
+def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Channel,
+          interrupt: KeyboardInterrupt) -> int:  # fmt: skip
+    """A player who left the match (Ctrl-C, SIGTERM) is told where it stands, what is at stake and due by when, and
+    the command that goes on with it; the exit code says which signal it was (130, 143), with no error line."""
+    terminated = isinstance(interrupt, TerminateRequest)
+    record = None
+    for _attempt in (1, 2):  # a request the interrupt cut short leaves a connection to drop: the second is afresh
+        try:
+            with sigterm_interrupts():
+                record = chain.channel(context.address(found))
+            break
+        except CommandError:  # the chain out of reach: said without its record
+            chain.client.close()
+        except KeyboardInterrupt:  # a second Ctrl-C: said at once, without its record
+            break
+    latest = None if match.channel is None else match.channel.latest.state
+    if latest is None and record is not None and record.state is not None:  # left before the match loaded it
+        latest = decode_state(record.state, APPS[record.fixed.app].decode)
+    name = match.terms.name
+    for line in left_lines(match.story, record, latest, how="SIGTERM" if terminated else "Ctrl-C", name=name,
+                           said=said_commands(args, name), now=time.time()):  # fmt: skip
+        say(line)
+    return TERMINATED if terminated else INTERRUPTED
+
+
+def said_commands(args: argparse.Namespace, name: str) -> Commands:
+    """The commands suggested for the channel ``name`` (:func:`chips_cli.context.player_flags`); the computer's side is
+    resumed by ``chips bot``, a person's by ``chips play``."""
+    return commands(shell_word(name), context.player_flags(args), "bot" if getattr(args, "level", None) else "play")
 
 
 def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:
@@ -124,38 +167,58 @@ def watch(args: argparse.Namespace) -> int:
     """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges. A REST
     API out of reach is said once and tried again with a capped backoff: it runs until Ctrl-C or SIGTERM."""
     signer = context.signer(args)
+    said = "answering every challenge against you with the latest state in your store" if args.defend else (
+        "printing each change; with --defend it would answer challenges against you")  # fmt: skip
+    say(f"watching your channels on the chain every {args.poll:g} s, {said}; Ctrl-C stops")
+    try:
+        with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, \
+                sigterm_interrupts():  # fmt: skip
+            _watch(args, signer, chain, stored)
+    except KeyboardInterrupt as interrupt:
+        terminated = isinstance(interrupt, TerminateRequest)
+        say(f"stopped watching ({'SIGTERM' if terminated else 'Ctrl-C'})" + (
+            ": challenges against you are no longer answered" if args.defend else ""))  # fmt: skip
+        return TERMINATED if terminated else INTERRUPTED
+    return 0
+
+
+def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store) -> None:
+    """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``."""
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
     names = session.key_names(args)
-    retry, lost = 0.0, False
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, sigterm_interrupts():
-        while True:
-            try:
-                for found in chain.channels():
-                    if signer.public_key not in found.fixed.participants:
-                        continue
-                    now = (found.status, found.turn, found.challenge)
-                    if seen.get(found.id) != now:
-                        seen[found.id] = now
-                        say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
-                    if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
-                        tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
-                        if tower is not None:
-                            towers[found.id] = tower
-                            tower.defend_offline(found)
-            except BrokerError:
-                raise
-            except (Unavailable, TimedOut) as error:
-                retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
-                if not lost:
-                    say(f"{error.message}; retrying")
-                lost = True
-                time.sleep(retry)
-                continue
-            if lost:
-                say("the REST API answers again: watching")
-            retry, lost = 0.0, False
-            time.sleep(args.poll)
+    retry, lost, first = 0.0, False, True
+    while True:
+        try:
+            channels = chain.channels()
+            if first and not any(signer.public_key in c.fixed.participants for c in channels):
+                say("you take part in no channel yet: each one you open or join is said here")
+            first = False
+            for found in channels:
+                if signer.public_key not in found.fixed.participants:
+                    continue
+                now = (found.status, found.turn, found.challenge)
+                if seen.get(found.id) != now:
+                    seen[found.id] = now
+                    say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
+                if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
+                    tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
+                    if tower is not None:
+                        towers[found.id] = tower
+                        tower.defend_offline(found)
+        except BrokerError:
+            raise
+        except (Unavailable, TimedOut) as error:
+            retry = min(max(2 * retry, CHAIN_RETRY_SECONDS[0]), CHAIN_RETRY_SECONDS[1])
+            if not lost:
+                say(f"{error.message}; retrying")
+            lost = True
+            time.sleep(retry)
+            continue
+        if lost:
+            say("the REST API answers again: watching")
+        retry, lost = 0.0, False
+        time.sleep(args.poll)
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:

@@ -22,6 +22,7 @@ from chips_tp.state import Account, Channel, decode_account, decode_channel
 from client_core.blocks import ChainBlock
 from client_core.errors import InvalidInput
 from xo_core.settings import CorruptSetting, listed, setting_value
+from xo_core.text import quoted
 
 NAME_PURPOSE: Final = b"chips/1.0 channel name\x00"
 #: A challenge duration below this is *short*: under the floor the family sets where a network sets none (600 s),
@@ -89,6 +90,13 @@ def channels_in(entries: Iterable[tuple[str, bytes]]) -> list[Channel]:
             if channel is not None:
                 found.append(channel)
     return found
+
+
+def name_taken(name: str, existing: Channel) -> str:
+    """Why a channel of this name cannot be opened again with this opponent on these terms, in a player's words: the
+    processor says "open with another nonce", and a player chooses the nonce by choosing the name."""
+    return (f"a channel {quoted(name, None)} with this opponent on these terms was opened before (it is "
+            f"{existing.status}): give the new one another name")  # fmt: skip
 
 
 def find_named(channels: Iterable[Channel], name: str, key: str) -> list[Channel]:

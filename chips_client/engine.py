@@ -77,8 +77,9 @@ class Channel:
             raise Refusal(f"not a state of this channel's app: {error}") from None
         if state.channel != self.id:
             raise Refusal(f"a state of channel {state.channel.hex()[:8]}..., not of this one")
-        if sum(state.balances) != sum(self.fixed.deposits):
-            raise Refusal(f"its balances total {sum(state.balances)} chips, not the {sum(self.fixed.deposits)} held")
+        held = sum(self.latest.state.balances)  # the deposits, or a tournament's match points (its deposits are 0)
+        if sum(state.balances) != held:
+            raise Refusal(f"its balances total {sum(state.balances)} chips, not the {held} held")
         self._check_signatures(signed, state)
         latest = self.latest.state
         if state.turn == latest.turn and signed.state == self.latest.signed.state:

@@ -24,11 +24,10 @@ from chips_tp.state import CLOSED, FUNDING
 from chips_tp.state import Channel as Record
 from client_core.keys import NO_NAMES, KeyNames
 from xo_client.notation import board_lines, grid_name
-from xo_core.text import printable, quoted, short_key
+from xo_core.text import duration, printable, quoted, short_key
 
 YOU = "you"
 """How the reader is named: every line is said to one player."""
-MINUTE = 60
 
 
 def player(key: str, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
@@ -77,14 +76,6 @@ def clock_times(text: str, moments: Iterable[int], now: float, zone: tzinfo | No
 def seconds_left(deadline: float, now: float) -> int:
     """Whole seconds until ``deadline`` (rounded up, so 0 only once it has come), never below 0."""
     return max(0, math.ceil(deadline - now))
-
-
-def duration(seconds: int) -> str:
-    """A count of seconds for a person: ``42 s``, ``3 min 5 s`` (seconds always shown, for a countdown)."""
-    if seconds < 2 * MINUTE:
-        return f"{seconds} s"
-    minutes, rest = divmod(seconds, MINUTE)
-    return f"{minutes} min {rest} s"
 
 
 def deadline_text(deadline: float, now: float, zone: tzinfo | None = None) -> str:
@@ -370,8 +361,9 @@ class Story:
                 return f"finalized after {possessive(self.by(challenger))} challenge went unanswered"
         return None
 
-    def status(self, record: Record, now: float) -> str:
-        """The chain's record in words: waiting for a deposit, running, challenged until when, or closed and paid."""
+    def status(self, record: Record, now: float, latest: State | None = None) -> str:
+        """The chain's record in words: waiting for a deposit, running (where the match stands, from ``latest``, the
+        newest state the reader holds, when it is newer than the chain's), challenged until when, or closed and paid."""
         if record.status == CLOSED:
             paid = record.payout or (0, 0)
             return f"closed, paid {self.balances(paid)}"
@@ -381,7 +373,10 @@ class Story:
         if record.challenge is not None:
             return (f"challenged by {self.by(record.challenge.challenger)} at turn {record.turn}, to be answered "
                     f"before {deadline_text(record.challenge.deadline, now)}")  # fmt: skip
-        return f"running, turn {record.turn} on chain"
+        if latest is not None and latest.turn >= record.turn:
+            return f"running: {self.position(latest)}"
+        held = f" (the chain holds turn {record.turn})" if record.turn else ""
+        return f"running, its moves played off chain{held}"
 
 
 def channel_line(record: Record, name: str | None, you: str, names: KeyNames, now: float) -> str:

@@ -11,7 +11,8 @@ can pay, counts its whole stakes). An rps state also records its round: the roun
 finished that the net does not account for count as draws (a win and a loss cancel out
 in chips, and count as two draws). An xo state records no count of games, so a level xo
 match counts for nothing. A channel cancelled before play counts for nothing, and at most
-:data:`MAX_GAMES` games count per channel. docs/ratings.md gives examples.
+:data:`MAX_GAMES` games count per channel. A tournament's match counts as one game, won, lost or drawn
+as its tournament records it. docs/ratings.md gives examples.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from chips_tp.channel import RPS
 from chips_tp.channel_state import decode_state
 from chips_tp.family import CHANNEL_TYPE, NAMESPACE
 from chips_tp.state import CLOSED, Channel, decode_channel
+from chips_tp.tournament import BLACK, WHITE, is_tournament_channel
+from chips_tp.tournament_rules import channel_result
 from client_core.ratings import DRAW, LOSS, WIN, Finished, Outcome
 from client_core.results_book import Family
 from xo_core.canonical import Malformed
@@ -45,15 +48,21 @@ def finished_games(address: str, data: bytes) -> tuple[list[Finished], list[str]
         return [], []
     try:
         outcomes = match_outcomes(channel)
-    except Malformed as error:
+    except (Malformed, InternalError) as error:
         return [], [f"the state channel {channel.id.hex()[:8]}... closed on does not decode: {error}"]
     return [Finished(channel.id.hex(), channel.id.hex(), outcomes)], []
 
 
 def match_outcomes(channel: Channel) -> tuple[Outcome, ...]:
-    """The games the channel's payout proves, the opener first in each; :class:`Malformed` if its state is not one."""
+    """The games the channel's payout proves, the opener first in each; :class:`Malformed` if its state is not one.
+
+    A tournament's match (deposits 0) is one game whatever it held: its result as the tournament records it.
+    """
     fixed = channel.fixed
     assert channel.state is not None and channel.payout is not None
+    if is_tournament_channel(fixed):
+        result = channel_result(channel)
+        return (Outcome(*fixed.participants, WIN if result == WHITE else LOSS if result == BLACK else DRAW),)
     state = decode_state(channel.state, APPS[fixed.app].decode)
     opener, opponent = fixed.participants
     net = channel.payout[0] - fixed.deposits[0]

@@ -19,6 +19,7 @@ FAMILY_VERSION: Final = "1.0"
 NAMESPACE: Final = namespace_of(FAMILY_NAME)
 ACCOUNT_TYPE: Final = "00"
 CHANNEL_TYPE: Final = "01"
+TOURNAMENT_TYPE: Final = "02"
 #: The on-chain Sawtooth setting listing the keys that may issue chips (comma-separated).
 ISSUERS_SETTING: Final = "chips.issuers"
 ISSUERS_ADDRESS: Final = setting_address(ISSUERS_SETTING)
@@ -69,3 +70,15 @@ def open_addresses(channel_id: bytes, participants: tuple[str, str]) -> tuple[li
     challenge duration it may fix."""
     inputs, outputs = channel_addresses(channel_id, participants)
     return [*inputs, MIN_CHALLENGE_ADDRESS], outputs
+
+
+def tournament_address(name: str) -> str:
+    """The address of the tournament named ``name``, keyed by the name in UTF-8."""
+    return _address(TOURNAMENT_TYPE, name)
+
+
+def tournament_addresses(name: str, *more: str) -> tuple[list[str], list[str]]:
+    """Inputs and outputs of a tournament op: its record and ``more`` (accounts, channels or their prefixes), and
+    (inputs only) BlockInfo."""
+    outputs = [tournament_address(name), *more]
+    return [*outputs, *CLOCK_INPUTS], outputs

@@ -24,6 +24,9 @@ from chips_tp.family import (
 from chips_tp.ops import Cancel, Challenge, Checkpoint, Conclude, Finalize, Issue, Join, Op, Open, Respond, Transfer
 from chips_tp.payload import parse_payload
 from chips_tp.state import CLOSED, Account, Channel, decode_account, decode_channel, encode_account, encode_channel
+from chips_tp.tournament import is_tournament_channel
+from chips_tp.tournament_handler import apply_tournament
+from chips_tp.tournament_ops import TOURNAMENT_OPS
 from tp_runtime.clock import current_time
 from tp_runtime.handler_api import (
     FamilyHandler,
@@ -59,6 +62,8 @@ class ChipsTransactionHandler(FamilyHandler):
         check_signer(signer, lambda key: quoted(key, None))
         if isinstance(op, Issue | Transfer):
             _account_op(op, signer, context)
+        elif isinstance(op, TOURNAMENT_OPS):
+            apply_tournament(op, signer, context, lambda: _floor(context))
         else:
             _channel_op(op, signer, context)
 
@@ -88,7 +93,7 @@ def _channel_op(op: Op, signer: str, context: StateContext) -> None:
         if found is None:
             raise rules.Refused(f"there is no channel {op.channel.hex()}")
         channel, changed = _play(op, found, signer, context)
-    if channel.status == CLOSED and channel.payout is not None:
+    if channel.status == CLOSED and channel.payout is not None and not is_tournament_channel(channel.fixed):
         keys = channel.fixed.participants
         accounts = _accounts(context, *keys)
         changed = {key: rules.credited(accounts[key], key, paid) for key, paid in zip(keys, channel.payout, strict=True)

@@ -1,7 +1,9 @@
-"""The ten chips operations as values: what a payload asks for once it has been checked."""
+"""The chips operations as values (tournament ops: :mod:`chips_tp.tournament_ops`): what a payload asks for."""
 
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
+
+from chips_tp.tournament_ops import TOURNAMENT_OPS, TournamentOp
 
 
 class SignedState(NamedTuple):
@@ -104,7 +106,8 @@ class Finalize:
     channel: bytes
 
 
-Op = Issue | Transfer | Open | Join | Cancel | Conclude | Challenge | Checkpoint | Respond | Finalize
+Op = Issue | Transfer | Open | Join | Cancel | Conclude | Challenge | Checkpoint | Respond | Finalize | TournamentOp
 OPS: dict[str, type[Op]] = {
-    op.NAME: op for op in (Issue, Transfer, Open, Join, Cancel, Conclude, Challenge, Checkpoint, Respond, Finalize)
+    op.NAME: op
+    for op in (Issue, Transfer, Open, Join, Cancel, Conclude, Challenge, Checkpoint, Respond, Finalize, *TOURNAMENT_OPS)
 }

@@ -27,6 +27,9 @@ from chips_tp.ops import (
     SignedState,
     Transfer,
 )  # fmt: skip
+from chips_tp.tournament_ops import TOURNAMENT_OPS
+from chips_tp.tournament_payload import FIELDS as TOURNAMENT_FIELDS
+from chips_tp.tournament_payload import tournament_fields, tournament_op
 from xo_core import canonical
 from xo_core.canonical import Malformed
 from xo_core.public_keys import DESCRIPTION as KEY_DESCRIPTION
@@ -51,6 +54,7 @@ FIELDS: Final[dict[str, tuple[str, ...]]] = {
     Checkpoint.NAME: ("proof", "channel"),
     Respond.NAME: ("state", "channel"),
     Finalize.NAME: ("channel",),
+    **TOURNAMENT_FIELDS,
 }
 
 
@@ -85,6 +89,8 @@ def parse_payload(payload: bytes) -> Op:
 
 
 def _op(op_name: str, fields: Mapping[str, object]) -> Op:
+    if op_name in TOURNAMENT_FIELDS:
+        return tournament_op(op_name, fields)
     match op_name:
         case Issue.NAME | Transfer.NAME:
             return OPS[op_name](_key(fields["to"], "'to'"), amount(fields["amount"], "'amount'", 1))  # type: ignore[call-arg]
@@ -178,6 +184,8 @@ def encode_payload(op: Op) -> bytes:
             value.update(channel=op.channel, proof=[encode_signed(s) for s in op.proof], signature=op.signature)
         case Checkpoint():
             value.update(channel=op.channel, proof=[encode_signed(s) for s in op.proof])
+        case _ if isinstance(op, TOURNAMENT_OPS):
+            value.update(tournament_fields(op))
         case _:
             value["channel"] = op.channel
     return canonical.encode(value)

@@ -102,6 +102,8 @@ class ListedBlock(NamedTuple):
     previous_block_id: str
     signer: str
     batches: tuple[ListedBatch, ...]
+    state_root: str = ""
+    """The Merkle root of state after the block (``state_root_hash``), as ``sawtooth block show`` prints it."""
 
     @property
     def transactions(self) -> tuple[ChainTransaction, ...]:
@@ -195,8 +197,12 @@ class ChainAnswers:
                 raise self.answers.not_sawtooth(f"{path} lists a batch without a valid header_signature")
             transactions = tuple(self.transaction(entry, path) for entry in batch.get("transactions", []))
             batches.append(ListedBatch(batch_id, self._text(header, "signer_public_key", path), transactions))
-        signer = self._text(self._object(item, "header", path), "signer_public_key", path)
-        return ListedBlock(block.block_id, block.block_num, block.previous_block_id, signer, tuple(batches))
+        header = self._object(item, "header", path)
+        signer = self._text(header, "signer_public_key", path)
+        state_root = self._text(header, "state_root_hash", path)
+        return ListedBlock(
+            block.block_id, block.block_num, block.previous_block_id, signer, tuple(batches), state_root
+        )
 
     def transaction(self, item: object, path: str) -> ChainTransaction:
         """One transaction of a block (``/blocks``) or of ``/transactions``."""

@@ -31,6 +31,11 @@ TABLE_PLACES: Final = 2
 MODEL: Final = PlackettLuce()
 """openskill's Weng-Lin Plackett-Luce model with its defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300."""
 _RANKS: Final = {WIN: [0, 1], LOSS: [1, 0], DRAW: [0, 0]}
+PROVISIONAL_GAMES: Final = 5
+"""Below this many games a rating is provisional, marked ``?`` as lichess marks one: a few results still move it far."""
+ORDER_WORDS: Final = "ranked by SCORE = RATING - 3 * DEVIATION, a rating the player is very likely above"
+"""How the table is sorted, said wherever it is shown."""
+PROVISIONAL_WORDS: Final = f"? marks a provisional rating: fewer than {PROVISIONAL_GAMES} games"
 
 
 class Outcome(NamedTuple):
@@ -96,6 +101,16 @@ class Standing(NamedTuple):
         """The rating less three deviations: a rating the player is very likely above; what the table is ranked by."""
         return self.rating - 3 * self.deviation
 
+    @property
+    def provisional(self) -> bool:
+        """Whether the rating rests on too few games to mean much yet (:data:`PROVISIONAL_GAMES`)."""
+        return self.games < PROVISIONAL_GAMES
+
+    def words(self) -> str:
+        """``rated 27.31 ± 4.02 (6 games)``; a provisional rating marked ``27.31?``."""
+        mark = "?" if self.provisional else ""
+        return f"rated {self.rating:.{TABLE_PLACES}f}{mark} ± {self.deviation:.{TABLE_PLACES}f} ({games(self.games)})"
+
     def as_json(self, rank: int) -> dict[str, object]:
         """The row for ``--json``: the full key, the numbers rounded to :data:`JSON_PLACES` places."""
         return {
@@ -108,7 +123,13 @@ class Standing(NamedTuple):
             "wins": self.wins,
             "losses": self.losses,
             "draws": self.draws,
+            "provisional": self.provisional,
         }
+
+
+def games(count: int) -> str:
+    """``1 game``, ``6 games``: a staked match's games and rounds each count as one."""
+    return f"{count} game" if count == 1 else f"{count} games"
 
 
 class Ratings:

@@ -20,6 +20,9 @@
 # that key, as xo-devnet's genesis does, so chips can be issued from the first block (docs/chips-operators.md).
 # The compose files name chips-issuer.pub in the players' keys volume, made by their chips-issuer-key service,
 # so that the shell holds the private key. Unset, the network has no chips issuer until one is proposed with sawset.
+# With XO_CHIPS_MIN_CHALLENGE_SECONDS (whole seconds, 1 to 30 days), the genesis block sets
+# chips.min_challenge_seconds, the shortest challenge a channel may fix (the compose files give 600, chips-tp's
+# own default; their test files 1, so that the suite's challenges run out at once). Unset, chips-tp's 600 s holds.
 #
 # Keys and chain live on volumes: a restarted node keeps its identity and its chain, and a genesis
 # block is only made by a node that has neither a chain nor a pending genesis batch. A member whose
@@ -37,6 +40,8 @@ DATA_DIR=${DATA_DIR:-/var/lib/sawtooth}
 PBFT_KEYS_DIR=${XO_PBFT_KEYS_DIR:-/pbft-keys}
 MEMBER_WAIT_SECONDS=${XO_PBFT_MEMBER_WAIT_SECONDS:-600}
 CHIPS_ISSUER_KEY_FILE=${XO_CHIPS_ISSUER_KEY_FILE:-}
+CHIPS_MIN_CHALLENGE_SECONDS=${XO_CHIPS_MIN_CHALLENGE_SECONDS:-}
+MAX_CHALLENGE_SECONDS=$((30 * 24 * 3600))
 # The on-chain settings for BlockInfo, in every genesis block. Rules are `name:arguments`, separated by `;`:
 # NofX:1,block_info at most one block_info transaction per block; XatY:block_info,0 the first transaction
 # is block_info; local:0 the first transaction is signed by the block's signer. No BlockInfo settings of its
@@ -90,23 +95,37 @@ chips_issuer_key() {
     echo "$key"
 }
 
-# Writes $DATA_DIR/genesis.batch: the validator key may change settings, BlockInfo, the chips issuer when
-# one is named, plus the given (consensus) settings.
+# The chips challenge floor from XO_CHIPS_MIN_CHALLENGE_SECONDS, as chips-tp reads its setting: whole seconds,
+# 1 to 30 days; fails on anything else, before any genesis is made.
+chips_min_challenge() {
+    [[ $CHIPS_MIN_CHALLENGE_SECONDS =~ ^[1-9][0-9]{0,7}$ ]] && ((CHIPS_MIN_CHALLENGE_SECONDS <= MAX_CHALLENGE_SECONDS)) ||
+        fail "XO_CHIPS_MIN_CHALLENGE_SECONDS must be whole seconds from 1 to $MAX_CHALLENGE_SECONDS," \
+            "not '$CHIPS_MIN_CHALLENGE_SECONDS'"
+    echo "$CHIPS_MIN_CHALLENGE_SECONDS"
+}
+
+# Writes $DATA_DIR/genesis.batch: the validator key may change settings, BlockInfo, the chips issuer and
+# challenge floor when they are given, plus the given (consensus) settings.
 make_genesis() {
-    local work issuer=""
+    local work issuer="" floor=""
+    local -a chips=()
     if [[ -n $CHIPS_ISSUER_KEY_FILE ]]; then
         issuer=$(chips_issuer_key)
-    fi
-    work=$(mktemp -d)
-    local -a batches=("$work/settings-admin.batch" "$work/consensus.batch" "$work/block-info.batch")
-    sawset genesis -k "$KEY_DIR/validator.priv" -o "$work/settings-admin.batch"
-    sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/consensus.batch" "$@"
-    sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/block-info.batch" "${BLOCK_INFO_SETTINGS[@]}"
-    if [[ -n $issuer ]]; then
         log "chips.issuers: $issuer ($CHIPS_ISSUER_KEY_FILE)"
-        sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/chips.batch" "chips.issuers=$issuer"
-        batches+=("$work/chips.batch")
+        chips+=("chips.issuers=$issuer")
     fi
+    if [[ -n $CHIPS_MIN_CHALLENGE_SECONDS ]]; then
+        floor=$(chips_min_challenge)
+        log "chips.min_challenge_seconds: $floor"
+        chips+=("chips.min_challenge_seconds=$floor")
+    fi
+    # One proposal batch for every setting: each Sawtooth tool run costs a Python start, and a validator's first
+    # start (keys and genesis) took 50 s on a busy 2-core machine with one batch per kind of setting.
+    work=$(mktemp -d)
+    local -a batches=("$work/settings-admin.batch" "$work/settings.batch")
+    sawset genesis -k "$KEY_DIR/validator.priv" -o "$work/settings-admin.batch"
+    sawset proposal create -k "$KEY_DIR/validator.priv" -o "$work/settings.batch" \
+        "$@" "${BLOCK_INFO_SETTINGS[@]}" "${chips[@]}"
     sawadm genesis "${batches[@]}"
     rm -rf "$work"
 }

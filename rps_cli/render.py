@@ -20,6 +20,7 @@ from rps_client import turns
 from rps_client.outcome import outcome_text, player_name
 from rps_tp.family import game_address
 from rps_tp.game import (
+    AWAITING_GAME,
     AWAITING_HOST,
     CONCLUDED,
     PLAYING_GAME,
@@ -28,7 +29,7 @@ from rps_tp.game import (
     round_winner,
     scores_from,
 )
-from xo_core.text import clip, printable, shell_word, short_key
+from xo_core.text import clip, duration, printable, shell_word, short_key
 
 TABLE_HEADINGS: Final = ("GAME", "PLAYER 1", "PLAYER 2", "SCORE", "ROUND", "STATE", "NEXT")
 GAME_WIDTH: Final = 24
@@ -56,7 +57,7 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
             ),
             "-".join(str(player.score) for player in game.players) if len(game.players) == 2 else "",
             str(game.round) if game.round else "",
-            game.state,
+            STATE_WORDS.get(game.state, printable(game.state)),
             next_cell(game, names),
         )
         for game in games
@@ -100,13 +101,23 @@ def game_card(game: Game, you: str | None = None, names: KeyNames = NO_NAMES, no
     return "\n".join(lines)
 
 
+STATE_WORDS = {
+    AWAITING_HOST: "waiting for players",
+    AWAITING_GAME: "setting up",
+    PLAYING_GAME: "playing",
+    CONCLUDED: "over",
+}
+"""The spec's lifecycle states (``PLAYING_GAME``) in a player's words; ``--json`` keeps the spec's."""
+
+
 def state_text(game: Game) -> str:
-    """``PLAYING_GAME, round 2``, ``CONCLUDED after round 3``, or the lifecycle state alone before play."""
+    """``playing, round 2``, ``over after round 3``, or the lifecycle state alone, in words, before play."""
+    words = STATE_WORDS.get(game.state, printable(game.state))
     if game.state == PLAYING_GAME:
-        return f"{game.state}, round {game.round}"
+        return f"{words}, round {game.round}"
     if game.state == CONCLUDED:
-        return f"{game.state} after round {game.round}"
-    return game.state
+        return f"{words} after round {game.round}"
+    return words
 
 
 def seat_text(game: Game, seat: int, you: str | None, names: KeyNames) -> str:
@@ -192,21 +203,6 @@ def score_text(game: Game, you: str | None = None, names: KeyNames = NO_NAMES, r
 def moment(timestamp: float) -> str:
     """A chain time (BlockInfo, Unix seconds) as people read it, in UTC: ``2026-01-05 14:30:05 UTC``."""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
-
-
-def duration(seconds: float) -> str:
-    """``42 s``, ``4 min 12 s``, ``2 h 5 min``, ``3 d 4 h``: rounded up to the second."""
-    total = max(int(-(-seconds // 1)), 0)
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    if days:
-        return f"{days} d {hours} h"
-    if hours:
-        return f"{hours} h {minutes} min"
-    if minutes:
-        return f"{minutes} min {secs} s"
-    return f"{secs} s"
 
 
 def say(line: str) -> str:

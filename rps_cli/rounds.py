@@ -241,7 +241,7 @@ class Round:
             raise InvalidInput(f"{self.label} was deleted before round {entry.round} was revealed")
         raise InvalidInput(
             f"{self.label} no longer holds your commitment of round {entry.round}: it is in round {game.round} "
-            f"({game.state}); nothing more was submitted"
+            f"({render.state_text(game)}); nothing more was submitted"
         )
 
     def claim_hint(self, game: Game | None) -> str:

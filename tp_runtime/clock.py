@@ -16,7 +16,14 @@ from xo_core.protobuf.block_info_pb2 import BlockInfo, BlockInfoConfig
 
 
 def current_time(context: StateContext, op_name: str) -> int | None:
-    """The timestamp (Unix seconds) of the newest BlockInfo in state, or ``None`` if there is none.
+    """The timestamp (Unix seconds) of the newest BlockInfo in state, or ``None`` if there is none (see
+    :func:`newest_block`)."""
+    block = newest_block(context, op_name)
+    return None if block is None else block.timestamp
+
+
+def newest_block(context: StateContext, op_name: str) -> BlockInfo | None:
+    """The newest BlockInfo in state (the block before the one being built), or ``None`` if there is none.
 
     ``None`` means the network keeps no BlockInfo (no block_info processor, or no
     injector): the config entry is absent. A config that names a block whose
@@ -43,7 +50,7 @@ def current_time(context: StateContext, op_name: str) -> int | None:
         raise InternalError(
             f"the BlockInfo config names block {config.latest_block} as the newest, but {address} does not describe it"
         )
-    return block.timestamp
+    return block
 
 
 def _read(context: StateContext, address: str, op_name: str) -> bytes:

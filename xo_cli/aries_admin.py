@@ -3,6 +3,9 @@
 ``xo aries connect`` and ``xo aries play`` are controllers: they talk to an agent (ours, or any
 ACA-Py running the ``xo_aries`` plugin) only through its admin API, so they run on any Python,
 with or without ACA-Py installed. With an API key, every request carries ACA-Py's ``X-API-Key``.
+
+A refusal is said in a player's words (``cell C3 is already occupied``), never as the request and its HTTP
+status (``POST /tictactoe/.../move: 409``): those stay on :class:`AgentRefused` for scripts and tests.
 """
 
 from __future__ import annotations
@@ -20,6 +23,16 @@ from xo_core.text import printable
 TIMEOUT: Final = 10.0
 #: The most of an answer read (a list of games is small).
 MAX_ANSWER: Final = 1 << 20
+
+
+class AgentRefused(Rejected):
+    """The agent refused a request: ``message`` says why in words; ``status`` (HTTP) and ``code`` (our routes'
+    problem code, such as ``not-your-turn``; empty for ACA-Py's own refusals) are for code, not for players."""
+
+    def __init__(self, message: str, status: int, code: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
 
 
 class AdminClient:
@@ -55,22 +68,29 @@ class AdminClient:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
                 return json.loads(answer.read(MAX_ANSWER) or b"null")
         except urllib.error.HTTPError as refused:
-            raise Rejected(f"{method} {path}: {refused.code} {_reason(refused)}") from None
+            raise _refusal(refused) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as failed:
             reason = getattr(failed, "reason", failed)
             raise Unavailable(f"the agent's admin API at {self.url} is unreachable: {reason}") from None
         except json.JSONDecodeError:
-            raise Unavailable(f"{method} {path}: the agent answered with something that is not JSON") from None
+            raise Unavailable(f"the agent at {self.url} answered with something that is not JSON") from None
 
 
-def _reason(refused: urllib.error.HTTPError) -> str:
-    """What the agent said: our routes' ``error.message``, else ACA-Py's reason text."""
+def _refusal(refused: urllib.error.HTTPError) -> AgentRefused:
+    """What the agent said, as a player reads it: our routes' ``error.message``, else ACA-Py's reason in a sentence."""
     text = refused.read(MAX_ANSWER).decode("utf-8", "replace")
     try:
         answer = json.loads(text)
     except json.JSONDecodeError:
-        return printable(text.strip() or refused.reason)[:300]
+        answer = None
     error = answer.get("error") if isinstance(answer, dict) else None
-    if isinstance(error, dict) and "message" in error:
-        return printable(f"{error.get('code')}: {error['message']}")[:300]
-    return printable(text.strip())[:300]
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return AgentRefused(printable(error["message"])[:300], refused.code, printable(str(error.get("code", ""))))
+    if refused.code in (401, 403):
+        said = "the agent's admin API refused this controller: give its API key with --admin-api-key"
+    elif refused.code == 404:
+        said = "the agent has no such game (or does not run the xo_aries plugin)"
+    else:
+        reason = printable(text.strip() or str(refused.reason))[:300]
+        said = f"the agent refused: {reason}"
+    return AgentRefused(said, refused.code, "")

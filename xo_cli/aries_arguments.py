@@ -82,9 +82,9 @@ def add_aries_commands(
     replay.add_argument("name", metavar="NAME", help="name of the new game")
     replay.add_argument(
         "--opponent",
-        required=True,
         metavar="O_PLAYER",
-        help="name of the key that signs O's moves, in the key directory (--username's key signs X's)",
+        help="name of the key that signs O's moves, in the key directory (--username's key signs X's; default: "
+        "the computer player's key xo-ai, made on first use, standing in for the other agent)",
     )
     replay.add_argument(
         "--both-seats",

@@ -116,7 +116,7 @@ def play(args: argparse.Namespace) -> int:
                 else:
                     game = client.post(f"/tictactoe/{in_path(thread)}/move", {"cell": cell_of(line)})
             except (InvalidInput, Rejected) as refused:
-                print(refused.message, flush=True)
+                print(f"Refused, nothing was sent: {refused.message}", flush=True)
             continue
         game = wait_for_turn(client, thread, game, args.wait)
 

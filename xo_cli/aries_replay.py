@@ -1,4 +1,4 @@
-"""``xo aries replay FILE NAME --username X_PLAYER --opponent O_PLAYER``: a game played between agents, on the ledger.
+"""``xo aries replay FILE NAME [--opponent O_PLAYER]``: a game played between agents, recorded on the ledger.
 
 The thread is checked first (:func:`xo_client.aries.moves_of`), both keys are loaded, and
 NAME must not exist yet (the check ``xo create`` makes); any refusal comes before
@@ -42,6 +42,7 @@ from xo_client.checks import check_name
 from xo_client.games import resulting_game
 from xo_client.notation import grid_name
 from xo_client.outcome import outcome_text
+from xo_client.seat import AI_KEY_NAME, ai_signer
 from xo_client.transactions import make_xo_transaction
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
@@ -126,13 +127,19 @@ def refusal(source: str, problem: aries.Problem) -> str:
 def signers(args: argparse.Namespace, moves: list[aries.Placement]) -> tuple[Signer, Signer]:
     """X's signer (``--username``) and O's (``--opponent``), both loaded before anything is sent.
 
-    One key for both seats is what the ledger allows but seldom what is meant (a
-    mistyped name), so it needs ``--both-seats``, as for ``xo take``.
+    Without ``--opponent``, O's moves are signed with the computer player's key ``xo-ai`` (made on first use, as
+    ``xo play --vs ai`` makes it): the other agent has no key on this ledger, and a replay as the README prints it
+    (``xo aries replay FILE NAME``) should just work. One key for both seats is what the ledger allows but seldom
+    what is meant (a mistyped name), so it needs ``--both-seats``, as for ``xo take``.
     """
     key_dir = session.key_dir(args)
-    x_name, o_name = session.username(args), session.key_name(args.opponent)
+    x_name = session.username(args)
     x_player = load_signer(key_dir, x_name, "xo")
-    o_player = load_signer(key_dir, o_name, "xo")
+    if args.opponent is None:
+        o_name, o_player = AI_KEY_NAME, ai_signer(key_dir).signer
+    else:
+        o_name = session.key_name(args.opponent)
+        o_player = load_signer(key_dir, o_name, "xo")
     o_moves = any(move.mark == rules.PLAYER_2_MARK for move in moves)
     if o_moves and x_player.public_key == o_player.public_key and not args.both_seats:
         raise InvalidInput(

@@ -52,8 +52,8 @@ from xo_client.ai import Level
 from xo_client.changes import DELETED
 from xo_client.games import Game, impossible_name
 from xo_client.live import BlockEvent, Failure, LiveGames, Notice
-from xo_client.notation import grid_name
-from xo_client.outcome import outcome_text
+from xo_client.notation import board_in_grid, grid_name
+from xo_client.outcome import outcome_text, state_words
 from xo_client.seat import AI_KEY_NAME, MARKS, Action, Outcome, SeatPlayer, ai_signer
 from xo_core.text import game_label, printable
 from xo_tp import rules
@@ -254,15 +254,12 @@ class Bot:
         # otherwise a fresh read says it is not the bot's move: the block that shows why is on its way
 
     def move_text(self, name: str, outcome: Outcome) -> str:
-        """``game 'g1': took 5 (B2) as O: X---O---- P1-NEXT``, and how the game ended if it did."""
+        """``game 'g1': took 5 (B2) as O; alice (X) to move; X on A1, O on B2``, or how the game ended."""
         assert outcome.space is not None and outcome.game is not None
         game = outcome.game
-        text = (
-            f"{game_label(name)}: took {outcome.space} ({grid_name(outcome.space)}) as {outcome.turn.mark}: "
-            f"{game.board} {game.state}"
-        )
-        ending = outcome_text(game, self.player.names)
-        return text + (f"; {ending}" if ending else "")
+        text = f"{game_label(name)}: took {outcome.space} ({grid_name(outcome.space)}) as {outcome.turn.mark}; "
+        standing = outcome_text(game, self.player.names) or state_words(game, self.player.names)
+        return f"{text}{standing}; {board_in_grid(game.board)}"
 
     def result(self, game: Game) -> str:
         """How a game ended, for the bot: won, lost, a tie (or over before it sat, as a named game)."""

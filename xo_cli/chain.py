@@ -19,13 +19,14 @@ from typing import Final
 from chips_client import chain_words as chips_words
 from client_core import session
 from client_core.blocks import ChainTransaction, ListedBatch, ListedBlock
-from client_core.chain_words import Namer, Words, block_info_words
+from client_core.chain_words import Namer, Words, block_info_words, block_time, namer, said_by, utc_time
+from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
-from client_core.rest import BLOCKS_PER_PAGE
+from client_core.rest import BLOCKS_PER_PAGE, RestClient
 from client_core.tables import table
 from rps_client import chain_words as rps_words
 from xo_client import chain_words as xo_words
-from xo_core.text import printable, short_key
+from xo_core.text import printable, quoted
 
 FAMILY_WORDS: Final[dict[str, Words]] = {
     "xo": xo_words.words,
@@ -37,33 +38,24 @@ SHOWN_ID: Final = 16
 """Hex digits of a block or transaction id in a table: as many as ``waiting for batch ...`` shows."""
 
 
-def namer(names: KeyNames) -> Namer:
-    """A key in a sentence: its name in the key directory, else its first characters; escaped either way."""
-    return lambda key: printable(names.name(key) or short_key(key))
-
-
 def said(transaction: ChainTransaction, name: Namer) -> str:
     """What ``transaction`` did, by its family's reader; a family nobody here reads is named with its size."""
-    words = FAMILY_WORDS.get(transaction.family_name)
-    if words is not None:
-        return words(transaction, name)
-    size = len(transaction.payload)
-    family = printable(f"{transaction.family_name} {transaction.family_version}")
-    return f"{family}: {size} byte{'' if size == 1 else 's'} of payload"
+    return said_by(FAMILY_WORDS, transaction, name)
 
 
 def blocks(args: argparse.Namespace) -> int:
-    """The newest ``--limit`` blocks (0: all): number, id, batches, transactions, signer, families."""
+    """The newest ``--limit`` blocks (0: all): number, time, id, batches, transactions, signer, families."""
     names = session.key_names(args)
     with session.rest_client(args) as client:
         found = list(itertools.islice(client.listed_blocks(args.limit or BLOCKS_PER_PAGE), args.limit or None))
     if args.format == "json":
         print(json.dumps([block_json(block, names) for block in found], indent=2))
         return 0
-    rows = [("NUM", "BLOCK", "BATCHES", "TXNS", "SIGNER", "FAMILIES")]
+    rows = [("NUM", "TIME", "BLOCK", "BATCHES", "TXNS", "SIGNER", "FAMILIES")]
     rows += [
         (
             str(block.block_num),
+            time_cell(block),
             block.block_id[:SHOWN_ID] + "...",
             str(len(block.batches)),
             str(len(block.transactions)),
@@ -74,6 +66,12 @@ def blocks(args: argparse.Namespace) -> int:
     ]
     print(table(rows))
     return 0
+
+
+def time_cell(block: ListedBlock) -> str:
+    """The block's time in UTC, or ``-`` for a block without a BlockInfo (genesis)."""
+    timestamp = block_time(block)
+    return "-" if timestamp is None else utc_time(timestamp)
 
 
 def families(block: ListedBlock) -> str:
@@ -91,6 +89,8 @@ def transactions(args: argparse.Namespace) -> int:
     # N blocks hold N transactions or more (BlockInfo opens each): a page of N is enough, and more pages follow if not.
     page = args.limit if args.limit and args.family is None else BLOCKS_PER_PAGE
     with session.rest_client(args) as client:
+        if args.family is not None and args.family not in FAMILY_WORDS:
+            check_family(client, args.family)
         listed = newest_transactions(client.listed_blocks(page), args.family)
         found = list(itertools.islice(listed, args.limit or None))
     if args.format == "json":
@@ -108,6 +108,25 @@ def transactions(args: argparse.Namespace) -> int:
     ]
     print(table(rows) if found else "No transactions" + (f" of {printable(args.family)}" if args.family else ""))
     return 0
+
+
+def check_family(client: RestClient, family: str) -> None:
+    """Refuse ``--family F`` when no family F exists: not one ``xo`` reads, and no transaction of the chain is of it.
+
+    A mistyped family (``chip``) would otherwise list nothing and look like a chain with no such transactions; the
+    refusal names the families there are and the likely one. The chain is read whole, once, only for a family
+    ``xo`` has no words for (one a processor you connected yourself runs).
+    """
+    seen = {transaction.family_name for block in client.listed_blocks() for transaction in block.transactions}
+    if family in seen:
+        return
+    import difflib  # noqa: PLC0415 - only a family that does not exist needs it
+
+    known = sorted(seen | set(FAMILY_WORDS))
+    close = difflib.get_close_matches(family, known, n=1)
+    hint = f"; did you mean {quoted(close[0], 40)}?" if close else ""
+    shown = ", ".join(printable(name) for name in known)
+    raise InvalidInput(f"there is no transaction family {quoted(family, 40)} (families: {shown}){hint}")
 
 
 def newest_transactions(
@@ -139,11 +158,15 @@ def transaction_json(
 
 
 def block_json(block: ListedBlock, names: KeyNames) -> dict[str, object]:
-    """For scripts: the block, its signer, and its batches with their transactions in words."""
+    """For scripts: the block, its time, signer and state root, and its batches with their transactions in words."""
+    timestamp = block_time(block)
     return {
         "block_num": block.block_num,
         "block_id": block.block_id,
         "previous_block_id": block.previous_block_id,
+        "timestamp": timestamp,
+        "time": None if timestamp is None else utc_time(timestamp),
+        "state_root": block.state_root,
         "signer": block.signer,
         "signer_name": names.name(block.signer),
         "batches": [

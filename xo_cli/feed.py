@@ -16,8 +16,8 @@ from client_core.keys import KeyNames
 from xo_cli import render
 from xo_client.changes import CREATED, DELETED, TAKEN, Change
 from xo_client.games import Game
-from xo_client.notation import grid_name
-from xo_client.outcome import outcome_text
+from xo_client.notation import board_in_grid, grid_name
+from xo_client.outcome import outcome_text, state_words
 from xo_core.text import game_label
 
 SNAPSHOT = "snapshot"
@@ -25,7 +25,7 @@ SNAPSHOT = "snapshot"
 
 
 def change_line(block: BlockRef, change: Change, names: KeyNames = render.NO_NAMES) -> str:
-    """``block 14: game 'g1': alice (0208fb...) took 5 (B2) as X: ----X---- P2-NEXT``, and the like."""
+    """``block 14: game 'g1': alice (0208fb...) took 5 (B2) as X; bob (O) to move; X on B2``, and the like."""
     label = game_label(change.name)
     game = change.game
     if change.kind == DELETED or game is None:
@@ -40,8 +40,8 @@ def change_line(block: BlockRef, change: Change, names: KeyNames = render.NO_NAM
         what = f"{label} as it stands"
     else:
         what = f"{label} rewritten"
-    ending = outcome_text(game, names)
-    return f"block {block.block_num}: {what}: {game.board} {game.state}" + (f"; {ending}" if ending else "")
+    standing = outcome_text(game, names) or state_words(game, names)
+    return f"block {block.block_num}: {what}; {standing}; {board_in_grid(game.board)}"
 
 
 def waiting_line(block: BlockRef, name: str, hint: str = "") -> str:

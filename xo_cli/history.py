@@ -18,8 +18,8 @@ from client_core.tables import table
 from xo_cli import render
 from xo_client.games import impossible_name
 from xo_client.history import aries_thread, as_game, committed_moves, history_json
-from xo_client.notation import grid_name
-from xo_client.outcome import outcome_text
+from xo_client.notation import board_in_grid, grid_name
+from xo_client.outcome import outcome_text, state_words
 from xo_client.timeline import PastGame, Step, replay
 from xo_core.text import game_label, quoted
 
@@ -54,12 +54,12 @@ def history(args: argparse.Namespace) -> int:
 
 
 def outcome(game: PastGame, names: KeyNames = NO_NAMES) -> str:
-    """How the game stands or ended: ``X won (player 1: alice (0208fb...)), then deleted``, ``P2-NEXT``, ..."""
+    """How the game stands or ended: ``X won (player 1: alice (0208fb...)), then deleted``, ``bob (O) to move``."""
     last = as_game(game.last)
     ended = outcome_text(last, names)
     if game.deleted:
-        return f"{ended}, then deleted" if ended else f"deleted before it ended ({last.state})"
-    return ended or f"still being played ({last.state})"
+        return f"{ended}, then deleted" if ended else f"deleted before it ended: {state_words(last, names)}"
+    return ended or f"still being played: {state_words(last, names)}"
 
 
 def history_text(name: str, games: list[PastGame], total: int, names: KeyNames = NO_NAMES) -> str:
@@ -77,6 +77,7 @@ def history_text(name: str, games: list[PastGame], total: int, names: KeyNames =
 def step_row(step: Step, names: KeyNames) -> tuple[str, str, str, str, str, str]:
     move = step.move
     space = f"{move.space} ({grid_name(move.space)})" if move.space is not None and step.mark else ""
-    board, state = (step.game.board, step.game.state) if step.game is not None else ("", DELETED)
+    game = step.game
+    board, state = (board_in_grid(game.board), state_words(game, names)) if game is not None else ("", DELETED)
     player = key_label(move.signer, names, render.KEY_NAME_WIDTH)
     return (str(move.block_num), player, move.action, space, board, state)

@@ -22,6 +22,8 @@ COMMANDS = {
     "ratings": ("xo_cli.ratings", "ratings"),
     "chain blocks": ("xo_cli.chain", "blocks"),
     "chain transactions": ("xo_cli.chain", "transactions"),
+    "chain block": ("xo_cli.chain_item", "block"),
+    "chain transaction": ("xo_cli.chain_item", "transaction"),
     "play": ("xo_cli.play", "play"),
     "bot": ("xo_cli.bot", "bot"),
     "status": ("client_core.status", "status"),

@@ -26,7 +26,7 @@ from xo_client import checks, games
 from xo_client.checks import check_name
 from xo_client.games import resulting_game
 from xo_client.notation import BadSpace, parse_space
-from xo_client.outcome import outcome_text
+from xo_client.outcome import mover_text, outcome_text
 from xo_client.transactions import describe, make_xo_transaction
 from xo_tp.family import game_address
 
@@ -75,7 +75,10 @@ def play(args: argparse.Namespace, action: str, space: int | None) -> int:
     if args.format == "json":
         print(move_json(action, name, space, batch_id, status="COMMITTED", game=game.as_json() if game else None))
         return 0
-    ending = outcome_text(game, session.key_names(args)) if found and game is not None else None
+    ending = None
+    if found and game is not None:
+        mark = mover_text(game, signer.public_key) if action == "take" else None
+        ending = outcome_text(game, session.key_names(args)) or mark
     print(f"Committed {what}{', ' + ending if ending else ''}: batch {batch_id}")
     return 0
 
@@ -97,7 +100,7 @@ def check_move(client: RestClient, args: argparse.Namespace, action: str, space:
         )
     game = games.find_game(found, name)
     if action == "create":
-        refusal = checks.refuse_create(name, game)
+        refusal = checks.refuse_create(name, game, session.key_names(args))
     elif action == "delete":
         refusal = checks.refuse_delete(name, game)
     else:

@@ -59,6 +59,7 @@ from xo_client.checks import check_name, refuse_take
 from xo_client.games import Game
 from xo_client.live import BlockEvent, Failure, LiveGames, Notice
 from xo_client.notation import BadSpace, parse_space
+from xo_client.outcome import state_words
 from xo_client.seat import AI_KEY_NAME, Action, SeatPlayer, Turn, ai_signer, read_game, turn_of
 from xo_client.transactions import describe, make_xo_transaction
 from xo_core.signing import Signer
@@ -350,7 +351,7 @@ class Match:
         if game is None or game.next_player is None:
             return f"{how}: {self.label}"
         return (
-            f"{how}: {self.label} stays on the ledger, unfinished ({game.state}); "
+            f"{how}: {self.label} stays on the ledger, unfinished, {state_words(game, self.names)}; "
             f"to go on with it: xo play {shell_word(self.name)}"
         )
 

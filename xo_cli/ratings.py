@@ -20,17 +20,18 @@ from typing import Final
 from chips_client import results as chips_results
 from client_core import session
 from client_core.keys import NO_NAMES, KeyNames, key_label
-from client_core.ratings import TABLE_PLACES, Ratings, Standing, system
+from client_core.ratings import ORDER_WORDS, PROVISIONAL_WORDS, TABLE_PLACES, Ratings, Standing, system
 from client_core.results_book import ResultBook
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import notice, warn
 from client_core.tables import table
 from rps_client import results as rps_results
 from xo_client import results as xo_results
+from xo_core.text import counted
 
 RATED: Final = (xo_results.FAMILY, rps_results.FAMILY, chips_results.FAMILY)
 """Every family whose games are rated: XO games, rps games, and staked matches (chips channels)."""
-HEADINGS: Final = ("RANK", "PLAYER", "RATING", "DEVIATION", "GAMES", "WINS", "LOSSES", "DRAWS")
+HEADINGS: Final = ("RANK", "PLAYER", "SCORE", "RATING", "DEVIATION", "GAMES", "WINS", "LOSSES", "DRAWS")
 MAX_PROBLEMS_SHOWN: Final = 5
 
 
@@ -81,19 +82,21 @@ def ratings_json(book: ResultBook, game: str | None, standings: list[Standing]) 
 def ratings_text(book: ResultBook, game: str | None, standings: list[Standing], names: KeyNames = NO_NAMES) -> str:
     """A heading line, then the table: players named from the key directory, numbers to two places."""
     assert book.cursor is not None
-    which = {None: "XO, rps and staked games", "xo": "XO games", "rps": "rps games", "chips": "staked games"}[game]
-    heading = f"ratings as of block {book.cursor.block_num}: {games_counted(book, game)} {which} (openskill)"
+    which = {None: "XO, rps and staked game", "xo": "XO game", "rps": "rps game", "chips": "staked game"}[game]
+    heading = f"ratings as of block {book.cursor.block_num}: {counted(games_counted(book, game), which)} (openskill)"
     if not standings:
         return f"{heading}\nno rated games yet"
     rows = [HEADINGS] + [row(rank, standing, names) for rank, standing in enumerate(standings, start=1)]
-    return f"{heading}\n{table(rows)}"
+    marked = f"; {PROVISIONAL_WORDS}" if any(standing.provisional for standing in standings) else ""
+    return f"{heading}\n{table(rows)}\n({ORDER_WORDS}{marked})"
 
 
 def row(rank: int, standing: Standing, names: KeyNames) -> tuple[str, ...]:
     return (
         str(rank),
         key_label(standing.key, names),
-        f"{standing.rating:.{TABLE_PLACES}f}",
+        f"{standing.ordinal:.{TABLE_PLACES}f}",
+        f"{standing.rating:.{TABLE_PLACES}f}" + ("?" if standing.provisional else ""),
         f"{standing.deviation:.{TABLE_PLACES}f}",
         str(standing.games),
         str(standing.wins),

@@ -6,7 +6,8 @@ so a hostile or a CJK name cannot break a row), keys are shortened, and a key
 whose ``*.pub`` is in the key directory is shown with its name:
 ``alice (0208fb...)`` (:func:`client_core.keys.key_label`, cut as the processor's
 refusals cut keys, so a key in a refusal reads exactly as in ``xo show``). JSON
-always carries the exact names, full keys and the raw board.
+always carries the exact names, full keys, the raw board and the spec's state (``P1-NEXT``); people read
+the board in grid notation and the state in words (``alice (X) to move``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from collections.abc import Sequence
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.tables import table
 from xo_client.games import Game
-from xo_client.notation import board_lines
+from xo_client.notation import board_in_grid, board_lines
+from xo_client.outcome import state_words, who
 from xo_core.text import clip, printable
 from xo_tp import rules
 
-TABLE_HEADINGS = ("GAME", "PLAYER 1", "PLAYER 2", "BOARD", "STATE")
+TABLE_HEADINGS = ("GAME", "X", "O", "BOARD", "STATE")
 GAME_WIDTH = 24
 """Columns a game name may take in ``xo list``; longer names are cut there (``xo show`` shows them whole)."""
 KEY_NAME_WIDTH = 12
@@ -48,8 +50,8 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
             clip(game.name, GAME_WIDTH),
             seat_cell(game.player1, names),
             seat_cell(game.player2, names),
-            game.board,
-            game.state,
+            board_in_grid(game.board),
+            state_words(game, names, KEY_NAME_WIDTH),
         )
         for game in games
     ]
@@ -57,15 +59,15 @@ def games_table(games: Sequence[Game], names: KeyNames = NO_NAMES) -> str:
 
 
 def seat_cell(key: str, names: KeyNames = NO_NAMES) -> str:
-    """A player's table cell: the key's label, blank while the seat is open."""
-    return key_label(key, names, KEY_NAME_WIDTH) if key else ""
+    """A player's table cell: the key's name (else its first characters), blank while the seat is open."""
+    return who(key, names, KEY_NAME_WIDTH) if key else ""
 
 
 def game_card(game: Game, you: str | None = None, names: KeyNames = NO_NAMES) -> str:
     """The ``xo show`` view: who plays, whose turn it is, and the board."""
     lines = [
         f"GAME     : {printable(game.name)}",
-        f"STATE    : {game.state} ({turn_text(game, you, names)})",
+        f"STATE    : {turn_text(game, you, names)}",
         f"PLAYER 1 : {player_text(game.player1, rules.PLAYER_1_MARK, you, names)}",
         f"PLAYER 2 : {player_text(game.player2, rules.PLAYER_2_MARK, you, names)}",
         f"ADDRESS  : {printable(game.address)}",

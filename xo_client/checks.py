@@ -8,8 +8,9 @@ reason the validator would have given.
 from __future__ import annotations
 
 from client_core.errors import InvalidInput
-from client_core.keys import KeyNames
+from client_core.keys import NO_NAMES, KeyNames
 from xo_client.games import Game, impossible_name
+from xo_client.outcome import state_words
 from xo_core.text import game_label, printable, quoted, shell_word, short_key
 from xo_tp import rules
 
@@ -25,10 +26,10 @@ def check_name(name: str, *, validate: bool) -> None:
 
 
 
-def refuse_create(name: str, game: Game | None) -> str | None:
+def refuse_create(name: str, game: Game | None, names: KeyNames = NO_NAMES) -> str | None:
     """Why ``name`` cannot be created, or None: the processor refuses a name already in use."""
     if game is not None:
-        return f"game {quoted(name)} already exists ({game.state})"
+        return f"game {quoted(name)} already exists: {state_words(game, names)}"
     return None
 
 

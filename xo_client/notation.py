@@ -48,3 +48,15 @@ def board_lines(board: str) -> list[str]:
         if row < len(ROWS) - 1:
             lines.append("     ---+---+---")
     return lines
+
+
+def board_in_grid(board: str) -> str:
+    """The board in one line of grid notation, for a table or a log line: ``X on B2 C1, O on A1``.
+
+    A raw board string (``X---O----``) is the wire's form, kept for ``--json``; people read where each mark stands.
+    """
+    placed = {
+        mark: " ".join(grid_name(index + 1) for index, cell in enumerate(board) if cell == mark) for mark in "XO"
+    }
+    said = [f"{mark} on {spaces}" for mark, spaces in placed.items() if spaces]
+    return ", ".join(said) if said else "empty board"

@@ -15,6 +15,7 @@ time, and most names never do.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Final
 
@@ -106,6 +107,26 @@ def shell_word(text: str) -> str:
     import shlex  # noqa: PLC0415 - only a hint needs it
 
     return printable(shlex.quote(text), escape_backslashes=False)
+
+
+def duration(seconds: float) -> str:
+    """A span of time as every command and the page say it: ``42 s``, ``59 min 55 s``, ``2 h 5 min``, ``3 d 4 h``.
+
+    Rounded up to the second (a countdown reaches 0 only once its moment has come); seconds alone below two
+    minutes, so a short countdown reads in seconds. The page's ``xo_web/static/js/time.js`` mirrors it, and
+    tests/xo_web/test_durations.py holds the two to the same words.
+    """
+    total = max(math.ceil(seconds), 0)
+    days, rest = divmod(total, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    if total >= 120:
+        return f"{minutes} min {secs} s"
+    return f"{total} s"
 
 
 def counted(number: int, singular: str, plural: str | None = None) -> str:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from chips_tp import family as chips_family
 from rps_tp import family as rps_family
+from xo_core.keyfiles import KeyFileError, load_signer
+from xo_core.signing import Signer
 from xo_core.text import counted
 from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
@@ -137,7 +139,8 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         from xo_devnet.rest.server import start_rest_server  # noqa: PLC0415
 
         try:
-            rest = await start_rest_server(ledger, options.rest_host, options.rest_port, listeners=listeners)
+            rest = await start_rest_server(ledger, options.rest_host, options.rest_port, listeners=listeners,
+                                           issuer=_issuer_signer(options.key_dir, issuer))  # fmt: skip
         except OSError as error:
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
         running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
@@ -173,6 +176,16 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         print(f"{stopped_by[0]}: stopping xo-devnet", file=out, flush=True)
     kept = "nothing was kept (ephemeral)" if options.data_dir is None else f"the chain is kept in {options.data_dir}"
     print(f"xo-devnet stopped; {kept}", file=out, flush=True)
+
+
+def _issuer_signer(key_dir: Path, issuer: PlayerKey) -> Signer | None:
+    """The issuer key the faucet signs with, or None when it cannot be read (the faucet then says so)."""
+    if issuer.public_key is None:
+        return None
+    try:
+        return load_signer(key_dir, issuer.name)
+    except (KeyFileError, OSError):
+        return None
 
 
 def _ready_files(options: DevnetOptions) -> list[Path]:

@@ -56,6 +56,7 @@ from xo_web.chips_matches import Matches
 from xo_web.computer import Computer
 from xo_web.errors import ApiError, bad_request
 from xo_web.events import EventStream, encode
+from xo_web.explorer import Explorer
 from xo_web.fanout import Fanout
 from xo_web.history import game_history
 from xo_web.live import Live
@@ -68,6 +69,7 @@ from xo_web.page import Page
 from xo_web.ratings import Leaderboard
 from xo_web.rps_moves import Reveals, RpsMover, parse_rps
 from xo_web.security import Guard, add_security_headers
+from xo_web.tournaments import Tournaments, parse_tournament
 
 SHUTDOWN_SECONDS: Final = 2.0
 """How long requests still running (a move being waited for) may finish when the server stops."""
@@ -172,6 +174,7 @@ class Server:
             rating_of=self.leaderboard.rating_of,
         )  # fmt: skip
         self.offer_posts = OfferPosts(self.desk, self.matches, self.offers)
+        self.tournaments = Tournaments(self.desk, self.matches)
         self.accepts = OfferAccepts(self.desk, self.matches, self.offers)
         self.live.listeners.append(self.offer_posts.block_committed)
         self.live.listeners.append(self.accepts.block_committed)
@@ -200,6 +203,27 @@ class Server:
         s = self.settings
         names = self.keys.current_names()
         return json_response(await asyncio.to_thread(game_history, s.rest_url, s.auth, name, names, s.trace))
+
+    async def chain_transactions(self, request: web.Request) -> web.Response:
+        """``GET /api/chain/transactions?game=NAME|rps=NAME|channel=ID``: one game's or channel's transactions."""
+        given = [kind for kind in ("game", "rps", "channel") if kind in request.query]
+        if len(given) != 1:
+            raise bad_request("name one game or channel: /api/chain/transactions?game=NAME, ?rps=NAME or ?channel=ID")
+        explorer = self.explorer()
+        names = self.keys.current_names()
+        kind = given[0]
+        return json_response(await asyncio.to_thread(explorer.transactions_of, kind, request.query[kind], names))
+
+    async def chain_transaction(self, request: web.Request) -> web.Response:
+        """``GET /api/chain/transaction?id=ID``: one committed transaction, its block, batch, time and outcome."""
+        ident = request.query.get("id")
+        if ident is None:
+            raise bad_request("name the transaction: /api/chain/transaction?id=ID")
+        names = self.keys.current_names()
+        return json_response(await asyncio.to_thread(self.explorer().one_transaction, ident, names))
+
+    def explorer(self) -> Explorer:
+        return Explorer(self.settings.rest_url, self.settings.auth, self.settings.trace)
 
     async def ratings(self, request: web.Request) -> web.Response:
         """``GET /api/ratings``: the leaderboard of every game, or of one family's (``?game=xo``)."""
@@ -310,6 +334,21 @@ class Server:
         player, offer_id = parse_offer_id(await read_json(request))
         return await self._play(lambda _: (202, self.accepts.accept(player, offer_id)), None)
 
+    async def tournaments_view(self, _request: web.Request) -> web.Response:
+        """``GET /api/tournaments``: every tournament, its standings and pairings."""
+        return json_response(await asyncio.to_thread(self.tournaments.view))
+
+    async def tournaments_join(self, request: web.Request) -> web.Response:
+        """``POST /api/tournaments/join``: the player's buy-in into the tournament's pool."""
+        player, name = parse_tournament(await read_json(request))
+        return await self._play(lambda _: (200, self.tournaments.join(player, name)), None)
+
+    async def tournaments_play(self, request: web.Request) -> web.Response:
+        """``POST /api/tournaments/play``: take part for the player, each round's match played on the page."""
+        player, name = parse_tournament(await read_json(request))
+        self.matches.bind(asyncio.get_running_loop())
+        return await self._play(lambda _: (200, self.tournaments.play(player, name)), None)
+
     @contextlib.asynccontextmanager
     async def following(self) -> AsyncIterator[None]:
         """The follower runs while the server does; pages' streams end first when it stops."""
@@ -333,6 +372,7 @@ class Server:
             await asyncio.to_thread(self.accepts.close)
             await self.computer.close()
             await self.reveals.close()
+            await asyncio.to_thread(self.tournaments.close)
             await self.matches.close()
 
 
@@ -392,6 +432,8 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_get("/api/session", server.session)
     app.router.add_get("/api/events", server.events.handle)
     app.router.add_get("/api/history", server.history)
+    app.router.add_get("/api/chain/transactions", server.chain_transactions)
+    app.router.add_get("/api/chain/transaction", server.chain_transaction)
     app.router.add_get("/api/ratings", server.ratings)
     app.router.add_post("/api/moves", server.move)
     app.router.add_post("/api/rps", server.rps_op)
@@ -408,6 +450,9 @@ def build_app(settings: Settings) -> web.Application:
     app.router.add_post("/api/chips/offer", server.chips_offer)
     app.router.add_post("/api/chips/withdraw", server.chips_withdraw)
     app.router.add_post("/api/chips/accept", server.chips_accept)
+    app.router.add_get("/api/tournaments", server.tournaments_view)
+    app.router.add_post("/api/tournaments/join", server.tournaments_join)
+    app.router.add_post("/api/tournaments/play", server.tournaments_play)
 
     async def follow(_app: web.Application) -> AsyncIterator[None]:
         async with server.following():

@@ -24,6 +24,7 @@ from chips_client.channels import (
     MAX_NAME_LENGTH,
     MAX_ROUNDS,
     name_problem,
+    name_taken,
     nonce_of,
     rounds_of,
     short_challenge_note,
@@ -43,7 +44,7 @@ from client_core.keys import KeyNames
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
-from xo_core.text import printable, quoted
+from xo_core.text import duration, printable, quoted
 from xo_web.errors import REJECTED, ApiError, bad_request
 from xo_web.sender import Sender, refused, unavailable
 
@@ -270,7 +271,7 @@ class ChipsDesk(Sender):
     def open_fixed(self, signer: Signer, fixed: Fixed, name: str, rounds: int) -> None:
         """Open the channel ``fixed`` named ``name`` with ``signer``'s deposit, once the chain's rules allow it (a 409
         saying why not); the store remembers its name first, so a match started later finds it."""
-        if problem := self.open_refusal(fixed):
+        if problem := self.open_refusal(fixed, name):
             raise refused(f"{problem}; nothing was submitted")
         with self.store(signer.public_key) as store:
             store.remember_channel(channel_id(fixed), ChannelTerms(name, fixed, rounds))
@@ -294,7 +295,7 @@ class ChipsDesk(Sender):
         self._submit(signer, [tx.join(signer, record.fixed, record.held)], f"the deposit into {ident.hex()[:8]}")
         note = short_challenge_note(record.fixed.duration)
         return {"channel": ident.hex(), "message": f"Your deposit of {record.fixed.deposits[index]} chips is in: "
-                f"the match can start. A challenge must be answered within {record.fixed.duration} s."
+                f"the match can start. A challenge must be answered within {duration(record.fixed.duration)}."
                 + (f" Note: {note}." if note else "")}  # fmt: skip
 
     def challenge(self, player: str, ident: bytes) -> Json:
@@ -356,13 +357,16 @@ class ChipsDesk(Sender):
         raise refused(f"{quoted(given, None)} is neither a public key nor the name of a key in {self.key_dir}; "
                       "nothing was submitted")  # fmt: skip
 
-    def open_refusal(self, fixed: Fixed) -> str | None:
-        """Why chips-tp would refuse the open of ``fixed`` as the chain stands (:mod:`chips_client.checks`), or None;
-        a 409 if the chain's floor setting is unreadable, a 502 if the REST API cannot answer."""
+    def open_refusal(self, fixed: Fixed, name: str | None = None) -> str | None:
+        """Why chips-tp would refuse the open of ``fixed`` (named ``name``) as the chain stands
+        (:mod:`chips_client.checks`; a name taken said as a name), or None; a 409 if the chain's floor setting is
+        unreadable, a 502 if the REST API cannot answer."""
         try:
             with self.client() as client:
                 chain = self.chain(client)
                 existing = chain.channel(channel_address(channel_id(fixed)))
+                if existing is not None and name is not None:
+                    return name_taken(name, existing)
                 account = chain.account(fixed.participants[0])
                 return checks.open_refusal(existing, account, fixed, chain.challenge_floor())
         except InvalidInput as error:

@@ -22,7 +22,7 @@ from xo_client import checks, games
 from xo_client.checks import check_name
 from xo_client.games import resulting_game
 from xo_client.notation import BadSpace, parse_space
-from xo_client.outcome import outcome_text
+from xo_client.outcome import mover_text, outcome_text
 from xo_client.transactions import describe, make_xo_transaction
 from xo_core.text import game_label
 from xo_tp.family import game_address
@@ -99,7 +99,10 @@ class Mover(Sender):
         except CommandError as error:
             raise unavailable(error) from None
         names = self.names()
-        ending = outcome_text(game, names) if found and game is not None else None
+        ending = None
+        if found and game is not None:
+            mark = mover_text(game, signer.public_key) if move.action == "take" else None
+            ending = outcome_text(game, names) or mark
         return 200, {
             "status": "COMMITTED",
             "batch_id": batch_id,
@@ -116,7 +119,7 @@ class Mover(Sender):
             return f"{'; '.join(problems)} (not XO data, so the processor cannot apply any move to this game)"
         game = games.find_game(found, move.name)
         if move.action == CREATE:
-            return checks.refuse_create(move.name, game)
+            return checks.refuse_create(move.name, game, self.names())
         if move.action == DELETE:
             return checks.refuse_delete(move.name, game)
         assert move.space is not None

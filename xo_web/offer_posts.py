@@ -29,17 +29,25 @@ from typing import Any, Final, NamedTuple
 
 from chips_client import transactions as tx
 from chips_client.channels import MAX_ROUNDS, rounds_of
+from chips_client.faucet import cannot_cover
 from chips_client.narration import player as known_as
 from chips_client.offer_board import Post
 from chips_client.offer_desk import Published, decide
-from chips_client.offers import MAX_OFFER_SECONDS, Terms, channel_name, make_offer, terms_problem
+from chips_client.offers import (
+    MAX_OFFER_SECONDS,
+    Terms,
+    accept_number,
+    channel_name,
+    make_offer,
+    terms_problem,
+)
 from chips_client.store import ChannelTerms
 from chips_tp.channel import APPS as GAMES
 from chips_tp.channel import MAX_DURATION, MIN_DURATION
 from client_core.broker import BrokerError
 from client_core.errors import CommandError
 from xo_core.signing import Signer
-from xo_core.text import quoted
+from xo_core.text import duration, quoted
 from xo_web.chips_desk import MAX_AMOUNT, ChipsDesk, parse_player, whole_field
 from xo_web.chips_matches import Matches
 from xo_web.errors import UNAVAILABLE, ApiError, bad_request
@@ -117,11 +125,12 @@ class OfferPosts:
         except CommandError as error:
             raise unavailable(error) from None
         if terms.challenge < floor:
-            raise refused(f"this chain's challenges last at least {floor} s (chips.min_challenge_seconds), not "
-                          f"{terms.challenge}: an accept could not be opened; nothing was published")  # fmt: skip
+            raise refused(f"this chain's challenges last at least {duration(floor)} "
+                          f"(chips.min_challenge_seconds), not {duration(terms.challenge)}: an accept could not be "
+                          "opened; nothing was published")  # fmt: skip
         if balance < terms.deposit:
-            raise refused(f"your {balance} free chips cannot cover the {terms.deposit} deposit: an accept could not "
-                          "be joined; nothing was published")  # fmt: skip
+            raise refused(f"{cannot_cover(balance, terms.deposit)}: an accept could not be joined; nothing was "
+                          "published")  # fmt: skip
         session = self.feed.session
         if session is None:
             raise ApiError(503, UNAVAILABLE, "Broker Unavailable", f"no broker: {self.feed.message}")
@@ -139,8 +148,8 @@ class OfferPosts:
                 self.posted.pop(signed.offer.id, None)
             raise ApiError(502, UNAVAILABLE, "Broker Unavailable", f"{error.message}; nothing was published") from None
         return {"offer": signed.offer.id, "expires": signed.offer.expires,
-                "message": f"Your offer is on the board for {request.seconds} s: the first accept is joined and "
-                           "played here."}  # fmt: skip
+                "message": f"Your offer is on the board for {duration(request.seconds)}: the first accept is "
+                           "joined and played here."}  # fmt: skip
 
     def withdraw(self, player: str, offer_id: str) -> Json:
         """Withdraw the page's offer ``offer_id``: cleared from the board; a 409 unless it is theirs and open."""
@@ -196,7 +205,7 @@ class OfferPosts:
     def _join(self, posted: Posted, channel: Any) -> None:
         offer = posted.published.signed.offer
         fixed, ident = channel.fixed, channel.id
-        name = channel_name(offer.id, 1)
+        name = channel_name(offer.id, accept_number(offer, fixed, posted.published.count) or 1)  # the accepter's name
         with self.desk.store(posted.signer.public_key) as store:
             store.remember_channel(ident, ChannelTerms(name, fixed, rounds_of(fixed)))
         try:

@@ -31,6 +31,19 @@ from xo_core.signing import Signer
 
 
 @dataclass
+class StateReader:
+    """The state reads of :class:`client_core.rest.RestClient`, from the in-memory ledger."""
+
+    ledger: Chain
+
+    def get_state(self, address: str) -> bytes | None:
+        return self.ledger.state.get(address)
+
+    def list_state(self, prefix: str) -> list[tuple[str, bytes]]:
+        return sorted((a, d) for a, d in self.ledger.state.items() if a.startswith(prefix))
+
+
+@dataclass
 class HandlerChain:
     """The chain a ``chips`` command reads and submits to, applying the real handler; ``submitted`` counts batches."""
 
@@ -57,6 +70,11 @@ class HandlerChain:
 
     def submit(self, transaction: Transaction, what: str) -> None:
         self.submit_all([transaction], what)
+
+    @property
+    def client(self) -> StateReader:
+        """What the REST client answers of state, for the commands that read it directly (tournaments)."""
+        return StateReader(self.ledger)
 
     def submit_all(self, transactions: list[Transaction], what: str) -> str:
         self.submitted += 1

@@ -7,6 +7,8 @@ import json
 import pytest
 
 from chips_client import transactions as tx
+from chips_client.match import Match
+from client_core.errors import TerminateRequest
 from tests.chips_tp.harness import ALICE, BOB, FLOOR, ISSUER
 
 
@@ -53,9 +55,8 @@ def test_a_join_says_how_long_a_challenge_lasts_and_warns_when_that_is_short(pla
     [
         ("alice", ["transfer", "bob", "500"], "the transfer", "the transfer needs 500 chips but the account "),
         ("alice", ["issue", "bob", "5"], "the issue", "only the keys in the setting chips.issuers may issue chips"),
-        ("alice", opening("rich", 60, deposit=150), "the open", "the deposit into channel "),
     ],
-    ids=["transfer", "issue", "open"],
+    ids=["transfer", "issue"],
 )  # fmt: skip
 def test_the_validators_refusal_comes_first_in_its_own_words_unless_no_validate(players, who, argv, what, reason):
     before = players.chain.balance(ALICE.public_key)
@@ -68,13 +69,24 @@ def test_the_validators_refusal_comes_first_in_its_own_words_unless_no_validate(
     assert players.chain.submitted == 1 and players.chain.balance(ALICE.public_key) == before
 
 
+def test_a_deposit_too_large_says_your_free_chips_and_where_chips_come_from(players):
+    code, _, err = players.run("alice", *opening("rich", 60, deposit=150))
+    assert code == 1 and players.chain.submitted == 0
+    assert err == ("chips: error: your 100 free chips cannot cover a deposit of 150 (on xo-devnet 'chips faucet' "
+                   "gives a key chips; elsewhere ask the network's issuer); nothing was submitted\n")  # fmt: skip
+    assert ALICE.public_key[:8] not in err and "the account" not in err
+    code, _, err = players.run("alice", *opening("rich", 60, deposit=150), "--no-validate")
+    assert code == 1 and "the validator rejected the open: the deposit into channel " in err  # its own words
+
+
 def test_a_join_the_chain_would_refuse_is_refused_first_with_its_words(players):
     players.chain.submit(tx.transfer(BOB, ALICE.public_key, 90), "a transfer")
     players.chain.submitted = 0
     assert players.run("alice", *opening("dear", 3600))[0] == 0
     code, _, err = players.run("bob", "join", "dear")
     assert code == 1 and players.chain.submitted == 1  # the open only
-    assert "the deposit into channel " in err and f"{BOB.public_key[:8]}... holds 10; nothing was submitted" in err
+    assert "your 10 free chips cannot cover a deposit of 20 (on xo-devnet 'chips faucet' gives" in err
+    assert err.rstrip().endswith("; nothing was submitted") and BOB.public_key[:8] not in err
     code, _, err = players.run("bob", "join", "dear", "--no-validate")
     assert code == 1 and players.chain.submitted == 2
     assert "the validator rejected the join: the deposit into channel " in err and "holds 10" in err
@@ -82,3 +94,53 @@ def test_a_join_the_chain_would_refuse_is_refused_first_with_its_words(players):
     assert players.run("bob", "join", "dear")[0] == 0
     code, _, err = players.run("bob", "join", "dear")
     assert code == 1 and "is running: it is joined only while it is funding; nothing was submitted" in err
+
+
+def test_list_says_whose_move_it_is_and_what_comes_next_by_the_channels_name(players):
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    code, out, _ = players.run("bob", "list")
+    ident = players.chain.channels()[0].id.hex()[:8]  # bob's store does not know its name yet: its id names it
+    assert code == 0
+    assert f"next (open to you): pay your deposit of 20 chips in: chips join {ident} --username bob" in out
+    assert players.run("bob", "join", "duel")[0] == 0
+    code, out, _ = players.run("alice", "list")
+    assert code == 0
+    assert "running: game 1 of 3, you (X) to move" in out and "next: your move: chips play duel --username alice" in out
+    code, out, _ = players.run("bob", "list")
+    assert "running: game 1 of 3, alice (X) to move" in out and "next: alice's move" in out
+    assert "on chain" not in out and "turn 0" not in out
+    listed = json.loads(players.run("bob", "list", "--json")[1])
+    assert (listed[0]["status"], listed[0]["turn"]) == ("running", 0)  # the raw forms stay in --json
+
+
+@pytest.mark.parametrize(("interrupt", "how", "code"), [(KeyboardInterrupt, "Ctrl-C", 130),
+                                                        (TerminateRequest, "SIGTERM", 143)])  # fmt: skip
+def test_leaving_a_match_says_where_it_stands_and_how_to_go_on_with_no_error_line(players, monkeypatch, interrupt,
+                                                                                   how, code):  # fmt: skip
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    assert players.run("bob", "join", "duel")[0] == 0
+
+    def leave(match: Match, time_limit: float | None = None) -> str:
+        match._load(match.chain.channel(match.address))
+        raise interrupt
+
+    monkeypatch.setattr(Match, "run", leave)
+    left, out, err = players.run("bob", "play", "duel")
+    assert (left, err) == (code, "")
+    for must in (f"you left ({how}): channel 'duel' stays open on the chain, the match unfinished: game 1 of 3, "
+                 "alice (X) to move", "at stake: your deposit of 20 chips", "if alice challenges you, your move must "
+                 "be on chain within 1 h 0 min (by ", "to go on with it: chips play duel --username bob"):  # fmt: skip
+        assert must in out, out
+    assert "error" not in out and "turn 0" not in out
+    code_bot, out, _ = players.run("alice", "bot", "duel")
+    assert code_bot == code and "to go on with it: chips bot duel --username alice" in out
+
+
+def test_a_name_used_before_with_the_same_opponent_and_terms_says_to_choose_another_name(players):
+    assert players.run("alice", *opening("duel", 3600))[0] == 0
+    code, _, err = players.run("alice", *opening("duel", 3600))
+    assert code == 1 and players.chain.submitted == 1
+    assert err == ("chips: error: a channel 'duel' with this opponent on these terms was opened before (it is "
+                   "funding): give the new one another name; nothing was submitted\n")  # fmt: skip
+    assert "nonce" not in err
+    assert players.run("alice", *opening("duel-2", 3600))[0] == 0

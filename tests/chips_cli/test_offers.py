@@ -7,7 +7,10 @@ import threading
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from chips_cli import offers
+from chips_client import offer_board
 from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of
 from chips_client.declines import make_decline
@@ -18,6 +21,7 @@ from chips_tp.state import FUNDING, Channel, encode_channel
 from client_core.answers import BatchStatus, StateChange
 from client_core.blocks import BlockChanges, BlockRef
 from client_core.errors import Rejected, Unavailable
+from client_core.ratings import Standing
 from xo_core.signing import Signer
 
 BOB = Signer.from_hex("22" * 32)
@@ -157,7 +161,7 @@ def test_a_person_joins_one_accept_a_pass_and_looks_again_after_the_match(monkey
     assert chain.posts == [1]
     chain.commit(2, chain.listed[:1], [])
     offers._one_pass(offering, desk)
-    assert played == [chain.listed[0].id.hex()] and chain.posts == [1]
+    assert played == [offers.channel_name(published.signed.offer.id, 1)] and chain.posts == [1]  # the accepter's name
 
 
 def test_accepts_the_house_cannot_fund_are_declined_at_once_and_a_busy_house_waits_then_declines(capsys, monkeypatch):
@@ -199,3 +203,24 @@ def test_an_accepter_stops_waiting_for_the_join_the_moment_its_offerer_declines_
     started = time.monotonic()
     assert offers._await_join(book, address_of(fixed), 30.0, declined) is False
     assert time.monotonic() - started < 5 and declined.reason == "the house is full"
+
+
+def test_an_offerers_rating_counts_games_with_their_plural_and_marks_a_provisional_one():
+    one = Standing("02" + "a" * 64, 29.664, 7.821, 1, 1, 0, 0)
+    assert offers.rating_text(one) == "rated 29.66? ± 7.82 (1 game)"
+    seasoned = one._replace(games=6, wins=4, losses=1, draws=1)
+    assert offers.rating_text(seasoned) == "rated 29.66 ± 7.82 (6 games)"
+    assert offers.rating_text(None) == "no staked games yet"
+    for said in (offers.rating_text(one), offers.rating_text(seasoned), offers.rating_text(None)):
+        assert "match" not in said and "1 games" not in said
+
+
+@pytest.mark.parametrize("game", ["xo", "rps"])
+def test_no_open_offers_of_a_game_suggests_offering_one_of_that_game(monkeypatch, capsys, game):
+    monkeypatch.setattr(offers, "_board", lambda _args, _game: offer_board.Board([], 0))
+    args = argparse.Namespace(game=game, format="table", key_dir=None, username="dave", url=None)
+    monkeypatch.setattr(offers.session, "own_public_key", lambda _args: None)
+    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+    assert offers.offers(args) == 0
+    said = capsys.readouterr().out
+    assert said == f"no open offers of {game}; make one with: chips offer --game {game} --stake 10 --deposit 50\n"

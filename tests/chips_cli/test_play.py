@@ -15,7 +15,7 @@ from chips_cli.terminal import PersonChooser
 from chips_client.asking import Question
 from chips_client.computer import Computer
 from client_core.broker import BrokerUnreachable
-from client_core.errors import InvalidInput, Unavailable
+from client_core.errors import InvalidInput, TerminateRequest, Unavailable
 from xo_client.notation import board_lines
 
 
@@ -114,3 +114,22 @@ def test_a_broker_error_is_not_waited_for_by_the_chain_reads():
 
     with pytest.raises(BrokerUnreachable):
         play.patiently(read, sleep=lambda _s: None)
+
+
+@pytest.mark.parametrize(("interrupt", "how", "code"), [(KeyboardInterrupt, "Ctrl-C", 130),
+                                                        (TerminateRequest, "SIGTERM", 143)])  # fmt: skip
+def test_watch_says_it_is_watching_and_what_it_does_and_stops_with_a_clear_line(table, monkeypatch, interrupt, how,
+                                                                                  code):  # fmt: skip
+    table.player("bob")
+
+    def stop(_seconds: float) -> None:
+        raise interrupt
+
+    monkeypatch.setattr(play.time, "sleep", stop)
+    stopped, out, err = table.run("bob", "watch", "--defend", "--poll", "1")
+    assert (stopped, err) == (code, "")
+    for must in ("watching your channels on the chain every 1 s, answering every challenge against you with the "
+                 "latest state in your store; Ctrl-C stops", "you take part in no channel yet",
+                 f"stopped watching ({how}): challenges against you are no longer answered"):  # fmt: skip
+        assert must in out, out
+    assert "error" not in out

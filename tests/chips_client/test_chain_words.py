@@ -3,10 +3,12 @@ a channel by the first digits of its id, which an open's words work out as the c
 
 import pytest
 
+from chips_client import tournament_transactions as ttx
 from chips_client import transactions
 from chips_client.chain_words import words
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.payload import parse_payload
+from chips_tp.tournament_ops import Create
 from client_core.blocks import ChainTransaction
 from xo_core.protobuf.transaction_pb2 import TransactionHeader
 from xo_core.signing import Signer
@@ -31,8 +33,24 @@ def on_chain(transaction) -> ChainTransaction:
         (transactions.join(BOB, FIXED, 50), f"chips join {SHORT}"),
         (transactions.cancel(ALICE, FIXED), f"chips cancel {SHORT}"),
         (transactions.finalize(BOB, FIXED), f"chips finalize {SHORT}"),
+        (
+            ttx.create(ALICE, Create("bob's cup", "xo", "swiss", 3, 10, (2, 8), 60, 180, (60, 40))),
+            'chips create tournament "bob\'s cup": xo swiss of 3 rounds, buy-in 10, 2..8 players, prizes 60/40',
+        ),
+        (ttx.enter(BOB, "cup", 10), "chips enter tournament 'cup', buy-in 10"),
+        (ttx.advance(BOB, "cup"), "chips advance tournament 'cup'"),
     ],
-    ids=["issue", "transfer", "open", "join", "cancel", "finalize"],  # the keys, and so the words, are new each run
+    ids=[
+        "issue",
+        "transfer",
+        "open",
+        "join",
+        "cancel",
+        "finalize",
+        "create",
+        "enter",
+        "advance",
+    ],  # the keys, and so the words, are new each run
 )
 def test_each_op_in_words(made, said):
     assert parse_payload(made.payload)  # what the processor reads

@@ -236,7 +236,7 @@ def test_the_chains_record_in_words_for_each_status():
     fixed = channel("xo")
     story = narration.Story(fixed, 3, BOB, NAMES)
     assert story.status(record(fixed, status="funding", funded=(True, False)), 0) == "waiting for your deposit"
-    assert story.status(record(fixed, turn=4), 0) == "running, turn 4 on chain"
+    assert story.status(record(fixed, turn=4), 0) == "running, its moves played off chain (the chain holds turn 4)"
     challenged = record(fixed, turn=4, challenge=ChallengeRecord(1000, BOB))
     assert story.status(challenged, 995).startswith("challenged by you at turn 4, to be answered before ")
     assert story.status(challenged, 995).endswith(" (5 s left)")

@@ -58,3 +58,19 @@ def test_a_record_that_is_not_a_channel_is_a_note():
     found, notes = finished_games("7d3d5201" + "0" * 62, b"\xa0")
     assert found == []
     assert len(notes) == 1
+
+
+def tournament_match(state: State, payout: tuple[int, int]) -> bytes:
+    fixed = Fixed((OPENER, OPPONENT), XO, 1, (0, 0), 60, 7 << 8 | 1)
+    ident = channel_id(fixed)
+    data = encode_state(state._replace(channel=ident), xo_app.encode)  # type: ignore[arg-type]
+    return encode_channel(Channel(ident, fixed, CLOSED, (True, True), 0, state.turn, data, None, payout))
+
+
+def test_a_tournament_match_counts_as_one_game_as_its_tournament_records_it():
+    rest = xo_app.XoData(xo_app.PLAY_AGAIN_ME_FIRST, 0, 0)
+    assert outcomes(tournament_match(State(b"", 9, True, rest, (2, 0)), (2, 0))) == [Outcome(OPENER, OPPONENT, WIN)]
+    assert outcomes(tournament_match(State(b"", 9, True, rest, (1, 1)), (1, 1))) == [Outcome(OPENER, OPPONENT, DRAW)]
+    # Finalized at turn 0: the opener, due to move, did not answer the challenge and forfeits.
+    turn_zero = State(b"", 0, False, xo_app.INITIAL, (1, 1))
+    assert outcomes(tournament_match(turn_zero, (1, 1))) == [Outcome(OPENER, OPPONENT, LOSS)]

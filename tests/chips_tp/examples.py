@@ -14,6 +14,8 @@ from chips_tp.hashes import challenge_message, digest_to_sign, sign, state_messa
 from chips_tp.ops import Challenge, Issue, Join, Open, Respond, SignedState, Transfer
 from chips_tp.payload import encode_payload
 from chips_tp.state import Account, encode_account, encode_channel
+from chips_tp.tournament import MATCH_PURPOSE
+from chips_tp.tournament_ops import Create
 from rps_tp.commitment import commitment, preimage
 from xo_core import canonical
 from xo_core.signing import Signer
@@ -92,7 +94,13 @@ def examples() -> dict[str, bytes]:
         "rps commitment preimage": preimage(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT),
         "rps commitment": commitment(RPS_ID.hex(), 1, ALICE.public_key, "rock", SALT),
         "rps state of turn 1": rps_proposal(),
+        "tournament create": encode_payload(TOURNAMENT),
+        "tournament match nonce preimage": canonical.encode([MATCH_PURPOSE, "spring", 1, 0]),
     }
+
+
+#: The tournament the specification's example creates.
+TOURNAMENT = Create("spring", "xo", "swiss", 3, 10, (4, 16), 300, 180, (60, 30, 10))
 
 
 #: The examples that are raw bytes (a hash, a signature), not CBOR: shown in hex only.

@@ -22,10 +22,12 @@ from chips_tp.family import (
     channel_address,
     channel_addresses,
     open_addresses,
+    tournament_address,
 )  # fmt: skip
 from chips_tp.hashes import signed_by
 from chips_tp.payload import encode_payload, parse_payload
-from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, examples
+from chips_tp.tournament import match_nonce
+from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, TOURNAMENT, examples
 from tests.rps_tp.diagnostic import diagnostic, squeezed
 from xo_core.public_keys import is_curve_point
 from xo_core.settings import setting_address
@@ -57,7 +59,9 @@ def test_every_example_in_the_specification_is_checked_here():
     assert len(blocks("cbor-diag")) == len(EXAMPLES) - len(RAW)
 
 
-@pytest.mark.parametrize("title", ["issue", "transfer", "open", "join", "challenge", "challenge of turn 0", "respond"])
+@pytest.mark.parametrize(
+    "title", ["issue", "transfer", "open", "join", "challenge", "challenge of turn 0", "respond", "tournament create"]
+)
 def test_the_payload_examples_parse_back_to_themselves(title):
     assert encode_payload(parse_payload(EXAMPLES[title])) == EXAMPLES[title]
 
@@ -85,7 +89,7 @@ def test_the_addresses_in_the_specification():
     shown = set(re.findall(r"\b(?:7d3d52|000000)[0-9a-f]{16,}\b", text))
     assert shown == {
         account_address(ALICE.public_key), account_address(BOB.public_key), channel_address(CHANNEL_ID),
-        ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS,
+        ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, tournament_address(TOURNAMENT.name),
     }  # fmt: skip
     assert setting_address("chips.min_challenge_seconds") == MIN_CHALLENGE_ADDRESS
     assert setting_address("chips.issuers") == ISSUERS_ADDRESS
@@ -112,3 +116,11 @@ def test_every_key_the_specification_shows_is_a_point_on_the_curve():
     keys = set(re.findall(r"\b0[23][0-9a-f]{64}\b", SPEC.read_text(encoding="utf-8")))
     assert {ALICE.public_key, BOB.public_key, ISSUER.public_key} <= keys
     assert [key for key in keys if not is_curve_point(key)] == []
+
+
+def test_the_tournament_example_names_its_match_channel_nonce():
+    digest = hashlib.sha256(EXAMPLES["tournament match nonce preimage"]).digest()
+    nonce = int.from_bytes(digest[:7], "big") << 8 | 1
+    assert nonce == match_nonce(TOURNAMENT.name, 1, 0, TOURNAMENT.game) == 0xCCCB832E02849401
+    text = SPEC.read_text(encoding="utf-8")
+    assert f"`0x{nonce:016x}` ({nonce})" in text and digest.hex()[:14] in text

@@ -55,7 +55,9 @@ def test_players_with_the_same_record_are_ranked_by_key_and_the_best_first():
     assert table[0].as_json(1) == {
         "rank": 1, "key": B, "rating": round(table[0].rating, 6), "deviation": round(table[0].deviation, 6),
         "ordinal": round(table[0].rating - 3 * table[0].deviation, 6), "games": 1, "wins": 1, "losses": 0, "draws": 0,
+        "provisional": True,
     }  # fmt: skip
+    assert table[0].words() == f"rated {table[0].rating:.2f}? ± {table[0].deviation:.2f} (1 game)"
 
 
 def toy_reader(address: str, data: bytes) -> tuple[list[Finished], list[str]]:

@@ -4,7 +4,9 @@ The chips-issuer-key service makes the key `chips-issuer` in the players' keys v
 validator that makes the genesis block starts; that validator reads its public key from the same volume
 (XO_CHIPS_ISSUER_KEY_FILE, which docker/start-validator.sh puts in `chips.issuers`), and the shell, where
 players run `chips issue ... --username chips-issuer`, keeps its keys there. The key's command is run here
-too, in a directory standing for the volume.
+too, in a directory standing for the volume. The integration suite's container reads the same key (XO_CHIPS_ISSUER)
+to issue its players chips. The genesis block also sets the challenge floor: chips-tp's own default unless a variable
+moves it, 1 s in the test files, whose chips test lets a challenge of 1 s run out.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from chips_cli.arguments import build_parser
+from chips_tp.channel import DEFAULT_MIN_DURATION
 from tests.docker.compose_files import (
     NETWORKS,
     REPO_ROOT,
     SINGLE_NODE,
+    TEST_OVERRIDES,
+    TEST_SERVICE,
     argv,
     dependencies,
     flag_values,
@@ -74,11 +79,36 @@ def test_the_genesis_maker_reads_the_issuer_key_the_shell_holds(network: str) ->
 
 
 @pytest.mark.parametrize("network", NETWORKS)
+def test_the_suite_issues_chips_with_the_genesis_issuer_s_private_key(network: str) -> None:
+    """Without it every chips test of the suite skips: it has no key that may issue its players' chips."""
+    merged = services(network, TEST_OVERRIDES[network])
+    public = PurePosixPath(merged[genesis_maker(network)]["environment"]["XO_CHIPS_ISSUER_KEY_FILE"])
+    suite = merged[TEST_SERVICE]
+    private = PurePosixPath(suite["environment"]["XO_CHIPS_ISSUER"])
+
+    assert private.name == f"{ISSUER_KEY_NAME}.priv"
+    assert mounts(suite)[str(private.parent)] == mounts(merged[genesis_maker(network)])[str(public.parent)]
+    assert mounts(suite)[str(private.parent)][1] == "ro"
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_the_genesis_challenge_floor_is_chips_tp_s_default_unless_moved(network: str) -> None:
+    maker = genesis_maker(network)
+    floor = {"XO_CHIPS_MIN_CHALLENGE_SECONDS": "900"}
+
+    assert services(network)[maker]["environment"]["XO_CHIPS_MIN_CHALLENGE_SECONDS"] == str(DEFAULT_MIN_DURATION)
+    assert services(network, environment=floor)[maker]["environment"]["XO_CHIPS_MIN_CHALLENGE_SECONDS"] == "900"
+    tested = services(network, TEST_OVERRIDES[network], environment=floor)[maker]["environment"]
+    assert tested["XO_CHIPS_MIN_CHALLENGE_SECONDS"] == "1", "the test stack's floor is the suite's, whatever is set"
+
+
+@pytest.mark.parametrize("network", NETWORKS)
 def test_no_other_validator_names_an_issuer(network: str) -> None:
     maker = genesis_maker(network)
     for name, service in validators(network).items():
         if name != maker:
-            assert "XO_CHIPS_ISSUER_KEY_FILE" not in service.get("environment", {}), name
+            genesis_only = {"XO_CHIPS_ISSUER_KEY_FILE", "XO_CHIPS_MIN_CHALLENGE_SECONDS"}
+            assert not set(service.get("environment", {})) & genesis_only, name
             assert KEY_SERVICE not in dependencies(service), name
 
 
@@ -120,23 +150,23 @@ def documented_lines(prefix: str) -> list[list[str]]:
 
 
 def test_the_documented_chips_commands_in_the_shell_are_chips_command_lines() -> None:
-    prefix = "docker compose -f docker/docker-compose.yaml exec shell chips "
+    prefix = "docker compose -p xo-devmode -f docker/docker-compose.yaml exec shell chips "
     lines = documented_lines(prefix)
-    issued = [line for line in lines if line[7] == "issue"]
+    issued = [line for line in lines if line[9] == "issue"]
 
     assert issued and len(lines) > len(issued)
     for line in lines:
-        build_parser().parse_args(line[7:])  # a bad flag or argument exits 2, failing the test
+        build_parser().parse_args(line[9:])  # a bad flag or argument exits 2, failing the test
     for line in issued:
         assert line[line.index("--username") + 1] == ISSUER_KEY_NAME
 
 
 def test_the_documented_sawset_proposes_the_shells_issuer_key() -> None:
     [read_key] = documented_lines("key=$(docker compose")
-    [propose] = documented_lines("docker compose -f docker/docker-compose.yaml exec validator sawset")
+    [propose] = documented_lines("docker compose -p xo-devmode -f docker/docker-compose.yaml exec validator sawset")
     _, shell_path = shell_key_dir(SINGLE_NODE)
 
     assert read_key[-1] == f"{PurePosixPath(shell_path).relative_to('/home/xo')}/{ISSUER_KEY_NAME}.pub)"
-    assert read_key[4:7] == ["exec", "-T", "shell"], "no terminal: the key is read without a carriage return"
+    assert read_key[6:9] == ["exec", "-T", "shell"], "no terminal: the key is read without a carriage return"
     assert propose[-1] == "chips.issuers=$key"
     assert propose[propose.index("--key") + 1] == "/etc/sawtooth/keys/validator.priv"

@@ -1,8 +1,10 @@
 """The networks the compose files describe hang together: every component reaches a validator that exists,
 on the port that validator listens on; the PBFT network is fully peered and every node has its own
-components; images are Sawtooth 1.2 "chime" or ours; nothing is published beyond 127.0.0.1. Each network
-with its test override, merged as `docker compose -f NETWORK -f OVERRIDE` merges them, names only services
-that exist, plays through a REST API of that network, and waits for the processors it needs."""
+components; images are Sawtooth 1.2 "chime" or ours; nothing is published beyond 127.0.0.1, on host ports that
+variables move. Each network with its test override, merged as `docker compose -f NETWORK -f OVERRIDE` merges them,
+names only services that exist, plays through a REST API of that network, and starts with `run` everything a move
+needs: the genesis block's settings-tp, the consensus engine, every processor and the broker. The files run under
+docker-compose 1.29 too: no top-level `name:`."""
 
 import json
 
@@ -12,17 +14,21 @@ from tests.docker.build_sources import DOCKERFILE, SETUP_PY, dockerfile
 from tests.docker.compose_files import (
     COMPOSE_FILES,
     DOCKER_DIR,
+    LOCAL_IMAGES,
+    MOVABLE_PORT,
     NETWORKS,
     PBFT,
     SINGLE_NODE,
     TEST_OVERRIDES,
     TEST_SERVICE,
     argv,
+    closure,
     connect_targets,
     dependencies,
     document,
     flag_values,
     program,
+    raw_document,
     services,
     url_host,
     validator_binds,
@@ -49,14 +55,20 @@ ENDPOINT_ROLE = {
     "rps-tp": "component",
     "chips-tp": "component",
 }
-# The processors a move needs on every node, and what a player waits for: our processors report their
-# registration through their health checks; Sawtooth's block-info-tp has none, but every block starts with a
-# block_info transaction, so no move commits without it either.
+# What a player (the shell, the suite) waits for on every node, by program, and how. The validator makes the genesis
+# block only once settings-tp has registered, and the next blocks only with its consensus engine; every block starts
+# with a block_info transaction; moves need our processors, which report their registration through their health
+# checks (Sawtooth's images have none); chips' off-chain moves need the broker.
 PLAYERS_WAIT_FOR = {
+    "settings-tp": "service_started",
+    "devmode-engine-rust": "service_started",
+    "pbft-engine": "service_started",
+    "sawtooth-rest-api": "service_started",
     "xo-tp": "service_healthy",
     "rps-tp": "service_healthy",
     "chips-tp": "service_healthy",
     "block-info-tp": "service_started",
+    "/usr/sbin/mosquitto": "service_started",
 }
 NODE_COMPONENTS = ("settings-tp", "block-info-tp", "sawtooth-rest-api", "xo-tp", "rps-tp", "chips-tp")
 
@@ -100,6 +112,24 @@ def test_our_services_are_built_from_a_stage_of_the_dockerfile(compose_file: str
             assert service["image"].endswith(":local"), name
 
 
+# The build arguments compose passes (docker/Dockerfile) and the variables that set them on a machine with no
+# registry: the base image, and where the wheels come from.
+BUILD_VARIABLES = {"BASE_IMAGE": "XO_BASE_IMAGE", "WHEELS": "XO_WHEELS"}
+
+
+@pytest.mark.parametrize("compose_file", COMPOSE_FILES)
+def test_our_images_are_built_as_the_dockerfile_builds_them_unless_variables_say_otherwise(compose_file: str) -> None:
+    """Unset, the variables give the Dockerfile's own defaults (Docker Hub's Python image, wheels built by pip)."""
+    local = {"XO_BASE_IMAGE": "xo-base:bookworm", "XO_WHEELS": "context"}
+    built = {name: service for name, service in services(compose_file).items() if "build" in service}
+    moved = services(compose_file, environment=local)
+
+    assert built
+    for name, service in built.items():
+        assert service["build"]["args"] == {arg: dockerfile().global_args[arg] for arg in BUILD_VARIABLES}, name
+        assert moved[name]["build"]["args"] == {arg: local[variable] for arg, variable in BUILD_VARIABLES.items()}
+
+
 @pytest.mark.parametrize("compose_file", NETWORKS)
 def test_every_component_connects_to_a_validator_on_the_port_it_listens_on(compose_file: str) -> None:
     listening = {name: validator_binds(service) for name, service in validators(compose_file).items()}
@@ -120,6 +150,36 @@ def test_ports_are_published_on_localhost_only(compose_file: str) -> None:
 
     assert published
     assert all(port.startswith("127.0.0.1:") for port in published), published
+
+
+@pytest.mark.parametrize("compose_file", NETWORKS)
+def test_every_published_port_moves_with_a_variable_of_its_own(compose_file: str) -> None:
+    """So that a network starts beside an xo-devnet, or the other network, on ports its user picks."""
+    written = [port for service in raw_document(compose_file)["services"].values() for port in service.get("ports", [])]
+    matches = [MOVABLE_PORT.fullmatch(port) for port in written]
+
+    assert written and all(matches), written
+    variables = [match["variable"] for match in matches if match]
+    assert len(variables) == len(set(variables)), variables
+    moved = {variable: str(20000 + index) for index, variable in enumerate(variables)}
+    published = [
+        port for service in services(compose_file, environment=moved).values() for port in service.get("ports", [])
+    ]
+    assert sorted(port.split(":")[1] for port in published) == sorted(moved.values())
+
+
+@pytest.mark.parametrize("compose_file", (*COMPOSE_FILES, LOCAL_IMAGES))
+def test_no_file_names_its_project(compose_file: str) -> None:
+    """docker-compose 1.29 refuses a top-level `name:`; the project is named with -p (docs/docker.md)."""
+    assert "name" not in raw_document(compose_file)
+
+
+@pytest.mark.parametrize("compose_file", NETWORKS)
+def test_every_sawtooth_service_runs_under_an_init_so_that_it_stops_when_told(compose_file: str) -> None:
+    """As process 1 of its container a Sawtooth program ignores SIGTERM: `down` would wait 10 s to kill each."""
+    for name, service in services(compose_file).items():
+        if program(service) in SAWTOOTH_CHIME_IMAGES or "build" in service:
+            assert service.get("init") is True, name
 
 
 @pytest.mark.parametrize("compose_file", NETWORKS)
@@ -193,12 +253,20 @@ def consensus(network: str) -> str:
 
 
 @pytest.mark.parametrize("network", NETWORKS)
-def test_a_test_override_only_adds_the_test_service_to_its_network(network: str) -> None:
+def test_a_test_override_adds_the_test_service_and_lowers_only_the_genesis_challenge_floor(network: str) -> None:
+    """Beside its own service, it sets one variable of the validator that makes the genesis block, which compose
+    merges into that validator's environment key by key."""
     override = TEST_OVERRIDES[network]
+    added = services(override)
+    (maker,) = [name for name in added if name != TEST_SERVICE]
 
     assert set(document(override)) == {"services"}, "an override that sets more than services merges differently"
-    assert set(services(override)) == {TEST_SERVICE}
-    assert TEST_SERVICE not in services(network)
+    assert TEST_SERVICE in added and TEST_SERVICE not in services(network)
+    assert added[maker] == {"environment": {"XO_CHIPS_MIN_CHALLENGE_SECONDS": "1"}}
+    assert "XO_CHIPS_ISSUER_KEY_FILE" in services(network)[maker]["environment"], "the validator that makes the genesis"
+    assert services(network, override)[maker]["environment"] == {
+        **services(network)[maker]["environment"], "XO_CHIPS_MIN_CHALLENGE_SECONDS": "1"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("network", NETWORKS)
@@ -221,7 +289,7 @@ def test_the_suite_plays_through_a_rest_api_of_its_network(network: str) -> None
 @pytest.mark.parametrize("network", NETWORKS)
 def test_the_suite_takes_its_settings_from_the_file_not_from_the_host_environment(network: str) -> None:
     """Compose fills ${VAR} from the host, where XO_REST_URL may name 127.0.0.1: the container's own loopback."""
-    environment = services(TEST_OVERRIDES[network])[TEST_SERVICE]["environment"]
+    environment = raw_document(TEST_OVERRIDES[network])["services"][TEST_SERVICE]["environment"]
 
     assert environment
     assert not [value for value in environment.values() if "$" in value], environment
@@ -248,15 +316,31 @@ def test_the_test_services_of_both_networks_differ_only_in_what_names_the_networ
 
 @pytest.mark.parametrize("network", NETWORKS)
 @pytest.mark.parametrize("player", ["shell", TEST_SERVICE])
-def test_players_wait_for_every_processor_a_move_needs_on_every_node(network: str, player: str) -> None:
+def test_players_wait_for_everything_a_move_needs_on_every_node(network: str, player: str) -> None:
     merged = services(network, TEST_OVERRIDES[network])
     waits_for = dependencies(merged[player])
-    processors = {name: program(service) for name, service in merged.items() if program(service) in PLAYERS_WAIT_FOR}
+    needed = {name: program(service) for name, service in merged.items() if program(service) in PLAYERS_WAIT_FOR}
+    engine = {"devmode": "devmode-engine-rust", "pbft": "pbft-engine"}[consensus(network)]
 
-    assert set(processors.values()) == set(PLAYERS_WAIT_FOR)
-    assert {name: waits_for.get(name) for name in processors} == {
-        name: PLAYERS_WAIT_FOR[program_name] for name, program_name in processors.items()
+    assert set(needed.values()) == set(PLAYERS_WAIT_FOR) - ({"devmode-engine-rust", "pbft-engine"} - {engine})
+    assert {name: waits_for.get(name) for name in needed} == {
+        name: PLAYERS_WAIT_FOR[program_name] for name, program_name in needed.items()
     }
+
+
+# What a player's `run` need not start: the monitoring, and the other player.
+NOT_NEEDED_TO_PLAY = {"/bin/prometheus", "/run.sh", "sleep", "pytest"}
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+@pytest.mark.parametrize("player", ["shell", TEST_SERVICE])
+def test_run_starts_every_service_of_the_network_a_player_needs(network: str, player: str) -> None:
+    """`docker compose run PLAYER` starts PLAYER's dependencies and theirs, and nothing else: anything left out (the
+    genesis block's settings-tp once was) leaves the validator waiting for ever."""
+    merged = services(network, TEST_OVERRIDES[network])
+    needed = {name for name, service in merged.items() if program(service) not in NOT_NEEDED_TO_PLAY}
+
+    assert closure(merged, player) == needed
 
 
 @pytest.mark.parametrize("network", NETWORKS)

@@ -11,6 +11,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 
 from tests.docker.build_sources import (
+    DOCKERFILE,
     console_scripts,
     dockerfile,
     dockerignore_allowlist,
@@ -69,23 +70,50 @@ def local_requirement(text: str) -> tuple[PurePosixPath, set[str]]:
 
 
 def test_the_image_python_is_one_setup_py_supports() -> None:
-    version = dockerfile().global_args["PYTHON_VERSION"]
+    base = dockerfile().global_args["BASE_IMAGE"]
+    match = re.fullmatch(r"python:(?P<version>3\.\d+)-slim-bookworm", base)
 
-    assert SpecifierSet(setup_literal("python_requires")).contains(f"{version}.0")
-    assert f"Programming Language :: Python :: {version}" in setup_literal("classifiers")
+    assert match, f"the default base is Docker Hub's slim Python image: {base}"
+    assert SpecifierSet(setup_literal("python_requires")).contains(f"{match['version']}.0")
+    assert f"Programming Language :: Python :: {match['version']}" in setup_literal("classifiers")
     for stage in dockerfile().stages:
-        if stage.base.startswith("python:"):
-            assert stage.base == f"python:{version}-slim-bookworm", stage.name
+        if stage.base not in ("scratch", *(other.name for other in dockerfile().stages)):
+            assert stage.base == base, f"stage {stage.name} is not built on BASE_IMAGE"
+
+
+def test_no_syntax_line_makes_buildkit_pull_a_frontend() -> None:
+    """`# syntax=...` makes BuildKit fetch that frontend from a registry; the built-in one reads this file."""
+    first_lines = DOCKERFILE.read_text(encoding="utf-8").lstrip().splitlines()
+    assert not any(re.match(r"#\s*syntax\s*=", line, re.IGNORECASE) for line in first_lines if line.startswith("#"))
+
+
+# Where the wheels come from, by the WHEELS build argument: built by pip in a stage of their own, or built on the host
+# (scripts/compose-test) and taken from the build context. Either stage leaves them in the same directory.
+WHEEL_SOURCES = {"pip": "wheels-pip", "context": "wheels-context"}
+
+
+def test_the_wheels_stage_is_the_one_the_wheels_argument_names() -> None:
+    stages = {stage.name: stage for stage in dockerfile().stages}
+
+    assert dockerfile().global_args["WHEELS"] in WHEEL_SOURCES
+    for value, stage in WHEEL_SOURCES.items():
+        assert stage in stages and stages["wheels"].base.replace(dockerfile().global_args["WHEELS"], value) == stage
+    (copy,) = stages["wheels-context"].all("COPY")
+    source, destination = copy.arguments.split()
+    (build,) = pip_runs("wheels-pip", "wheel")
+    assert stages["wheels-context"].base == "scratch" and destination == build.options["--wheel-dir"]
+    assert source == "docker/wheels"
+    assert "docker/wheels/" in (REPO_ROOT / ".gitignore").read_text(encoding="utf-8").splitlines(), "built, not kept"
 
 
 def test_the_wheels_are_built_from_the_copied_build_context_with_an_extra_setup_py_defines() -> None:
     """The build context is the directory holding setup.py (test_compose_networks checks compose points there)."""
-    wheels = dockerfile().stage("wheels")
+    wheels = dockerfile().stage("wheels-pip")
     workdir = PurePosixPath(wheels.one("WORKDIR").arguments)
     (copy,) = wheels.all("COPY")
     source, destination = copy.arguments.split()
 
-    (build,) = pip_runs("wheels", "wheel")
+    (build,) = pip_runs("wheels-pip", "wheel")
     (requirement,) = build.requirements
     path, extras = local_requirement(requirement)
     assert source == ".", "the whole build context is copied"
@@ -95,7 +123,7 @@ def test_the_wheels_are_built_from_the_copied_build_context_with_an_extra_setup_
 
 
 def test_every_install_takes_the_wheels_stage_output_and_nothing_from_an_index() -> None:
-    (build,) = pip_runs("wheels", "wheel")
+    (build,) = pip_runs("wheels-pip", "wheel")
     wheel_dir = build.options["--wheel-dir"]
 
     for stage in ("runtime", "integration-tests"):
@@ -113,13 +141,25 @@ def test_the_runtime_installs_only_the_package_and_the_tests_stage_adds_the_extr
 
     (tests,) = pip_runs("integration-tests", "install")
     (requirement,) = (Requirement(text) for text in tests.requirements)
-    (build,) = pip_runs("wheels", "wheel")
+    (build,) = pip_runs("wheels-pip", "wheel")
     assert requirement.name == name
     assert requirement.extras, "the test stage needs the test extra"
     assert requirement.extras <= local_requirement(build.requirements[0])[1], "only built extras can be installed"
     program = dockerfile().stage("integration-tests").one("CMD").exec_form()[0]
     extra_requirements = setup_literal("extras_require")
     assert program in {Requirement(text).name for extra in requirement.extras for text in extra_requirements[extra]}
+
+
+def test_the_test_image_holds_pytest_and_its_plugins_only_pinned_as_the_test_extra_pins_them() -> None:
+    """Not the whole test extra (a browser driver, a linter...): the suite in the container needs pytest, its
+    --timeout (pytest-timeout) and -n (pytest-xdist, scripts/compose-test)."""
+    (tests,) = pip_runs("integration-tests", "install")
+    extras = setup_literal("extras_require")
+    installed = [Requirement(text) for extra in Requirement(tests.requirements[0]).extras for text in extras[extra]]
+    pinned = {Requirement(text).name: Requirement(text).specifier for text in extras["test"]}
+
+    assert {requirement.name for requirement in installed} == {"pytest", "pytest-timeout", "pytest-xdist"}
+    assert all(requirement.specifier == pinned[requirement.name] for requirement in installed), installed
 
 
 def test_the_default_target_runs_xo_tp_as_an_unprivileged_user_with_a_health_check() -> None:
@@ -167,5 +207,5 @@ def test_the_build_context_allowlist_holds_everything_the_build_reads() -> None:
             needed.update(source for source in sources if source != ".")
 
     for path in sorted(needed):
-        assert (REPO_ROOT / path).exists(), path
+        assert path == "docker/wheels" or (REPO_ROOT / path).exists(), path  # built by scripts/compose-test
         assert any(path == entry or path.startswith(entry + "/") for entry in included), path

@@ -1,5 +1,6 @@
 """Each network runs the players' MQTT broker (eclipse-mosquitto): published on 127.0.0.1:1883, configured by the
-repository's docker/mosquitto/mosquitto.conf, its sessions kept in a volume, and named by the shell's $XO_BROKER.
+repository's docker/mosquitto/mosquitto.conf, its sessions kept in a volume, and named by the shell's and the
+integration suite's $XO_BROKER.
 That configuration itself runs under Debian's mosquitto and keeps what is sent to a player who is offline."""
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from typing import Any
 import pytest
 
 from client_core.broker import BrokerAddress, BrokerSession
-from tests.docker.compose_files import DOCKER_DIR, NETWORKS, argv, document, program, services
+from tests.docker.compose_files import (
+    DOCKER_DIR,
+    NETWORKS,
+    TEST_OVERRIDES,
+    TEST_SERVICE,
+    argv,
+    document,
+    program,
+    services,
+)
 from tests.mosquitto import running_config
 
 MOSQUITTO = "/usr/sbin/mosquitto"
@@ -49,13 +59,15 @@ def test_the_broker_is_published_on_localhost_on_the_port_it_listens_on(network:
     _, broker = the_broker(network)
     [listener] = directives(CONFIG)["listener"]
     port = listener.split()[0]
-    assert broker["ports"] == [f"127.0.0.1:1883:{port}"]
+    assert broker["ports"] == [f"127.0.0.1:1883:{port}"]  # unless XO_BROKER_PORT moves it (test_compose_networks)
 
 
 @pytest.mark.parametrize("network", NETWORKS)
-def test_the_shell_s_players_find_the_broker_of_their_network(network: str) -> None:
+@pytest.mark.parametrize("player", ["shell", TEST_SERVICE])
+def test_the_players_find_the_broker_of_their_network(network: str, player: str) -> None:
+    """The shell's players, and the integration suite's chips matches, which skip without a broker."""
     name, _ = the_broker(network)
-    address = BrokerAddress.parse(services(network)["shell"]["environment"]["XO_BROKER"], {})
+    address = BrokerAddress.parse(services(network, TEST_OVERRIDES[network])[player]["environment"]["XO_BROKER"], {})
     [listener] = directives(CONFIG)["listener"]
     assert (address.scheme, address.host, address.port) == ("mqtt", name, int(listener.split()[0]))
 

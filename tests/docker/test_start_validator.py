@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from chips_tp.channel import MAX_DURATION
 from tests.docker.compose_files import DOCKER_DIR, NETWORKS, argv, document, validators
 
 SCRIPT = DOCKER_DIR / "start-validator.sh"
@@ -257,6 +258,53 @@ def test_a_genesis_names_the_chips_issuer_whose_public_key_file_it_is_given(make
     assert genesis_settings(node)["chips.issuers"] == CHIPS_ISSUER
     assert f"chips.issuers: {CHIPS_ISSUER}" in started.stdout
     assert node.log[-1] == run_validator()
+
+
+def test_a_genesis_sets_the_chips_challenge_floor_it_is_given_with_the_issuer(make_node, tmp_path) -> None:
+    node = make_node("validator", "02aa")
+    key_file = tmp_path / "chips-issuer.pub"
+    key_file.write_text(CHIPS_ISSUER + "\n")
+
+    started = node.start(
+        "devmode", "--", *VALIDATOR, XO_CHIPS_ISSUER_KEY_FILE=str(key_file), XO_CHIPS_MIN_CHALLENGE_SECONDS="1"
+    )
+
+    assert started.returncode == 0, started.stderr
+    settings = genesis_settings(node)
+    assert (settings["chips.issuers"], settings["chips.min_challenge_seconds"]) == (CHIPS_ISSUER, "1")
+    assert "chips.min_challenge_seconds: 1" in started.stdout
+    chips_proposals = [call for call in node.log if call.startswith("sawset proposal create") and "chips." in call]
+    assert len(chips_proposals) == 1, "one batch: the floor commits with the issuers"
+
+
+def test_without_a_floor_the_genesis_leaves_chips_tp_s_default(make_node) -> None:
+    node = make_node("validator", "02aa")
+
+    started = node.start("devmode", "--", *VALIDATOR, XO_CHIPS_MIN_CHALLENGE_SECONDS="")
+
+    assert started.returncode == 0, started.stderr
+    assert not {name for name in genesis_settings(node) if name.startswith("chips.")}
+
+
+@pytest.mark.parametrize("floor", ["0", "-1", "1.5", "10s", " 5", "٣", str(MAX_DURATION + 1), "99999999999"])
+def test_a_challenge_floor_chips_tp_would_not_read_is_refused_before_any_genesis(make_node, floor: str) -> None:
+    node = make_node("validator", "02aa")
+
+    started = node.start("devmode", "--", *VALIDATOR, XO_CHIPS_MIN_CHALLENGE_SECONDS=floor)
+
+    assert started.returncode == 1
+    assert "XO_CHIPS_MIN_CHALLENGE_SECONDS must be whole seconds" in started.stderr
+    assert not node.genesis_batch.exists()
+    assert run_validator() not in node.log
+
+
+def test_the_largest_floor_chips_tp_reads_is_taken(make_node) -> None:
+    node = make_node("validator", "02aa")
+
+    started = node.start("devmode", "--", *VALIDATOR, XO_CHIPS_MIN_CHALLENGE_SECONDS=str(MAX_DURATION))
+
+    assert started.returncode == 0, started.stderr
+    assert genesis_settings(node)["chips.min_challenge_seconds"] == str(MAX_DURATION)
 
 
 def test_the_pbft_genesis_maker_names_the_chips_issuer_too(make_node, tmp_path) -> None:

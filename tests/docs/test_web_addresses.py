@@ -37,14 +37,17 @@ def view_of(address: str) -> str:
 def test_every_view_of_the_page_has_its_documented_address():
     shown = {view_of(address) for address in documented()}
     assert shown == set(routes()) == {
-        "lobbyView", "gameView", "historyView", "rpsView", "chipsView", "channelView", "ratingsView",
+        "lobbyView", "gameView", "historyView", "rpsView", "chipsView", "channelView", "ratingsView", "tournamentsView",
+        "transactionsView", "transactionView",
     }  # fmt: skip
 
 
 def test_each_documented_address_opens_the_view_it_describes():
     expected = {"the lobby": "lobbyView", "an XO game:": "gameView", "committed moves": "historyView",
                 "rock-paper-scissors game": "rpsView", "your chips": "chipsView",
-                "staked match": "channelView", "every player's rating": "ratingsView"}  # fmt: skip
+                "staked match": "channelView", "every player's rating": "ratingsView",
+                "every tournament": "tournamentsView",
+                "what the chain holds": "transactionsView", "one transaction": "transactionView"}  # fmt: skip
     for address, what in documented().items():
         [view] = [view for words, view in expected.items() if words in what]
         assert view_of(address) == view, address

@@ -34,7 +34,7 @@ def test_a_game_in_play_shows_scores_commitments_who_acts_next_and_when_a_claim_
     shown = card(game, you=BOB, now=NOW + 40)
     assert shown.splitlines() == [
         "GAME     : g1",
-        "STATE    : PLAYING_GAME, round 2",
+        "STATE    : playing, round 2",
         "SETTINGS : first to 2 points, 300 seconds to act",
         "PLAYER 1 : alice (0279be...), host: 1 point, committed",
         "PLAYER 2 : bob (02c604...) (you): 0 points, not committed",
@@ -69,7 +69,7 @@ def test_a_concluded_game_shows_each_players_outcome_and_the_result():
     game = round_played(game, "scissors", "paper")
     lines = card(game, you=ALICE).splitlines()
     assert lines[1:6] == [
-        "STATE    : CONCLUDED after round 3",
+        "STATE    : over after round 3",
         "RESULT   : you won 2-0",
         "SETTINGS : first to 2 points, 300 seconds to act",
         "PLAYER 1 : alice (0279be...) (you), host: won, 2 points",
@@ -133,10 +133,10 @@ def test_the_table_has_a_row_per_game_with_scores_and_what_it_waits_for():
     over = round_played(started("done"), "rock", "scissors")
     lines = render.games_table([over, playing, created("open")], NAMES).splitlines()
     assert lines == [
-        "GAME  PLAYER 1           PLAYER 2         SCORE  ROUND  STATE          NEXT",
-        "done  alice (0279be...)  bob (02c604...)  1-0    1      CONCLUDED      over: alice won 1-0",
-        "duel  alice (0279be...)  bob (02c604...)  0-0    1      PLAYING_GAME   commit: bob",
-        "open  alice (0279be...)                                 AWAITING_GAME  get ready: alice; join: anyone",
+        "GAME  PLAYER 1           PLAYER 2         SCORE  ROUND  STATE       NEXT",
+        "done  alice (0279be...)  bob (02c604...)  1-0    1      over        over: alice won 1-0",
+        "duel  alice (0279be...)  bob (02c604...)  0-0    1      playing     commit: bob",
+        "open  alice (0279be...)                                 setting up  get ready: alice; join: anyone",
     ]
     assert render.games_table([], NAMES) == "No rps games yet."
 

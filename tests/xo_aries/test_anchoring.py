@@ -11,13 +11,13 @@ import pytest
 
 pytest.importorskip("acapy_agent", reason="ACA-Py is not installed: pip install -e '.[aries]' (Python 3.12+)")
 
-from client_core.errors import Rejected
 from client_core.keys import load_signer
 from client_core.rest import RestClient
 from client_core.submission import submit
 from client_core.waiting import wait_for_batch
 from tests.integration.devnet import running_devnet
 from tests.xo_aries.agents import Agent, connect, running, start_agent
+from xo_cli.aries_admin import AgentRefused
 from xo_cli.main import main as xo
 from xo_client.seat import read_game
 from xo_client.transactions import make_xo_transaction
@@ -86,6 +86,7 @@ def test_a_move_the_ledger_refuses_is_refused_by_the_route_and_never_sent(anchor
     with RestClient(url) as client:
         batch = submit(client, eve, [make_xo_transaction(eve, thread, "take", 1)])
         assert wait_for_batch(client, batch, 30).status == "COMMITTED"
-    with pytest.raises(Rejected, match="409 not-your-turn: the ledger refused O:A2"):
+    with pytest.raises(AgentRefused, match=r"^the ledger refused O:A2") as refused:
         mallory.admin.post(f"/tictactoe/{thread}/move", {"cell": "A2"})
+    assert (refused.value.status, refused.value.code) == (409, "not-your-turn")
     assert mallory.game(thread)["moves"] == alice.game(thread)["moves"] == ["X:C1"]

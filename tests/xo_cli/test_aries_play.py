@@ -1,13 +1,18 @@
-"""``xo aries play`` shows a thread id another agent chose escaped, and its --thread hint pastes as one word."""
+"""``xo aries play`` shows a thread id another agent chose escaped, its --thread hint pastes as one word, and a
+refusal of the agent is said in game words."""
 
 from __future__ import annotations
 
 import argparse
+import http.server
 import io
+import json
+import threading
 
 import pytest
 
 from xo_cli import aries_play
+from xo_cli.aries_admin import AdminClient, AgentRefused
 
 HOSTILE = "game 1\x1b[2J"
 
@@ -54,3 +59,60 @@ def test_a_thread_id_with_a_slash_a_space_and_a_question_mark_is_one_path_segmen
     args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, thread="a/b c?d", wait=1.0)
     assert aries_play.play(args) == 0
     assert admin.paths == ["/tictactoe/games/a%2Fb%20c%3Fd"]
+
+
+class RefusingAgent(http.server.BaseHTTPRequestHandler):
+    """An admin API whose game is O's move and whose move route refuses as xo_aries' routes do (409, JSON)."""
+
+    def do_GET(self) -> None:
+        game = {"thread_id": "t1", "board": "XO------X", "state": "playing", "turn": "O", "me": "O",
+                "moves": ["X:A1", "O:B1", "X:C3"]}  # fmt: skip
+        self.answer(200, game)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        error = {"code": "already-occupied", "title": "Conflict", "message": "cell C3 is already occupied"}
+        self.answer(409, {"error": error})
+
+    def answer(self, status: int, document: dict) -> None:
+        body = json.dumps(document).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_a_refused_move_is_said_in_game_words_not_as_http(monkeypatch, capsys):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RefusingAgent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setattr("sys.stdin", io.StringIO("C3\nq\n"))
+        admin = f"http://127.0.0.1:{server.server_address[1]}"
+        args = argparse.Namespace(admin=admin, admin_api_key=None, thread="t1", wait=1.0)
+        assert aries_play.play(args) == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    out = capsys.readouterr().out
+    assert "Refused, nothing was sent: cell C3 is already occupied" in out
+    must_not = ["POST", "/tictactoe", "409", "already-occupied", "Conflict"]
+    assert [word for word in must_not if word in out] == []
+
+
+def test_the_refusal_keeps_its_status_and_code_for_code(monkeypatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), RefusingAgent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = AdminClient(f"http://127.0.0.1:{server.server_address[1]}")
+        with pytest.raises(AgentRefused) as refused:
+            client.post("/tictactoe/t1/move", {"cell": "C3"})
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert (refused.value.message, refused.value.status, refused.value.code) == (
+        "cell C3 is already occupied", 409, "already-occupied"
+    )

@@ -136,7 +136,7 @@ def test_an_existing_game_is_refused_as_xo_create_refuses_it(fake, alice, bob, r
     fake.put_game("g7", board="X--------", state="P2-NEXT", p1=bob.public_key)
     code, out, err = replay(run, thread_file(X_WINS), "g7", alice, bob, fake.url, "--wait", "10")
     assert (code, out) == (1, "")
-    assert err == "xo: error: game 'g7' already exists (P2-NEXT); nothing was submitted\n"
+    assert err == "xo: error: game 'g7' already exists: O to move (open seat); nothing was submitted\n"
     assert fake.submitted == []
 
 
@@ -236,3 +236,12 @@ def test_a_name_no_payload_can_carry_is_refused_before_reading_the_thread(fake, 
     assert code == 1
     assert "cannot contain ','" in err
     assert fake.requests == []
+
+
+def test_without_opponent_o_s_moves_are_signed_by_the_computer_player_s_key(fake, alice, run, thread_file):
+    """``xo aries replay FILE NAME`` as the README prints it works: xo-ai, made on first use, stands in for O."""
+    code, out, err = run("aries", "replay", thread_file(X_WINS), "g7", *alice.flags(fake.url), "--wait", "10")
+    assert (code, err) == (0, "")
+    ai = (alice.key_dir / "xo-ai.pub").read_text().strip()
+    assert f"move 2: O takes 1 (A1), signed by xo-ai ({ai[:6]}...)" in out
+    assert fake.state[game_address("g7")].decode().endswith(f",P1-WIN,{alice.public_key},{ai}")

@@ -19,7 +19,8 @@ from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
 
 LOG = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ (.*)$")
-TOOK = re.compile(r"^game '([^']+)': took (\d) \((\w\d)\) as ([XO]): ([XO-]{9}) (\S+)")
+TOOK = re.compile(r"^game '([^']+)': took (\d) \((\w\d)\) as ([XO]); ([^;]+); ((?:[XO] on [A-C1-3 ]+(?:, )?)+)$")
+"""A move's line: game, space both ways, mark, how the game stands in words, the board in grid notation."""
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +78,10 @@ def test_a_person_plays_x_the_bot_joins_as_o_and_exits_once_the_game_has_ended(d
             break
         moves += 1
         assert took.group(4) == "O" and took.group(1) == "joined"
-        if took.group(6) != "P1-NEXT":
+        if not took.group(5).endswith("(X) to move"):
             rest = []
             break
-        table.move("alice", "joined", "take", free(took.group(5))[0])
+        table.move("alice", "joined", "take", free(read_game(table.client, "joined").board)[0])
     rest += [LOG.match(line).group(1) for line in bot.rest()]
     assert moves >= 3
     game = read_game(table.client, "joined")
@@ -90,6 +91,12 @@ def test_a_person_plays_x_the_bot_joins_as_o_and_exits_once_the_game_has_ended(d
     assert rest[-2:] == [f"game 'joined' is over: {ending}", "every game has ended"]
     assert bot.wait() == 0
     assert bot.rest("stderr") == []
+
+
+def test_a_move_line_speaks_in_player_words():
+    line = "game 'g': took 5 (B2) as O; alice (X) to move; X on A1, O on B2"
+    assert TOOK.match(line).group(5, 6) == ("alice (X) to move", "X on A1, O on B2")
+    assert TOOK.match("game 'g': took 5 (B2) as O; X on A1, O on B2; XO------- P1-NEXT") is None
 
 
 def test_the_bot_never_loses_with_perfect_play_whoever_opens(devnet, table, bots):
@@ -105,9 +112,9 @@ def test_the_bot_never_loses_with_perfect_play_whoever_opens(devnet, table, bots
     while len(over) < len(names):
         [line] = log(bot)
         if took := TOOK.match(line):
-            name, board, state = took.group(1), took.group(5), took.group(6)
-            if state in ("P1-NEXT", "P2-NEXT"):
-                table.move("alice", name, "take", rng.choice(free(board)))
+            name = took.group(1)
+            if " to move" in took.group(5):
+                table.move("alice", name, "take", rng.choice(free(read_game(table.client, name).board)))
         elif line.endswith("waiting for an opponent to join as O"):
             assert line.split("'")[1] in names[1::2], "only in the games the bot opened"
         else:

@@ -21,6 +21,7 @@ from chips_cli.main import main as chips
 from rps_cli.main import main as rps
 from tests.integration.devnet import running_devnet
 from xo_cli.main import main as xo
+from xo_tp.family import game_address
 
 BATCH = re.compile(r"batch ([0-9a-f]{128})")
 
@@ -107,16 +108,89 @@ def test_json_gives_each_transaction_its_block_batch_signer_and_words(played):
 def test_blocks_are_listed_newest_first_with_their_counts_and_families(played):
     code, out, _ = run(played, "chain", "blocks", "--limit", "3")
     heading, *rows = out.splitlines()
-    assert code == 0 and heading.split() == ["NUM", "BLOCK", "BATCHES", "TXNS", "SIGNER", "FAMILIES"]
+    assert code == 0 and heading.split() == ["NUM", "TIME", "BLOCK", "BATCHES", "TXNS", "SIGNER", "FAMILIES"]
     assert len(rows) == 3
     numbers = [int(row.split()[0]) for row in rows]
     assert numbers == list(range(numbers[0], numbers[0] - 3, -1))
-    assert rows[0].split()[2:4] == ["2", "2"] and rows[0].endswith("block_info, rps")
+    assert rows[0].split()[3:5] == ["2", "2"] and rows[0].endswith("block_info, rps")
+    times = [row.split()[1] for row in rows]
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", time) for time in times), times
+    assert times == sorted(times, reverse=True), "newest first, so latest time first"
     _, out, _ = run(played, "chain", "blocks", "--limit", "1", "--json")
     [block] = json.loads(out)
     assert block["block_num"] == numbers[0]
+    assert (block["time"], len(block["state_root"])) == (times[0], 64)
     assert [batch["batch_id"] for batch in block["batches"]][-1] == played.batches["rps create"]
     assert block["batches"][-1]["transactions"][0]["words"].startswith("rps create m1")
+
+
+def test_a_family_that_does_not_exist_is_refused_naming_those_that_do(played):
+    code, out, err = run(played, "chain", "transactions", "--family", "chip")
+    assert (code, out) == (1, "")
+    assert err == (
+        "xo: error: there is no transaction family 'chip' (families: block_info, chips, rps, xo); "
+        "did you mean 'chips'?\n"
+    )
+    assert run(played, "chain", "transactions", "--family", "xo", "--limit", "1")[0] == 0
+
+
+def test_one_block_by_number_or_id_shows_its_time_signer_state_root_and_transactions_in_words(played):
+    _, out, _ = run(played, "chain", "blocks", "--limit", "1", "--json")
+    [newest] = json.loads(out)
+    code, by_number, err = run(played, "chain", "block", str(newest["block_num"]))
+    assert (code, err) == (0, "")
+    lines = by_number.splitlines()
+    assert lines[:7] == [
+        f"BLOCK        : {newest['block_num']}",
+        f"ID           : {newest['block_id']}",
+        f"TIME         : {newest['time']}",
+        f"SIGNER       : {newest['signer'][:6]}...",
+        f"PREVIOUS     : {newest['previous_block_id']}",
+        f"STATE ROOT   : {newest['state_root']}",
+        "BATCHES      : 2, holding 2 transactions",
+    ]
+    assert lines[-1].endswith("rps create m1 (first to 1 point, 300 seconds to act)")
+    assert run(played, "chain", "block", newest["block_id"][:16] + "...")[1] == by_number, "the id as the table cuts it"
+    assert run(played, "chain", "block", newest["block_id"])[1] == by_number
+    assert json.loads(run(played, "chain", "block", "0", "--json")[1])["time"] is None, "genesis opens with no clock"
+    code, out, err = run(played, "chain", "block", "999999")
+    assert (code, out) == (1, "")
+    assert err == "xo: error: there is no block 999999 on this chain yet (see 'xo chain blocks' for the newest)\n"
+
+
+def test_one_transaction_says_what_it_did_its_block_and_the_state_it_changed(played):
+    _, out, _ = run(played, "chain", "transactions", "--family", "xo", "--json")
+    take = next(entry for entry in json.loads(out) if entry["words"] == "xo take g1 5")
+    code, shown, err = run(played, "chain", "transaction", take["transaction_id"][:16] + "...")
+    assert (code, err) == (0, "")
+    must = [
+        f"TRANSACTION  : {take['transaction_id']}", "FAMILY       : xo 1.0", "WHAT         : xo take g1 5",
+        "SIGNER       : alice (", f"BLOCK        : {take['block_num']} ({take['block_id'][:16]}...), 20",
+        f"BATCH        : {take['batch_id']}", "OUTCOME      : committed (valid); it changed 1 address of state:",
+        f"  set {game_address('g1')}",
+    ]  # fmt: skip
+    must_not = ["payload", "HTTP", "GET ", "/transactions", "b'"]
+    assert [word for word in must if word not in shown] == []
+    assert [word for word in must_not if word in shown] == []
+    document = json.loads(run(played, "chain", "transaction", take["transaction_id"], "--json")[1])
+    assert {key: document[key] for key in ("block_num", "batch_id", "words", "status", "signer_name")} == {
+        "block_num": take["block_num"], "batch_id": take["batch_id"], "words": "xo take g1 5",
+        "status": "COMMITTED", "signer_name": "alice",
+    }  # fmt: skip
+    assert document["state_changes"] == [{"address": game_address("g1"), "type": "SET"}]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["chain", "transaction", "zz"], "'zz' is not a transaction id: it is 128 hex characters, or its first 6"),
+        (["chain", "transaction", "0123"], "'0123' is not a transaction id"),
+        (["chain", "block", "g1"], "'g1' is not a block id"),
+    ],
+)
+def test_what_names_no_block_or_transaction_is_refused_with_what_one_is(played, argv, said):
+    code, out, err = run(played, *argv)
+    assert (code, out) == (1, "") and err.startswith(f"xo: error: {said}")
 
 
 def test_status_takes_the_short_id_the_waiting_line_prints(played):
@@ -158,7 +232,9 @@ def plain(lines: list[str]) -> list[str]:
     return [re.sub(r"[0-9a-f]{6,}", lambda found: "x" * len(found.group()), line) for line in lines]
 
 
-@pytest.mark.parametrize("command", ["xo chain transactions --limit 6", "xo chain blocks --limit 2"])
+@pytest.mark.parametrize(
+    "command", ["xo chain transactions --limit 6", "xo chain blocks --limit 2", "xo chain block 6"]
+)
 def test_the_examples_of_xo_command_md_are_what_the_commands_print(played, command):
     code, out, _ = run(played, *command.split()[1:])
     assert code == 0

@@ -54,13 +54,17 @@ def test_history_lists_each_game_of_a_reused_name_with_its_moves_boards_and_stat
     assert lines[0].startswith("game 'reused' (1 of 3, blocks 1-9): ")
     assert lines[0].endswith(f": X won (player 1: {alice}), then deleted")
     assert lines[1].split() == ["BLOCK", "PLAYER", "ACTION", "SPACE", "BOARD", "STATE"]
-    assert lines[2].split() == ["1", *alice.split(), "create", "---------", "P1-NEXT"]
-    assert lines[3].split() == ["2", *alice.split(), "take", "5", "(B2)", "----X----", "P2-NEXT"]
-    assert lines[9].split() == ["8", *alice.split(), "take", "6", "(C2)", "O-XXXXO-O", "P1-WIN"]
+    assert lines[2].split() == ["1", *alice.split(), "create", "empty", "board", "X", "to", "move", "(open", "seat)"]
+    assert lines[3].split() == ["2", *alice.split(), "take", "5", "(B2)", "X", "on", "B2", "O", "to", "move", "(open",
+                                "seat)"]
+    assert lines[9].split()[:5] == ["8", *alice.split(), "take", "6"]
+    board_and_state = ["X", "on", "C1", "A2", "B2", "C2,", "O", "on", "A1", "A3", "C3", "alice", "(X)", "won"]
+    assert lines[9].split()[6:] == board_and_state
+    assert "NEXT" not in first and "WIN" not in first and "---" not in first
     assert lines[10].split() == ["9", *bob.split(), "delete", "(deleted)"]
     assert len({line.index("ACTION") for line in lines[1:2]} | {line.index("create") for line in lines[2:3]}) == 1
-    assert second.splitlines()[0] == "game 'reused' (2 of 3, blocks 10-13): deleted before it ended (P1-NEXT)"
-    assert third.splitlines()[0] == "game 'reused' (3 of 3, block 14): still being played (P1-NEXT)"
+    assert second.splitlines()[0] == "game 'reused' (2 of 3, blocks 10-13): deleted before it ended: bob (X) to move"
+    assert third.splitlines()[0] == "game 'reused' (3 of 3, block 14): still being played: X to move (open seat)"
 
 
 def test_history_json_has_each_game_and_the_game_after_every_move(devnet, history):
@@ -109,7 +113,7 @@ def test_a_name_never_created_is_exit_1(history):
 def test_one_game_of_a_name_is_shown_as_one_of_all(history):
     code, out, _ = history("reused", "--game", "2")
     assert code == 0
-    assert out.splitlines()[0] == "game 'reused' (2 of 3, blocks 10-13): deleted before it ended (P1-NEXT)"
+    assert out.splitlines()[0] == "game 'reused' (2 of 3, blocks 10-13): deleted before it ended: bob (X) to move"
     assert "\n\n" not in out
 
 

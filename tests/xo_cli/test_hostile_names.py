@@ -49,7 +49,7 @@ def test_list_shows_every_hostile_name_escaped_one_row_each(hostile_games, run):
     assert "\\x1b[31mred" in out
     assert "two\\x0alines" in out
     assert "evil\\u202egnp.exe" in out
-    widths = {len(line.split("  X--------")[0]) for line in lines[1:] if "X--------" in line}
+    widths = {len(line.split("X on A1")[0]) for line in lines[1:] if "X on A1" in line}
     assert len(widths) == 1, "the BOARD column starts at the same place on every row"
 
 
@@ -76,7 +76,7 @@ def test_wide_names_keep_the_columns_aligned_by_display_width(fake, run):
     _, out, _ = run("list", "--url", fake.url)
     starts = set()
     for line in out.splitlines()[1:]:
-        before = line.split("X--------")[0]
+        before = line.split("X on A1")[0]
         starts.add(sum(2 if ord(char) > 0x2E80 else 1 for char in before))
     assert len(starts) == 1
 

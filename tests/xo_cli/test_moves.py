@@ -292,11 +292,21 @@ def test_a_move_that_fills_the_board_says_it_is_a_tie(fake, alice, bob, run):
     assert out.startswith("Committed take 9 (C3) in game 'g1', a tie (the board is full, nobody won): batch ")
 
 
-def test_a_move_that_does_not_end_the_game_says_nothing_more(fake, alice, run):
+def test_a_move_that_does_not_end_the_game_says_which_mark_the_mover_plays(fake, alice, run):
     fake.put_game("g1")
     code, out, _ = run("take", "g1", "5", "--wait", "10", *alice.flags(fake.url))
     assert code == 0
-    assert out == f"Committed take 5 (B2) in game 'g1': batch {fake.submitted[0].batch_id}\n"
+    assert out == f"Committed take 5 (B2) in game 'g1', you play X: batch {fake.submitted[0].batch_id}\n"
+
+
+def test_a_player_who_finds_x_taken_is_told_she_plays_o(fake, alice, bob, run):
+    """A bot took X before alice's first move: her move's line says so, in words, no raw state."""
+    fake.put_game("g1", board="X--------", state="P2-NEXT", p1=bob.public_key)
+    code, out, _ = run("take", "g1", "5", "--wait", "10", *alice.flags(fake.url))
+    assert code == 0
+    assert out.startswith("Committed take 5 (B2) in game 'g1', you play O: batch ")
+    for raw in ("P1-NEXT", "P2-NEXT", "X---X----", alice.public_key[:6]):
+        assert raw not in out
 
 
 def test_json_of_a_committed_move_carries_the_game_it_left(fake, alice, bob, run):

@@ -27,13 +27,15 @@ from client_core.keys import KeyNames
 from client_core.rest import RestClient
 from tests.xo_cli.devnet_play import SECONDS, XO, Running, Table
 from xo_cli.play import Match
+from xo_client.notation import parse_space
 from xo_client.seat import AI_KEY_NAME, read_game, turn_of
 from xo_core.keyfiles import write_key_pair
 from xo_core.signing import Signer
 from xo_devnet.spawn import DevnetProcess
 from xo_tp.family import game_address
 
-BOARD = re.compile(r": ([XO-]{9}) (P1-NEXT|P2-NEXT|P1-WIN|P2-WIN|TIE)")
+BOARD = re.compile(r"; ((?:[XO] on [A-C1-3 ]+(?:, )?)+|empty board)$")
+"""The board at the end of a move's line, in grid notation: ``X on A1 B2, O on C3``."""
 
 
 @pytest.fixture(scope="module")
@@ -73,9 +75,19 @@ def is_prompt(line: str) -> bool:
     return "your move as" in line
 
 
+def board_of(line: str) -> str:
+    """The board a line shows in grid notation, back in the wire's form (``X---O----``), for comparing boards."""
+    cells = ["-"] * 9
+    for part in BOARD.search(line).group(1).split(", "):
+        mark, _, spaces = part.partition(" on ")
+        for space in spaces.split():
+            cells[parse_space(space) - 1] = mark
+    return "".join(cells)
+
+
 def lowest_empty(lines: list[str]) -> str:
     """The lowest free space on the last board the lines show."""
-    board = [match.group(1) for line in lines if (match := BOARD.search(line))][-1]
+    board = [board_of(line) for line in lines if BOARD.search(line)][-1]
     return str(board.index("-") + 1)
 
 
@@ -101,10 +113,12 @@ def test_a_game_against_the_computer_from_a_pipe_one_line_per_event(devnet, play
     assert game.rest() == []
     me, ai = f"alice ({short(table.key('alice'))})", f"xo-ai ({short(ai_key(devnet))})"
     assert lines[0] == f"game 'vs-ai': you play as {me}, against {ai} (level perfect)"
-    assert lines[1].endswith(": game 'vs-ai' created: --------- P1-NEXT")
+    assert lines[1].endswith(": game 'vs-ai' created; X to move (open seat); empty board")
     assert lines[2] == "game 'vs-ai': your move as X (1-9 or A1..C3, q leaves)"
-    assert lines[3].endswith(f": game 'vs-ai': {me} took 1 (A1) as X: X-------- P2-NEXT")
-    assert lines[4].endswith(f": game 'vs-ai': {ai} took 5 (B2) as O: X---O---- P1-NEXT"), "perfect O takes the centre"
+    assert lines[3].endswith(f": game 'vs-ai': {me} took 1 (A1) as X; O to move (open seat); X on A1")
+    assert lines[4].endswith(f": game 'vs-ai': {ai} took 5 (B2) as O; alice (X) to move; X on A1, O on B2"), \
+        "perfect O takes the centre"
+    assert not [line for line in lines if "NEXT" in line or "-----" in line], "no spec states, no raw boards"
     moves = [line for line in lines if " took " in line]
     assert [me in line for line in moves] == [index % 2 == 0 for index in range(len(moves))], "X and O alternate"
     assert lines[-1] in (
@@ -169,7 +183,7 @@ def test_a_hostile_game_name_is_shown_escaped_on_every_line(devnet, playing):
     assert not any(char in line for line in lines for char in ("\x1b", "\u202e"))
     assert all("game 'red\\x1b[31m\\u202e'" in line for line in lines)
     assert lines[-1] == (
-        "you left: game 'red\\x1b[31m\\u202e' stays on the ledger, unfinished (P1-NEXT); "
+        "you left: game 'red\\x1b[31m\\u202e' stays on the ledger, unfinished, alice (X) to move; "
         "to go on with it: xo play 'red\\x1b[31m\\u202e'"
     )
 
@@ -180,10 +194,10 @@ def test_the_same_seed_and_moves_replay_the_same_game(devnet, playing):
         game = playing(name, "--vs", "ai", "--seed", "5", "--level", "random")
         lines = play_lowest_first(game)
         assert game.wait() == 0
-        games.append([BOARD.search(line).group(1) for line in lines if " took " in line])
+        games.append([board_of(line) for line in lines if " took " in line])
     assert games[0] == games[1]
     other = playing("seeded-3", "--vs", "ai", "--seed", "6", "--level", "random")
-    assert [BOARD.search(line).group(1) for line in play_lowest_first(other) if " took " in line] != games[0]
+    assert [board_of(line) for line in play_lowest_first(other) if " took " in line] != games[0]
 
 
 def test_two_players_on_two_processes_play_each_other(devnet, playing):
@@ -225,11 +239,11 @@ def test_the_end_of_the_input_leaves_and_the_game_stays(devnet, playing, table):
     game.close_input()
     lines = game.until(lambda line: line.startswith("you left"))
     assert lines[-1] == (
-        "you left: game 'left' stays on the ledger, unfinished (P1-NEXT); to go on with it: xo play left"
+        "you left: game 'left' stays on the ledger, unfinished, alice (X) to move; to go on with it: xo play left"
     )
     assert game.wait() == 0
     again = playing("left", "--vs", "ai", "--seed", "2")
-    assert again.until(is_prompt)[-2].endswith(": game 'left' as it stands: " + lines[-3].split(": ")[-1])
+    assert again.until(is_prompt)[-2].endswith(": game 'left' as it stands; " + lines[-3].split("; ", 1)[1])
 
 
 @pytest.mark.parametrize(("signum", "code", "how"), [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")])
@@ -241,7 +255,8 @@ def test_ctrl_c_or_sigterm_leaves_and_the_game_stays(devnet, playing, table, sig
     game.until(lambda line: "waiting:" in line)
     assert game.interrupt(signum) == code
     assert game.rest()[-1] == (
-        f"{how}: game '{name}' stays on the ledger, unfinished (P2-NEXT); to go on with it: xo play {name}"
+        f"{how}: game '{name}' stays on the ledger, unfinished, O to move (open seat); to go on with it: "
+        f"xo play {name}"
     )
     assert game.rest("stderr") == []
     assert read_game(table.client, name).board == "----X----"
@@ -395,11 +410,11 @@ def test_on_a_terminal_the_board_is_redrawn_with_the_prompt_and_the_computer_s_r
     assert "  2   4 | 5 | 6" in first, "empty spaces show their numbers, with the column and row labels"
     screen.type("b2\n")
     after = screen.until(prompt).split("\x1b[H\x1b[2J")[-1]
-    assert "STATE    : P1-NEXT (X to play: your turn)" in after
+    assert "STATE    : X to play: your turn" in after
     assert f"PLAYER 1 : alice ({short(table.key('alice'))}) plays X (you)" in after
     assert f"PLAYER 2 : xo-ai ({short(ai_key(devnet))}) plays O" in after
-    assert f"alice ({short(table.key('alice'))}) took 5 (B2) as X: ----X---- P2-NEXT" in after
-    assert re.search(r"xo-ai \(\w{6}\.\.\.\) took \d \(\w\d\) as O: ", after), "the reply is drawn"
+    assert f"alice ({short(table.key('alice'))}) took 5 (B2) as X; O to move (open seat); X on B2" in after
+    assert re.search(r"xo-ai \(\w{6}\.\.\.\) took \d \(\w\d\) as O; ", after), "the reply is drawn"
     shown = after
     while prompt in shown:  # the lowest free space, as the ledger has it, until the game is over
         board = read_game(table.client, "tty-game").board
@@ -413,7 +428,9 @@ def test_ctrl_c_at_the_terminal_leaves_the_game_on_the_ledger(devnet, terminal):
     screen = terminal("play", "tty-left", "--vs", "ai")
     screen.until("Your move as X")
     screen.type("\x03")
-    assert "Ctrl-C: game 'tty-left' stays on the ledger, unfinished (P1-NEXT)" in screen.until("xo play tty-left")
+    assert "Ctrl-C: game 'tty-left' stays on the ledger, unfinished, X to move (open seat)" in screen.until(
+        "xo play tty-left"
+    )
     assert screen.process.wait(SECONDS) == 130
 
 

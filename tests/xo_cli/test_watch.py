@@ -69,7 +69,7 @@ def test_watch_of_a_mistyped_name_names_the_likely_game_on_its_first_line_then_w
     ), waiting
     table.move("bob", "g1", "create")  # the game typed, created after all: the watch follows it
     [created] = watch.lines(1)
-    assert created.endswith("game 'g1' created: --------- P1-NEXT")
+    assert created.endswith("game 'g1' created; X to move (open seat); empty board")
 
 
 def test_watch_shows_a_whole_game_move_by_move_and_exits_0_when_it_is_won(table, watching):
@@ -82,14 +82,14 @@ def test_watch_shows_a_whole_game_move_by_move_and_exits_0_when_it_is_won(table,
     alice, bob = f"alice ({short(table.key('alice'))})", f"bob ({short(table.key('bob'))})"
     lines = [line.split(": ", 1)[1] for line in watch.lines(8)]
     assert lines == [
-        "game 'duel' created: --------- P1-NEXT",
-        f"game 'duel': {alice} took 5 (B2) as X: ----X---- P2-NEXT",
-        f"game 'duel': {bob} took 1 (A1) as O: O---X---- P1-NEXT",
-        f"game 'duel': {alice} took 3 (C1) as X: O-X-X---- P2-NEXT",
-        f"game 'duel': {bob} took 7 (A3) as O: O-X-X-O-- P1-NEXT",
-        f"game 'duel': {alice} took 4 (A2) as X: O-XXX-O-- P2-NEXT",
-        f"game 'duel': {bob} took 9 (C3) as O: O-XXX-O-O P1-NEXT",
-        f"game 'duel': {alice} took 6 (C2) as X: O-XXXXO-O P1-WIN; X won (player 1: {alice})",
+        "game 'duel' created; X to move (open seat); empty board",
+        f"game 'duel': {alice} took 5 (B2) as X; O to move (open seat); X on B2",
+        f"game 'duel': {bob} took 1 (A1) as O; alice (X) to move; X on B2, O on A1",
+        f"game 'duel': {alice} took 3 (C1) as X; bob (O) to move; X on C1 B2, O on A1",
+        f"game 'duel': {bob} took 7 (A3) as O; alice (X) to move; X on C1 B2, O on A1 A3",
+        f"game 'duel': {alice} took 4 (A2) as X; bob (O) to move; X on C1 A2 B2, O on A1 A3",
+        f"game 'duel': {bob} took 9 (C3) as O; alice (X) to move; X on C1 A2 B2, O on A1 A3 C3",
+        f"game 'duel': {alice} took 6 (C2) as X; X won (player 1: {alice}); X on C1 A2 B2 C2, O on A1 A3 C3",
     ]
     assert watch.wait() == 0
     assert watch.rest() == []
@@ -233,7 +233,7 @@ def test_on_a_terminal_the_board_is_redrawn_with_the_last_moves_under_it():
     first, second = screens
     assert first.startswith("\x1b[H\x1b[2JGAME     : g1\n") and first.endswith("\nwatching; Ctrl-C stops\n")
     assert "  2   4 | X | 6" in second
-    assert "block 8: game 'g1': 02aaaa... took 5 (B2) as X: ----X---- P2-NEXT\n" in second
+    assert "block 8: game 'g1': 02aaaa... took 5 (B2) as X; O to move (open seat); X on B2\n" in second
 
 
 def test_a_ledger_started_afresh_is_said_and_the_watch_starts_again_from_its_newest_block(tmp_path, watching):

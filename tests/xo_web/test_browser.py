@@ -195,6 +195,34 @@ def test_a_game_played_from_the_keyboard_and_stepped_through_in_its_history(page
     expect(steps).to_have_count(5)
 
 
+def test_a_game_links_to_its_transactions_and_each_to_its_own_view(alice_page, table, screenshots):
+    alice = alice_page
+    table.move("alice", "explored", "create")
+    table.takes("explored", 5, 1)
+    open_game(alice, "explored")
+    alice.get_by_role("link", name="Transactions").click()
+    rows = alice.locator("table.transactions tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("xo create explored")
+    expect(rows.nth(2)).to_contain_text("bob")
+    expect(rows.nth(2)).to_contain_text("xo take explored 1")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", rows.nth(1).locator("td").nth(1).inner_text())
+    rows.nth(1).get_by_role("link").click()
+    expect(alice.locator("h1")).to_have_text("xo take explored 5")
+    shown = alice.locator("dl.transaction")
+    expect(shown).to_contain_text("committed (valid); it changed 1 address of state")
+    expect(shown).to_contain_text("alice (")
+    text = alice.locator("main").inner_text()
+    assert [word for word in ("GET ", "HTTP", "P2-NEXT", "----X----", "undefined", "null") if word in text] == []
+    alice.screenshot(path=screenshots / "transaction.png", full_page=True)
+    alice.go_back()
+    alice.go_back()
+    alice.get_by_role("link", name="History").click()
+    alice.locator("button.step").nth(2).click()
+    alice.get_by_role("link", name="This move's transaction on the chain").click()
+    expect(alice.locator("h1")).to_have_text("xo take explored 1")
+
+
 def test_a_hostile_game_name_shows_as_text_and_runs_nothing(alice_page, table):
     alice = alice_page
     hostile = '<img src=x onerror="window.__pwned=1">\u202eevil\x07<script>window.__pwned=2</script>'

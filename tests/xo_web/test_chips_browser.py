@@ -162,6 +162,16 @@ def test_alice_and_bob_stake_an_xo_match_in_two_pages_and_the_chain_pays_the_fin
     assert after == {"alice": before["alice"] + 10, "bob": before["bob"] - 10}
     alice.screenshot(path=screenshots / "chips-concluded-alice.png", full_page=True)
     assert tofu(alice) == []
+    bob.get_by_role("link", name="Transactions").click()  # what the chain holds of the channel: three transactions
+    said = bob.locator("table.transactions tbody tr td:last-child")
+    expect(said).to_have_count(3)
+    short = ident[:8]
+    assert [text.split(":")[0] for text in said.all_inner_texts()] == [
+        f"chips open {short}", f"chips join {short}", f"chips conclude {short}"
+    ]
+    alice.reload()  # the closed channel's page, read afresh: no match runs, so no empty "The match" heading
+    expect(alice.locator("#channel-status")).to_have_text("Closed: you were paid 60 chips, bob 40.")
+    expect(alice.locator("#chips-log-heading")).to_be_hidden()
     for view in ("channel", "chips"):
         if view == "chips":
             alice.get_by_role("link", name="Chips", exact=True).click()
@@ -191,9 +201,11 @@ def test_a_challenge_counts_down_in_the_challenged_players_list(pages, devnet, s
     status = bob.locator(f'li.channel[data-channel="{ident}"] .channel-status')
     expect(status).to_contain_text("alice challenged you: answer before ")
     shown = status.locator(".countdown").inner_text()
-    at, first = re.fullmatch(r" ?before (\d\d:\d\d:\d\d) \((\d+) s left\)\.", shown).groups()  # local clock time
-    assert 590 <= int(first) <= 600
-    expect(status.locator(".countdown")).not_to_have_text(f" before {at} ({first} s left).", timeout=SECONDS * 1000)
+    found = re.fullmatch(r" ?before (\d\d:\d\d:\d\d) \(((?:9|10) min (\d+) s) left\)\.", shown)  # as commands say
+    assert found, shown
+    at, first = found.group(1, 2)
+    assert 590 <= int(first.split()[0]) * 60 + int(found.group(3)) <= 600
+    expect(status.locator(".countdown")).not_to_have_text(f" before {at} ({first} left).", timeout=SECONDS * 1000)
     bob.screenshot(path=screenshots / "chips-list-bob.png", full_page=True)
 
 
@@ -248,7 +260,8 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
     alice.get_by_role("button", name="Challenge").click()
     urgent = bob.locator("#chips-urgent")
     expect(urgent).to_contain_text("challenged you: your move must be on chain before")
-    expect(urgent).to_contain_text(re.compile(r"\(\d+ s left\)\. If you have not moved by .*, the computer plays it"))
+    left = r"\((\d+ min )?\d+ s left\)\. If you have not moved by .*, the computer plays it"
+    expect(urgent).to_contain_text(re.compile(left))
     expect(urgent).to_be_hidden(timeout=15_000)  # the computer played bob's move at half the time left
     expect(bob.locator("#chips-log")).to_contain_text("the computer plays")
     expect(bob.locator("#chips-log")).to_contain_text("answered alice's challenge on chain")
@@ -258,10 +271,11 @@ def test_a_challenge_waiting_on_the_players_move_counts_down_on_the_page_and_the
 def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_page(pages, devnet, screenshots):
     alice, bob = pages
     before = balances_on_chain(devnet)
+    expect(alice.locator("#offer-seconds")).to_have_value("3600")  # as chips offer --for
     for field, value in (("stake", 5), ("deposit", 20), ("rounds", 1), ("challenge", 60), ("seconds", 300)):
         alice.fill(f"#offer-{field}", str(value))
     alice.get_by_role("button", name="Offer", exact=True).click()
-    expect(alice.locator("#offer-note")).to_contain_text("Your offer is on the board for 300 s")
+    expect(alice.locator("#offer-note")).to_contain_text("Your offer is on the board for 5 min 0 s")
     mine = alice.locator('li.offer[data-mine="true"]')
     expect(mine.locator(".offer-offerer")).to_have_text("you")
     expect(mine.get_by_role("button", name="Withdraw")).to_be_visible()
@@ -270,11 +284,13 @@ def test_bob_accepts_alices_offer_from_the_list_and_both_play_it_on_the_channel_
     expect(offered.locator(".offer-terms")).to_have_text(
         "Tic-tac-toe for 5 chips a game, 1 game; 20 chips deposited each; 60 s to answer a challenge."
     )
-    expect(offered.locator(".offer-stays")).to_contain_text(re.compile(r"Open until \d\d:\d\d:\d\d \(\d+ s left\)\."))
+    stays = r"Open until \d\d:\d\d:\d\d \((\d+ min )?\d+ s left\)\."  # as chips offers words it
+    expect(offered.locator(".offer-stays")).to_contain_text(re.compile(stays))
     bob.screenshot(path=screenshots / "offers-bob.png", full_page=True)
     offered.get_by_role("button", name="Accept").click()
     expect(bob.locator("h1")).to_contain_text("Channel offer-")
     expect(alice.locator("h1")).to_contain_text("Channel offer-")  # joined by alice's server, her page taken there
+    expect(alice.locator("h1")).to_have_text(bob.locator("h1").inner_text())  # one name for both players
     # the accepter opened the channel, so bob is X and moves first; the server plays both sides' matches
     for mover, watcher, space in ((bob, alice, 1), (alice, bob, 4), (bob, alice, 2), (alice, bob, 5), (bob, alice, 3)):
         take(mover, watcher, space, "X" if mover is bob else "O")

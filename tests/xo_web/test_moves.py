@@ -85,7 +85,7 @@ def test_two_moves_racing_one_commits_the_other_is_refused_or_rejected_in_words(
 def test_creating_a_game_that_exists_and_bad_names_are_refused(server):
     server.post_move("alice", "create", "web-twice")
     again = server.post_move("bob", "create", "web-twice").json()["error"]["message"]
-    assert again == "game 'web-twice' already exists (P1-NEXT); nothing was submitted"
+    assert again == "game 'web-twice' already exists: X to move (open seat); nothing was submitted"
     piped = server.post_move("alice", "create", "a|b").json()["error"]
     assert piped["code"] == 30 and "'|'" in piped["message"]
     comma = server.post_move("alice", "create", "a,b").json()["error"]["message"]

@@ -118,7 +118,10 @@ def test_the_page_shows_the_leaderboard(browser, server, played):
         expect(rows).to_have_count(len(table["players"]))
         first = table["players"][0]
         expect(rows.first).to_contain_text(f"{first['name']} ({first['key'][:6]}…)")
-        expect(rows.first).to_contain_text(f"{first['rating']:.2f}")
+        expect(rows.first).to_contain_text(f"{first['rating']:.2f}" + ("?" if first["provisional"] else ""))
+        expect(rows.first).to_contain_text(f"{first['ordinal']:.2f}")  # the score it is ranked by, in a column
+        expect(page.locator("main")).to_contain_text("Ranked by score = rating \u2212 3 \u00d7 deviation")
+        expect(page.locator("main")).to_contain_text("? marks a provisional rating (fewer than 5 games")
         expect(page.locator("#ratings-summary")).to_contain_text(f"{table['games']} games, 2 players")
         expect(page.locator("#nav-ratings")).to_have_attribute("aria-current", "")
         page.evaluate("location.hash = '#/'")  # the lobby, same page: each player named with their rating

@@ -17,12 +17,15 @@ import re
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from chips_client.faucet import PATH as FAUCET_PATH
 from xo_core.log_limits import LogLimiter
+from xo_core.signing import Signer
+from xo_devnet.faucet import Faucet
 from xo_devnet.ledger import Ledger
-from xo_devnet.rest import chain, metrics, node, openapi, state, submit, subscriptions
+from xo_devnet.rest import chain, faucet, metrics, node, openapi, state, submit, subscriptions
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.errors import ApiError
-from xo_devnet.rest.keys import ACCEPTED, LEDGER, LOG_LIMITER, METRICS, SUBMISSIONS, WEBSOCKETS
+from xo_devnet.rest.keys import ACCEPTED, FAUCET, LEDGER, LOG_LIMITER, METRICS, SUBMISSIONS, WEBSOCKETS
 from xo_devnet.rest.responses import error_response
 from xo_devnet.rest.submissions import Submissions
 from xo_devnet.validation import MAX_BODY_BYTES
@@ -50,14 +53,17 @@ ROUTES: tuple[tuple[str, str, Handler], ...] = (
     ("GET", "/health", metrics.get_health),
     ("GET", "/openapi.yaml", openapi.get_openapi_yaml),
     ("GET", "/openapi.json", openapi.get_openapi_json),
+    ("POST", FAUCET_PATH, faucet.post_faucet),
 )
 """(method, path as the OpenAPI document writes it, handler) of every route."""
 
 
-def build_app(ledger: Ledger) -> web.Application:
-    """The REST API over ``ledger``; bodies up to 10 MiB reach the routes, larger ones are refused there."""
+def build_app(ledger: Ledger, issuer: Signer | None = None) -> web.Application:
+    """The REST API over ``ledger``; bodies up to 10 MiB reach the routes, larger ones are refused there. The faucet
+    issues chips signed by ``issuer`` (None: it has no key to issue with, and says so)."""
     app = web.Application(middlewares=[_api_errors], client_max_size=MAX_BODY_BYTES)
     app[LEDGER] = ledger
+    app[FAUCET] = Faucet(issuer)
     app[ACCEPTED] = AcceptedBatches(ledger)
     app[LOG_LIMITER] = LogLimiter()
     app[WEBSOCKETS] = set()

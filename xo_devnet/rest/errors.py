@@ -113,6 +113,9 @@ _KINDS = (
         "Websocket Expected",
         "GET /subscriptions opens a websocket: send the websocket upgrade handshake.",
     ),
+    ErrorKind(100, 400, "Bad Faucet Request", "POST /xo-devnet/faucet takes {\"public_key\": KEY, \"amount\": N}: "),
+    ErrorKind(101, 429, "Faucet Limit Reached", ""),  # the detail says which limit and when to ask again
+    ErrorKind(102, 503, "Faucet Unavailable", ""),  # the detail says why: no issuer key, chips-tp's refusal
 )
 
 ERROR_KINDS: dict[int, ErrorKind] = {kind.code: kind for kind in _KINDS}

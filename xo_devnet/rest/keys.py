@@ -6,6 +6,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from xo_core.log_limits import LogLimiter
+from xo_devnet.faucet import Faucet
 from xo_devnet.ledger import Ledger
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.submissions import Submissions
@@ -21,3 +22,5 @@ METRICS = web.AppKey("metrics", CollectorRegistry)
 SUBMISSIONS = web.AppKey("submissions", Submissions)
 WEBSOCKETS = web.AppKey("websockets", set["WebsocketSession"])
 """The open /subscriptions websockets, closed when the server shuts down."""
+FAUCET = web.AppKey("faucet", Faucet)
+"""The devnet's faucet (``POST /xo-devnet/faucet``): its issuer key and the book of its limits."""

@@ -12,6 +12,7 @@ from aiohttp import web
 
 from xo_core.log_limits import LogLimiter
 from xo_core.server_logs import RequestLogger, install_accept_error_handler
+from xo_core.signing import Signer
 from xo_devnet.ledger import Ledger
 from xo_devnet.rest.accepted import AcceptedBatches
 from xo_devnet.rest.app import build_app
@@ -61,7 +62,7 @@ class RestServer:
 
 
 async def start_rest_server(
-    ledger: Ledger, host: str, port: int, *, listeners: Sequence[socket.socket] = ()
+    ledger: Ledger, host: str, port: int, *, listeners: Sequence[socket.socket] = (), issuer: Signer | None = None
 ) -> RestServer:
     """Bind and start serving; raises OSError if the address cannot be bound.
 
@@ -70,9 +71,9 @@ async def start_rest_server(
 
     What clients can make the HTTP layer log (malformed requests, failed accepts when
     descriptors run out) goes through the app's ``LogLimiter`` (see ``server_logs``);
-    this installs the loop's exception handler for that until ``stop``.
+    this installs the loop's exception handler for that until ``stop``. ``issuer`` signs the faucet's issues.
     """
-    app = build_app(ledger)
+    app = build_app(ledger, issuer)
     runner = web.AppRunner(
         app,
         access_log=None,

@@ -42,12 +42,17 @@ SECONDS = 90
 class Player:
     """One player in a home of their own: the ``chips`` command with their key directory and nobody else's keys."""
 
-    def __init__(self, net: Net, name: str, home: Path) -> None:
+    def __init__(self, net: Net, name: str, home: Path, *, new: bool = False) -> None:
         self.net, self.name, self.home = net, name, home
         self.key_dir = home / ".sawtooth" / "keys"
         self.key_dir.mkdir(parents=True)
-        for suffix in (".priv", ".pub"):
-            shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
+        if new:  # a newcomer makes a key of their own ('chips keygen')
+            made = subprocess.run([sys.executable, "-m", "chips_cli.main", "keygen", name], capture_output=True,
+                                  text=True, timeout=60, check=False, env=self.environment())  # fmt: skip
+            assert made.returncode == 0, made.stderr
+        else:
+            for suffix in (".priv", ".pub"):
+                shutil.copy(net.key_dir / f"{name}{suffix}", self.key_dir / f"{name}{suffix}")
         self.key = (self.key_dir / f"{name}.pub").read_text().strip()
 
     def argv(self, *argv: str, url: str | None = None) -> list[str]:
@@ -279,9 +284,62 @@ def test_an_accept_the_house_cannot_fund_is_declined_at_once_on_the_broker_signe
         output, _ = house.communicate(timeout=30)
     assert heard == [f"the offerer cannot fund another deposit of {deposit} now"]
     assert "told them so" in output and "accept 1 of 2" in output
+    assert house.returncode == 143 and "stopped (SIGTERM): the offer " in output and "chips: error" not in output
     assert refused.returncode == 1 and "too few to cover the deposit" in refused.stderr  # seen before any open
     signer = Signer.from_hex((alice.key_dir / "alice.priv").read_text())
     with RestClient(net.url) as client:  # as accept does on a decline: the deposit comes back
         RestChain(client, signer).submit(tx.cancel(signer, channel_of(listed, alice.key, 2, stake=1,
                                                                       deposits=(deposit, deposit))), "the cancel")
     assert net.transactions_touching(channel_address(second)) == ["open", "cancel"]
+
+
+def test_a_new_key_gets_chips_from_the_faucet_and_an_offer_it_cannot_cover_says_how(net, tmp_path):
+    dave = Player(net, "dave", tmp_path / "dave", new=True)
+    poor = dave.run("offer", "--game", "xo", "--stake", "10", "--deposit", "50")
+    assert poor.returncode == 1
+    assert "your 0 free chips cannot cover a deposit of 50 (on xo-devnet 'chips faucet' gives" in poor.stderr
+    given = dave.run("faucet")
+    assert given.returncode == 0, given.stderr
+    assert "the faucet issued 500 chips to " in given.stdout and "you now hold 500 free chips" in given.stdout
+    assert "at most 1000 chips in any hour" in given.stdout
+    more = dave.run("faucet", "--amount", "501")
+    assert more.returncode == 1 and "this key had its 1000 chips for this hour; ask again in " in more.stderr
+    assert "429" not in more.stderr and "HTTP" not in more.stderr
+    assert "500 chips" in dave.run("balance").stdout
+
+
+def test_a_player_who_leaves_a_staked_match_is_told_where_it_stands_and_both_name_its_channel_alike(net, tmp_path):
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+    house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
+                      "60", "--bot", "random", "--for", "120")  # fmt: skip
+    dave = None
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        name = offers.channel_name(str(listed["id"]), 1)
+        dave = subprocess.Popen(alice.argv("accept", str(listed["id"])[:12]), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=alice.environment())  # fmt: skip
+        assert dave.stdout is not None
+        lines = []
+        while not any("the match begins" in line for line in lines):
+            line = dave.stdout.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        lines.append(dave.stdout.readline())  # "playing channel ...": said once the match is under way
+        dave.send_signal(2)  # Ctrl-C, with alice (X) to move
+        out, err = dave.communicate(timeout=SECONDS)
+        said = "".join(lines) + out
+        assert dave.returncode == 130 and err == "", said + err
+        for must in (f"you left (Ctrl-C): channel '{name}' stays open on the chain, the match unfinished: game 1 of 1",
+                     "at stake: your deposit of 50 chips", "if ",  " challenges you, your move must be on chain "
+                     "within 60 s (by ", f"to go on with it: chips play {name} --username alice"):  # fmt: skip
+            assert must in said, said
+        listed_now = alice.run("list").stdout
+        assert f"next: your move: chips play {name} --username alice" in listed_now, listed_now
+        assert "running: game 1 of 1, you (X) to move" in listed_now
+    finally:
+        if dave is not None and dave.poll() is None:
+            dave.kill()
+        house.terminate()
+        output, _ = house.communicate(timeout=30)
+    assert f"joined channel '{name}'" in output and "chips: error" not in output  # the offerer's name is the same

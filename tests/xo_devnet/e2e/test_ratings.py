@@ -133,7 +133,7 @@ def by_hand(played: list[tuple[str, str, str, list[int]]], family: str | None = 
     rows = [
         {"key": key, "rating": round(rating.mu, 6), "deviation": round(rating.sigma, 6),
          "ordinal": round(rating.mu - 3 * rating.sigma, 6), "games": sum(counts[key]), "wins": counts[key][0],
-         "losses": counts[key][1], "draws": counts[key][2]}
+         "losses": counts[key][1], "draws": counts[key][2], "provisional": sum(counts[key]) < 5}
         for key, rating in ratings.items()
     ]  # fmt: skip
     rows.sort(key=lambda row: (-row["ordinal"], -row["rating"], row["key"]))
@@ -185,9 +185,11 @@ def test_the_table_is_the_one_worked_out_by_hand_and_a_fresh_reader_prints_the_s
         heading
         == f"ratings as of block {table['block']['num']}: {len(chain.played)} XO, rps and staked games (openskill)"
     )
-    assert columns.split() == ["RANK", "PLAYER", "RATING", "DEVIATION", "GAMES", "WINS", "LOSSES", "DRAWS"]
+    assert columns.split() == ["RANK", "PLAYER", "SCORE", "RATING", "DEVIATION", "GAMES", "WINS", "LOSSES", "DRAWS"]
     best = table["players"][0]
-    assert rows[0].split()[:4] == ["1", "alice", f"({best['key'][:6]}...)", f"{best['rating']:.2f}"]
+    assert rows[0].split()[:5] == ["1", "alice", f"({best['key'][:6]}...)", f"{best['ordinal']:.2f}",
+                                   f"{best['rating']:.2f}" + ("?" if best["provisional"] else "")]  # fmt: skip
+    assert rows[-1].startswith("(ranked by SCORE = RATING - 3 * DEVIATION")
 
 
 def test_one_family_and_the_top_players(chain, tmp_path):

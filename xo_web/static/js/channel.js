@@ -5,6 +5,7 @@
 
 import { chips, chipsOf } from "./api.js";
 import { BoardView } from "./board.js";
+import { transactionsLink } from "./chain.js";
 import { capitalized, clockTime, countdown, deadlineCountdown, gameName, opponentLabel, opponentName, roundsText, stakeText, statusText, tick } from "./chips.js";
 import { h, replace, shown } from "./dom.js";
 import { throwIcon } from "./icons.js";
@@ -55,6 +56,8 @@ export function mount(app, id, signal) {
     ),
   );
   const log = h("ol", { class: "chips-log", id: "chips-log", "aria-label": "What the match said" });
+  // Shown with the first line the match says: a closed channel's page does not end with an empty heading.
+  const logHeading = h("h2", { id: "chips-log-heading", text: "The match", hidden: true });
   let channel = null;
   let skew = 0;
   let wanted = null;
@@ -152,6 +155,7 @@ export function mount(app, id, signal) {
 
   function say(line) {
     if (!line) return;
+    logHeading.hidden = false;
     log.prepend(h("li", { text: line }));
     while (log.children.length > MAX_LINES) log.lastChild.remove();
   }
@@ -188,14 +192,14 @@ export function mount(app, id, signal) {
     terms,
     status,
     balances,
-    h("div", { class: "actions" }, playButton, challengeButton, finalizeButton),
+    h("div", { class: "actions" }, playButton, challengeButton, finalizeButton, transactionsLink("channel", id ?? "")),
     chainNote,
     urgent,
     position,
     channel?.game === "rps" ? null : board.element,
     throws,
     error,
-    h("h2", { text: "The match" }),
+    logHeading,
     log,
   );
   read().then(() => {

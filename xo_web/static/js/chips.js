@@ -8,6 +8,7 @@ import { chips, chipsOf } from "./api.js";
 import { h, replace, shown } from "./dom.js";
 import { playerLabel } from "./labels.js";
 import { offersSection } from "./offers.js";
+import { duration } from "./time.js";
 
 export function channelHref(id) {
   return `#/channel/${id}`;
@@ -68,7 +69,7 @@ export function clockTime(moment, skew) {
 
 /** How long a challenge in the channel lasts, and the server's warning when that is short, before a join. */
 export function challengeText(channel) {
-  const within = `A challenge must be answered within ${channel.challenge_seconds} s.`;
+  const within = `A challenge must be answered within ${duration(channel.challenge_seconds)}.`;
   return channel.challenge_note ? `${within} Warning: ${channel.challenge_note}.` : within;
 }
 
@@ -77,7 +78,7 @@ export function countdown(channel, skew) {
   return deadlineCountdown(channel.challenge.deadline, skew);
 }
 
-/** A deadline (Unix seconds, the server's clock) counted down: ` before 14:03:22 (27 s left).`, kept ticking by `tick`. */
+/** A deadline (Unix seconds, the server's clock) counted down: ` before 14:03:22 (52 min 7 s left).`, kept ticking by `tick`. */
 export function deadlineCountdown(deadline, skew) {
   return h("span", {
     class: "countdown",
@@ -87,7 +88,7 @@ export function deadlineCountdown(deadline, skew) {
 }
 
 export function countdownText(left, at) {
-  return left > 0 ? ` before ${at} (${left} s left).` : `: the deadline, ${at}, has passed, so it can be finalized.`;
+  return left > 0 ? ` before ${at} (${duration(left)} left).` : `: the deadline, ${at}, has passed, so it can be finalized.`;
 }
 
 /** Keep every `.countdown` under `root` ticking, once a second, until `signal` aborts. */

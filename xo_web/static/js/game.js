@@ -5,6 +5,7 @@
 
 import { move, startComputer, stopComputer } from "./api.js";
 import { BoardView } from "./board.js";
+import { transactionsLink } from "./chain.js";
 import { h, replace, shown } from "./dom.js";
 import { changeText, gridName, isOver, parseSpace, playerLabel, seat, sentence, stateText } from "./labels.js";
 
@@ -20,7 +21,7 @@ export function mount(app, name, signal) {
   const board = new BoardView({ label: "Board", onTake: (space) => take(space) });
   const historyLink = h("a", { class: "button", href: `#/history/${encodeURIComponent(name ?? "")}`, text: "History" });
   const deleteButton = h("button", { type: "button", class: "danger", text: "Delete game", on: { click: askDelete } });
-  const actions = h("div", { class: "actions" }, historyLink, deleteButton);
+  const actions = h("div", { class: "actions" }, historyLink, transactionsLink("game", name ?? ""), deleteButton);
   const computer = computerPanel(app, name, (message) => (error.textContent = message));
   const help = h("p", { class: "help", id: "move-help", text: "Click a space, or type 1-9 or A1-C3. On the board, the arrow keys move and Enter takes." });
   let pending = null;

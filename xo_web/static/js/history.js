@@ -1,9 +1,10 @@
 // A game's history: its committed moves in order, each with the board it left; click a move,
-// or use the arrow keys on the list, to see the board after it. A name created again after a
+// or use the arrow keys on the list, to see the board after it, and follow it to its transaction. A name created again after a
 // delete has had several games: each is listed.
 
 import { history } from "./api.js";
 import { BoardView } from "./board.js";
+import { transactionHref } from "./chain.js";
 import { h, replace, shown } from "./dom.js";
 import { gridName, playerLabel, stateText } from "./labels.js";
 
@@ -93,7 +94,13 @@ export function mount(app, name, signal) {
     const problems = record.problems.map((problem) => h("li", { text: problem }));
     replace(
       body,
-      h("div", { class: "history-board" }, board.element, h("p", { class: "caption", "aria-live": "polite", text: caption })),
+      h(
+        "div",
+        { class: "history-board" },
+        board.element,
+        h("p", { class: "caption", "aria-live": "polite", text: caption }),
+        h("p", { class: "transaction-link" }, h("a", { href: transactionHref(chosen.transaction_id), text: "This move's transaction on the chain" })),
+      ),
       h("div", { class: "history-steps" }, sections),
       problems.length ? h("ul", { class: "problems", "aria-label": "Moves left out" }, problems) : null,
     );

@@ -18,10 +18,11 @@ export function rpsHref(name) {
   return `#/rps/${encodeURIComponent(name)}`;
 }
 
-/** " rated 26.8" for a player the leaderboard rates (its rating, one decimal), else nothing. */
+/** " rated 26.8" for a player the leaderboard rates (its rating, one decimal; "26.8?" while provisional, fewer than 5
+ * games), else nothing. */
 function rated(live, key) {
   const row = key ? live.ratingOf(key) : null;
-  return row ? ` rated ${row.rating.toFixed(1)}` : "";
+  return row ? ` rated ${row.rating.toFixed(1)}${row.provisional ? "?" : ""}` : "";
 }
 
 function rpsItem(game, me, live) {

@@ -6,6 +6,9 @@
 //   #/chips        your chips and channels; open or join one
 //   #/channel/ID   a staked match in a channel, played live through the broker
 //   #/ratings[/G]  every player's rating from the chain, live (G: xo, rps or chips alone)
+//   #/tournaments  every tournament's standings and pairings, live; join one and take part
+//   #/transactions/game|rps|channel/NAME  what the chain holds of a game or channel, in words
+//   #/transaction/ID                      one transaction: what it did, its block, its outcome
 
 import { getJson } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -18,6 +21,8 @@ import * as rpsView from "./rps.js";
 import * as chipsView from "./chips.js";
 import * as channelView from "./channel.js";
 import * as ratingsView from "./ratings.js";
+import * as tournamentsView from "./tournaments.js";
+import { transactionView, transactionsView } from "./chain.js";
 
 const PLAYER_STORAGE = "xo.player";
 const ROUTES = [
@@ -28,6 +33,9 @@ const ROUTES = [
   { pattern: /^#\/chips\/?$/, view: chipsView },
   { pattern: /^#\/channel\/([0-9a-f]{64})$/, view: channelView },
   { pattern: /^#\/ratings(?:\/(xo|rps|chips))?\/?$/, view: ratingsView },
+  { pattern: /^#\/tournaments\/?$/, view: tournamentsView },
+  { pattern: /^#\/transactions\/((?:game|rps|channel)\/.+)$/, view: transactionsView },
+  { pattern: /^#\/transaction\/([0-9a-f]{6,128})$/, view: transactionView },
 ];
 
 /** What every view shares: the live games, the session, who plays, and where views go. */
@@ -123,6 +131,7 @@ function route(app) {
     document.getElementById("nav-lobby").toggleAttribute("aria-current", view === lobbyView);
     document.getElementById("nav-chips").toggleAttribute("aria-current", view === chipsView);
     document.getElementById("nav-ratings").toggleAttribute("aria-current", view === ratingsView);
+    document.getElementById("nav-tournaments").toggleAttribute("aria-current", view === tournamentsView);
     view.mount(app, parameter, current.signal);
   };
   window.addEventListener("hashchange", () => {

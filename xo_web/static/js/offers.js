@@ -7,6 +7,7 @@
 import { chips, getJson } from "./api.js";
 import { h, replace, shown } from "./dom.js";
 import { shortKey } from "./labels.js";
+import { duration } from "./time.js";
 
 const UNITS = { xo: "game", rps: "round" };
 
@@ -14,25 +15,27 @@ function plural(count, unit) {
   return `${count} ${unit}${count === 1 ? "" : "s"}`;
 }
 
-/** "Tic-tac-toe for 10 chips a game, 3 games; 50 chips deposited each; 60 s to answer a challenge." */
+/** "Tic-tac-toe for 10 chips a game, 3 games; 50 chips deposited each; 1 h 0 min to answer a challenge." */
 export function offerTerms(offer) {
   const game = offer.game === "xo" ? "Tic-tac-toe" : "Rock-paper-scissors";
   const unit = UNITS[offer.game];
   const rounds = offer.rounds === 0 ? "until a player cannot cover the stake" : plural(offer.rounds, unit);
-  return `${game} for ${plural(offer.stake, "chip")} a ${unit}, ${rounds}; ${plural(offer.deposit, "chip")} deposited each; ${offer.challenge_seconds} s to answer a challenge.`;
+  return `${game} for ${plural(offer.stake, "chip")} a ${unit}, ${rounds}; ${plural(offer.deposit, "chip")} deposited each; ${duration(offer.challenge_seconds)} to answer a challenge.`;
 }
 
-/** The offerer's rating at staked matches, as `chips offers` words it: "rated 27.31 ± 4.02 (6 matches)". */
+/** The offerer's rating at staked games, as `chips offers` words it: "rated 27.31 ± 4.02 (6 games)", a provisional
+ * one (fewer than 5 games) "rated 27.31? ± 4.02 (1 game)": every game of a match (round, at rps) counts as one. */
 export function ratingText(rating) {
-  if (!rating) return "no staked matches yet";
-  return `rated ${rating.rating.toFixed(2)} ± ${rating.deviation.toFixed(2)} (${rating.games} ${rating.games === 1 ? "match" : "matches"})`;
+  if (!rating) return "no staked games yet";
+  const mark = rating.provisional ? "?" : "";
+  return `rated ${rating.rating.toFixed(2)}${mark} ± ${rating.deviation.toFixed(2)} (${plural(rating.games, "game")})`;
 }
 
-/** " open until 14:03:22 (27 s left)": the expiry (the server's clock, Unix seconds) as local clock time. */
+/** " open until 14:03:22 (52 min 7 s left)": the expiry (the server's clock, Unix seconds) as local clock time. */
 export function staysText(expires, skew) {
   const left = Math.max(0, Math.ceil(expires - (Date.now() / 1000 - skew)));
   const at = new Date((expires + skew) * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
-  return left > 0 ? `Open until ${at} (${left} s left).` : `Expired at ${at}.`;
+  return left > 0 ? `Open until ${at} (${duration(left)} left).` : `Expired at ${at}.`;
 }
 
 function numberInput(id, value, min, max) {
@@ -49,7 +52,7 @@ export function offersSection(app, signal, channelHref) {
   const deposit = numberInput("offer-deposit", 50, 1, 1_000_000_000_000);
   const rounds = numberInput("offer-rounds", 3, 0, 255);
   const challenge = numberInput("offer-challenge", 3600, 1, 2_592_000);
-  const seconds = numberInput("offer-seconds", 600, 10, 86_400);
+  const seconds = numberInput("offer-seconds", 3600, 10, 86_400); // as `chips offer --for`
   const offerButton = h("button", { type: "submit", class: "primary", id: "offer-submit", text: "Offer" });
   const offerNote = h("p", { class: "note", id: "offer-note", "aria-live": "polite" });
   const offerError = h("p", { class: "error", role: "alert", id: "offer-error" });

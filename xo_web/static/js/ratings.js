@@ -13,7 +13,8 @@ const POOLS = [
   ["rps", "Rock-paper-scissors"],
   ["chips", "Staked matches"],
 ];
-const HEADINGS = ["Rank", "Player", "Rating", "Deviation", "Games", "Wins", "Losses", "Draws"];
+const HEADINGS = ["Rank", "Player", "Score", "Rating", "Deviation", "Games", "Wins", "Losses", "Draws"];
+const PROVISIONAL = "Provisional: fewer than 5 games";
 
 export function ratingsHref(game = "") {
   return game ? `#/ratings/${game}` : "#/ratings";
@@ -30,13 +31,21 @@ function playerCell(row, me) {
   );
 }
 
+/** The rating, marked "?" with its reason when it rests on fewer than 5 games (as lichess marks one). */
+function ratingCell(row) {
+  const mark = row.provisional ? h("abbr", { class: "provisional", title: PROVISIONAL, text: "?" }) : null;
+  return h("td", { class: "number" }, row.rating.toFixed(2), mark);
+}
+
 function tableRow(row, me) {
-  const numbers = [row.rating.toFixed(2), row.deviation.toFixed(2), row.games, row.wins, row.losses, row.draws];
+  const numbers = [row.deviation.toFixed(2), row.games, row.wins, row.losses, row.draws];
   return h(
     "tr",
-    { dataset: { key: row.key, you: String(row.key === me) } },
+    { dataset: { key: row.key, you: String(row.key === me), provisional: String(Boolean(row.provisional)) } },
     h("td", { text: String(row.rank) }),
     playerCell(row, me),
+    h("td", { class: "number", text: row.ordinal.toFixed(2) }),
+    ratingCell(row),
     numbers.map((number) => h("td", { class: "number", text: String(number) })),
   );
 }
@@ -65,7 +74,9 @@ export function mount(app, parameter, signal) {
   const about = h(
     "p",
     { class: "caption" },
-    "Computed from the chain alone (openskill: rating and deviation, ranked by rating − 3 × deviation); ",
+    "Computed from the chain alone (openskill). Ranked by score = rating − 3 × deviation: a rating the player is ",
+    "very likely above, so a player of few games ranks below one whose rating is surer. ? marks a provisional ",
+    "rating (fewer than 5 games; a staked match counts each of its games). ",
     h("code", { text: "xo ratings" }),
     " prints the same table.",
   );

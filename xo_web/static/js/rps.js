@@ -5,11 +5,12 @@
 
 import { rps } from "./api.js";
 import { h, replace, shown } from "./dom.js";
+import { transactionsLink } from "./chain.js";
 import { throwIcon } from "./icons.js";
 import { shortKey } from "./labels.js";
+import { duration } from "./time.js";
 import {
   THROWS,
-  duration,
   nextText,
   opening,
   outcomeText,
@@ -230,6 +231,7 @@ export function mount(app, name, signal) {
     error,
     announcer,
     actions,
+    h("p", { class: "actions" }, transactionsLink("rps", name ?? "")),
     setup,
     roundsHeading,
     rounds,

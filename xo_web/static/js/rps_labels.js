@@ -100,14 +100,3 @@ export function seatStatus(game, player) {
   }
   return player.ready ? "ready" : "not ready";
 }
-
-/** "42 s", "4 min 12 s", "2 h 5 min". */
-export function duration(seconds) {
-  const total = Math.max(Math.ceil(seconds), 0);
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const rest = total % 60;
-  if (hours) return `${hours} h ${minutes} min`;
-  if (minutes) return `${minutes} min ${rest} s`;
-  return `${rest} s`;
-}
