@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelFeed
 from chips_client.channels import find_named, rounds_of
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.channel import channel_id
@@ -39,6 +40,19 @@ def wait_seconds(args: argparse.Namespace) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
     wait = getattr(args, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
+
+
+@contextlib.contextmanager
+def followed(args: argparse.Namespace, address: str, say: Callable[[str], None]) -> Iterator[ChannelFeed | None]:
+    """The channel at ``address`` followed through the ledger's events, on a REST connection of its own (not yet
+    started: the caller starts it, waiting for a REST API away as it does); stopped at the end. A command's tests
+    that fake the chain fake this too (None: the match reads the chain itself)."""
+    with session.rest_client(args) as reader:
+        feed = ChannelFeed(reader, address, say=say)
+        try:
+            yield feed
+        finally:
+            feed.stop()
 
 
 @contextlib.contextmanager
