@@ -291,6 +291,23 @@ def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, tp, stop_si
     assert "unregistered from the validator (OK)" in process.log_text()
 
 
+@COMMANDS
+def test_a_stop_signal_while_the_registration_is_unanswered_still_unregisters(peer, start_tp, tp):
+    """A validator counts a processor in once it reads the request (xo-devnet reports it registered then), so a
+    processor stopped before the answer arrives takes its registration back like any other."""
+    process = start_tp("-C", peer.url, command=tp.command)
+    for _ in tp.versions:
+        peer.receive_type(Message.TP_REGISTER_REQUEST)  # read, and left unanswered
+
+    process.process.send_signal(signal.SIGTERM)
+    peer.expect_unregistration()
+
+    assert process.wait() == 0
+    log = process.log_text()
+    assert "unregistered from the validator (OK)" in log
+    assert "never retrieved" not in log
+
+
 def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unregistration(peer, start_tp):
     tp = start_tp("-C", peer.url)
     peer.expect_registration()
