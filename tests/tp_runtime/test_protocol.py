@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.ports import reserved_port
 from tests.tp_runtime.conftest import kill_tp, spawn_tp
 from tests.tp_runtime.validator_peer import (
     ValidatorPeer,
@@ -264,12 +265,11 @@ def test_reconnects_and_registers_again_when_the_validator_comes_back(peer, star
 
 
 def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
-    with ValidatorPeer() as placeholder:
-        port = placeholder.port  # a free port, closed again before xo-tp starts
-    tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
-    tp.wait_for_log("connecting to the validator")  # up and trying, with nobody on the port
-    with ValidatorPeer(port) as late:
-        assert late.expect_registration().family == "xo"
+    with reserved_port() as port:  # nobody listens on it, and no other program is given it meanwhile
+        tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
+        tp.wait_for_log("connecting to the validator")  # up and trying, with nobody on the port
+        with ValidatorPeer(port) as late:
+            assert late.expect_registration().family == "xo"
 
 
 @pytest.mark.parametrize(
