@@ -65,7 +65,9 @@ def fake() -> Iterator[FakeSawtooth]:
 
 @pytest.fixture
 def closed_port() -> Iterator[int]:
-    """A loopback port nothing listens on, held for the test so that no other program is given it meanwhile."""
+    """A loopback port nothing listens on, held for the test so that no other program is given it meanwhile.
+
+    A server the test starts there itself may still listen on it (tests/ports.py says how)."""
     with reserved_port() as port:
         yield port
 
