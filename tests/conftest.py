@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 
 import pytest
 
 from tests.bytecode_cache import share_bytecode_cache
 from tests.fake_sawtooth import FakeSawtooth
+from tests.ports import reserved_port
 from tests.processes import Leftovers, become_subreaper
 from tests.together import MODULES, WORKER_INPUT, module_of, scheduler
 
@@ -64,11 +64,12 @@ def fake() -> Iterator[FakeSawtooth]:
 
 
 @pytest.fixture
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on, held for the test so that no other program is given it meanwhile.
+
+    A server the test starts there itself may still listen on it (tests/ports.py says how)."""
+    with reserved_port() as port:
+        yield port
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,7 @@ instead: ``.ci/run`` installs it, so a missing broker there is a broken CI, not 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.ports import reserved_port
 
 MOSQUITTO_ENV = "XO_MOSQUITTO"
 TLS_DIR = Path(__file__).parent / "tls"
@@ -64,49 +67,47 @@ def mosquitto_executable() -> str:
     return str(found)
 
 
-def free_port() -> int:
-    """A loopback port free a moment ago (mosquitto cannot listen on port 0 and tell which it got)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def running_mosquitto(
     directory: Path, users: dict[str, str] | None = None, acl: str | None = None, port: int | None = None
 ) -> Iterator[Mosquitto]:
     """Start mosquitto with its own config in ``directory``; with ``users``, only they may connect; with ``acl``
-    (an acl_file's lines), each may read and write only the topics it allows; on ``port``, or a free one."""
+    (an acl_file's lines), each may read and write only the topics it allows; on ``port``, or a free one.
+
+    mosquitto cannot listen on port 0 and tell which it got: the ports it is given are held (tests/ports.py) while
+    it runs, so no other program is given them meanwhile, nor after a :meth:`Mosquitto.kill` before its restart.
+    """
     wanted = port
     for _attempt in range(3):
-        port, tls_port = wanted or free_port(), free_port()
-        lines = [
-            "per_listener_settings false",
-            "persistence false",
-            "max_queued_messages 10000",
-            "set_tcp_nodelay true",
-            "log_type error",
-            "log_type warning",
-            f"listener {port} 127.0.0.1",
-            f"listener {tls_port} 127.0.0.1",
-            f"certfile {TLS_DIR / 'localhost-cert.pem'}",
-            f"keyfile {TLS_DIR / 'localhost-key.pem'}",
-        ]
-        if users:
-            passwords = directory / "passwords"
-            passwords.write_text("")
-            for user, password in users.items():
-                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, timeout=10)
-            lines += ["allow_anonymous false", f"password_file {passwords}"]
-        if acl is not None:
-            (directory / "acl").write_text(acl)
-            lines.append(f"acl_file {directory / 'acl'}")
-        else:
-            lines.append("allow_anonymous true")
-        with _started(directory, "\n".join(lines) + "\n", port, tls_port) as running:
-            if running is not None:
-                yield running
-                return
+        with contextlib.ExitStack() as held:
+            port, tls_port = wanted or held.enter_context(reserved_port()), held.enter_context(reserved_port())
+            lines = [
+                "per_listener_settings false",
+                "persistence false",
+                "max_queued_messages 10000",
+                "set_tcp_nodelay true",
+                "log_type error",
+                "log_type warning",
+                f"listener {port} 127.0.0.1",
+                f"listener {tls_port} 127.0.0.1",
+                f"certfile {TLS_DIR / 'localhost-cert.pem'}",
+                f"keyfile {TLS_DIR / 'localhost-key.pem'}",
+            ]
+            if users:
+                passwords = directory / "passwords"
+                passwords.write_text("")
+                for user, password in users.items():
+                    subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True, timeout=10)
+                lines += ["allow_anonymous false", f"password_file {passwords}"]
+            if acl is not None:
+                (directory / "acl").write_text(acl)
+                lines.append(f"acl_file {directory / 'acl'}")
+            else:
+                lines.append("allow_anonymous true")
+            with _started(directory, "\n".join(lines) + "\n", port, tls_port) as running:
+                if running is not None:
+                    yield running
+                    return
     pytest.fail("mosquitto did not start on a free port in 3 attempts")
 
 
@@ -117,19 +118,19 @@ def running_config(directory: Path, config: str) -> Iterator[Mosquitto]:
     Its ``listener`` line is replaced by one on a free port; a ``persistence_location`` goes to ``directory``.
     """
     for _attempt in range(3):
-        port = free_port()
-        lines = []
-        for line in config.splitlines():
-            if line.startswith("listener "):
-                lines.append(f"listener {port} 127.0.0.1")
-            elif line.startswith("persistence_location "):
-                lines.append(f"persistence_location {directory}/")
-            else:
-                lines.append(line)
-        with _started(directory, "\n".join(lines) + "\n", port) as running:
-            if running is not None:
-                yield running
-                return
+        with reserved_port() as port:
+            lines = []
+            for line in config.splitlines():
+                if line.startswith("listener "):
+                    lines.append(f"listener {port} 127.0.0.1")
+                elif line.startswith("persistence_location "):
+                    lines.append(f"persistence_location {directory}/")
+                else:
+                    lines.append(line)
+            with _started(directory, "\n".join(lines) + "\n", port) as running:
+                if running is not None:
+                    yield running
+                    return
     pytest.fail("mosquitto did not start on a free port in 3 attempts")
 
 

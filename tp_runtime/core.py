@@ -190,6 +190,9 @@ class TransactionProcessor:
             ask = functools.partial(self._ask, session)
             requests = self._handlers.register_requests(self._max_occupancy)
             if not await register(ask, requests, self.url, self._stopping, self._register_timeout):
+                if self._stopping.is_set() and not session.lost.is_set():
+                    # stopped while the answers were on their way: the validator may count this processor in
+                    await unregister(ask, self.url, self._abandon, self._unregister_timeout)
                 return
             LOGGER.info(
                 "registered %s with the validator at %s (max occupancy %d)",

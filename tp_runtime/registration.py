@@ -28,22 +28,23 @@ async def register(
 ) -> bool:
     """Register every family version; False if this session cannot (no answer in time, lost, stopping).
 
+    Stopping while the answers are on their way, the validator may have registered some
+    versions already: the caller then unregisters all the same.
     Raises :class:`RegistrationRejected` when the validator refuses one: retrying cannot help.
     """
-    replies = asyncio.gather(*(ask(Message.TP_REGISTER_REQUEST, request.SerializeToString()) for request in requests))
+    replies = [ask(Message.TP_REGISTER_REQUEST, request.SerializeToString()) for request in requests]
     await _until_done_or_set(replies, stopping, timeout)
-    if not replies.done():
-        replies.cancel()
+    answered = all(reply.done() for reply in replies)
+    failed = _settle(replies)
+    if not answered:
         if not stopping.is_set():
             LOGGER.warning("the validator at %s did not answer the registration within %.1f s", url, timeout)
         return False
-    if replies.cancelled():
-        return False
-    if replies.exception() is not None:
+    if failed:
         LOGGER.warning("lost the validator at %s while registering", url)
         return False
-    for request, reply in zip(requests, replies.result(), strict=True):
-        status = _status(TpRegisterResponse, Message.TP_REGISTER_RESPONSE, reply)
+    for request, reply in zip(requests, replies, strict=True):
+        status = _status(TpRegisterResponse, Message.TP_REGISTER_RESPONSE, reply.result())
         if status != TpRegisterResponse.OK:
             raise RegistrationRejected(
                 f"the validator at {url} refused to register family {request.family!r} "
@@ -52,11 +53,25 @@ async def register(
     return True
 
 
+def _settle(replies: Sequence[asyncio.Future[Message]]) -> bool:
+    """Cancel the replies still awaited and read the failures of the others; True if any failed or was cancelled.
+
+    Every failure is read, so none is reported as "never retrieved" when the future is collected.
+    """
+    failed = False
+    for reply in replies:
+        if not reply.done():
+            reply.cancel()
+        elif reply.cancelled() or reply.exception() is not None:
+            failed = True
+    return failed
+
+
 async def unregister(ask: Ask, url: str, abandon: asyncio.Event, timeout: float) -> None:
     """Tell the validator to send no more; its answer is logged, waited for at most ``timeout`` s."""
     LOGGER.info("unregistering from the validator")
     reply = ask(Message.TP_UNREGISTER_REQUEST, b"")
-    await _until_done_or_set(reply, abandon, timeout)
+    await _until_done_or_set([reply], abandon, timeout)
     if not reply.done():
         reply.cancel()
         LOGGER.warning("the validator did not answer the unregistration in time")
@@ -85,10 +100,18 @@ def _status_name(response_type: RegistrationReply, status: int) -> str:
         return str(status)
 
 
-async def _until_done_or_set(future: asyncio.Future[Any], event: asyncio.Event, timeout: float) -> None:
-    """Wait for ``future`` at most ``timeout`` s, and no longer once ``event`` is set; never cancels ``future``."""
+async def _until_done_or_set(futures: Sequence[asyncio.Future[Any]], event: asyncio.Event, timeout: float) -> None:
+    """Wait until every one of ``futures`` is done, at most ``timeout`` s and no longer once ``event`` is set.
+
+    Never cancels ``futures``: the caller decides what becomes of those still undone.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
     set_ = asyncio.ensure_future(event.wait())
     try:
-        await asyncio.wait({future, set_}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        waiting = {future for future in futures if not future.done()}
+        while waiting and not set_.done() and (remaining := deadline - loop.time()) > 0:
+            done, _ = await asyncio.wait({*waiting, set_}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            waiting -= done
     finally:
         set_.cancel()

@@ -23,6 +23,7 @@ from xo_core.process_exit import skip_final_collection
 from xo_devnet.already_running import WAIT_SECONDS, RunningDevnet, describe, find_running, is_held
 from xo_devnet.families import Family, parse_families
 from xo_devnet.genesis import MIN_CHALLENGE_SECONDS
+from xo_devnet.stop_requests import StopRequests
 
 LOGGER = logging.getLogger("xo_devnet")
 
@@ -261,35 +262,39 @@ def main(argv: list[str] | None = None) -> int:
         except ResetRefused as error:
             print(f"xo-devnet: {error}", file=sys.stderr)
             return 1
-    from xo_devnet.launcher import DevnetOptions, StartupError, run_devnet  # noqa: PLC0415 (keeps --help instant)
+    with StopRequests().caught() as requests:  # from here on a stop signal is a clean stop, never a death
+        from xo_devnet.launcher import DevnetOptions, StartupError, run_devnet  # noqa: PLC0415 (keeps --help instant)
 
-    options = DevnetOptions(
-        data_dir=data_dir,
-        rest_host=args.rest_api[0],
-        rest_port=args.rest_api[1],
-        component_endpoint=args.component_endpoint,
-        broker=None if args.no_broker else args.broker,
-        min_challenge=args.min_challenge,
-        block_interval=args.block_interval,
-        max_subscribers=args.max_subscribers,
-        run_processor=not args.no_tp,
-        families=args.families,
-        processor_wait=args.processor_wait,
-        dependency_wait=args.dependency_wait,
-        key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),
-        ready_file=args.ready_file,
-        verbosity=args.verbose,
-    )
-    skip_final_collection()
-    try:
-        asyncio.run(run_devnet(options))
-    except StartupError as error:
-        LOGGER.debug("startup failed", exc_info=True)
-        return _already_running(data_dir) if data_dir is not None and is_held(data_dir) else _failed(error)
-    except Exception:
-        LOGGER.exception("xo-devnet stopped on an unexpected error")
-        return 1
-    return 0
+        options = DevnetOptions(
+            data_dir=data_dir,
+            rest_host=args.rest_api[0],
+            rest_port=args.rest_api[1],
+            component_endpoint=args.component_endpoint,
+            broker=None if args.no_broker else args.broker,
+            min_challenge=args.min_challenge,
+            block_interval=args.block_interval,
+            max_subscribers=args.max_subscribers,
+            run_processor=not args.no_tp,
+            families=args.families,
+            processor_wait=args.processor_wait,
+            dependency_wait=args.dependency_wait,
+            key_dir=(args.key_dir or DEFAULT_KEY_DIR).expanduser(),
+            ready_file=args.ready_file,
+            verbosity=args.verbose,
+        )
+        skip_final_collection()
+        try:
+            asyncio.run(run_devnet(options, requests=requests))
+        except StartupError as error:
+            failure = error
+        except Exception:
+            LOGGER.exception("xo-devnet stopped on an unexpected error")
+            return 1
+        else:
+            return 0
+    # Ctrl-C interrupts again from here: waiting for another xo-devnet below is the user's to cut short.
+    LOGGER.debug("startup failed", exc_info=failure)
+    return _already_running(data_dir) if data_dir is not None and is_held(data_dir) else _failed(failure)
 
 
 def _already_running(data_dir: Path) -> int:

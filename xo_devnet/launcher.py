@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from xo_devnet.player_keys import PlayerKey, ensure_player_keys
 from xo_devnet.processor_metrics import metrics_address
 from xo_devnet.rest.listeners import bind_listeners
 from xo_devnet.sidecar import Processor, ProcessorSidecar, connectable
+from xo_devnet.stop_requests import STOP_SIGNALS, StopRequests
 from xo_tp import family as xo_family
 
 if TYPE_CHECKING:
@@ -104,18 +104,25 @@ class DevnetOptions:
         return frozenset(PROCESSOR_FAMILIES + self.families)
 
 
-async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
-    """Run until SIGINT or SIGTERM; startup errors (a port in use, say) propagate before anything is announced."""
+async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout, requests: StopRequests | None = None) -> None:
+    """Run until SIGINT or SIGTERM; startup errors (a port in use, say) propagate before anything is announced.
+
+    A stop asked for during startup (or before it: ``requests`` holds the signals caught before the loop
+    ran) starts no processor not started yet and announces nothing, neither banner nor ready file, since
+    what it would announce is about to go; then the devnet stops as it would once ready.
+    """
     stop = asyncio.Event()
-    stopped_by: list[str] = []
+    stopped_by = requests.names if requests is not None else []
 
     def request_stop(name: str) -> None:
         stopped_by.append(name)
         stop.set()
 
     loop = asyncio.get_running_loop()
-    for signal_number, name in ((signal.SIGINT, "Ctrl-C"), (signal.SIGTERM, "SIGTERM")):
+    for signal_number, name in STOP_SIGNALS.items():
         loop.add_signal_handler(signal_number, request_stop, name)
+    if stopped_by:
+        stop.set()
     async with contextlib.AsyncExitStack() as running:
         keys = ensure_player_keys(options.key_dir)
         issuer = ensure_player_keys(options.key_dir, (ISSUER_KEY_NAME,))[0]
@@ -131,7 +138,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         broker_url = await _start_broker(options.broker, running)
         sidecars: list[tuple[Processor, ProcessorSidecar]] = []
         running.push_async_callback(_stop_sidecars, sidecars)
-        if options.run_processor:
+        if options.run_processor and not stop.is_set():
             await _start_sidecars(connectable(ledger.component_endpoint), options.verbosity - 1, sidecars)
         # The REST API's imports (aiohttp) take longer than a processor takes to start: made only now, they
         # overlap the processors' start-up instead of delaying it. Its address is bound already (above), so
@@ -146,33 +153,34 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout) -> None:
         running.push_async_callback(_drain, ledger, rest.accepted, options.data_dir is not None, out)
         running.push_async_callback(rest.stop)
         registered = await _wait_for_registration(ledger, [processor for processor, _ in sidecars], stop)
-        endpoint = connectable(ledger.component_endpoint)
-        info = ReadyInfo(
-            rest_url=rest.url,
-            component_endpoint=ledger.component_endpoint,
-            broker_url=broker_url,
-            data_dir=options.data_dir,
-            processors=tuple(
-                ProcessorStatus(
-                    processor.name,
-                    sidecar.pid,
-                    processor.families,
-                    processor in registered,
-                    metrics_address(processor.name, endpoint),
-                )
-                for processor, sidecar in sidecars
-            ),
-            families=tuple(sorted(options.accepted_families)),
-            key_dir=options.key_dir,
-            keys=(*keys, issuer),
-            example_game=unused_game_name(ledger),
-            chips=_chips(ledger, [*keys, issuer], options.accepted_families),
-        )
-        print(banner(info), file=out, flush=True)
-        for ready_file in _ready_files(options):
-            write_ready_file(ready_file, info)
-            running.callback(remove_ready_file, ready_file)
-        await stop.wait()
+        if not stop.is_set():  # a stop during startup: what is about to go is not announced
+            endpoint = connectable(ledger.component_endpoint)
+            info = ReadyInfo(
+                rest_url=rest.url,
+                component_endpoint=ledger.component_endpoint,
+                broker_url=broker_url,
+                data_dir=options.data_dir,
+                processors=tuple(
+                    ProcessorStatus(
+                        processor.name,
+                        sidecar.pid,
+                        processor.families,
+                        processor in registered,
+                        metrics_address(processor.name, endpoint),
+                    )
+                    for processor, sidecar in sidecars
+                ),
+                families=tuple(sorted(options.accepted_families)),
+                key_dir=options.key_dir,
+                keys=(*keys, issuer),
+                example_game=unused_game_name(ledger),
+                chips=_chips(ledger, [*keys, issuer], options.accepted_families),
+            )
+            print(banner(info), file=out, flush=True)
+            for ready_file in _ready_files(options):
+                write_ready_file(ready_file, info)
+                running.callback(remove_ready_file, ready_file)
+            await stop.wait()
         print(f"{stopped_by[0]}: stopping xo-devnet", file=out, flush=True)
     kept = "nothing was kept (ephemeral)" if options.data_dir is None else f"the chain is kept in {options.data_dir}"
     print(f"xo-devnet stopped; {kept}", file=out, flush=True)

@@ -24,7 +24,7 @@ from client_core.broker import (
     BrokerUnreachable,
 )
 from client_core.errors import UNAVAILABLE
-from tests.mosquitto import TLS_DIR, Mosquitto, free_port, running_mosquitto, stop
+from tests.mosquitto import TLS_DIR, Mosquitto, running_mosquitto, stop
 from tests.mqtt_clients import Hostile, Reconnections
 
 SECONDS = 5.0
@@ -293,10 +293,10 @@ def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
 
 
 def test_a_session_that_never_gives_up_waits_for_a_broker_absent_at_the_start(
-    tmp_path: Path, sessions: list[BrokerSession], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, sessions: list[BrokerSession], monkeypatch: pytest.MonkeyPatch, closed_port: int
 ) -> None:
     monkeypatch.setattr(client_broker, "RECONNECT_DELAYS", (0.1, 5.0))  # half the product's: half the wait
-    port = free_port()
+    port = closed_port  # until mosquitto listens there; nobody else is given it meanwhile
     said: queue.Queue[str] = queue.Queue()
     inbox = Inbox()
     bob = BrokerSession(address(port), "test-patient-bob", inbox, say=said.put)

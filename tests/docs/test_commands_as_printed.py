@@ -14,7 +14,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import pytest
 from tests.docs.markdown import DOCS, REPO_ROOT
 from tests.integration.devnet import running_devnet
 from tests.integration.players import console_script
+from tests.ports import reserved_port
 from tests.scraping import scrape, value
 from tests.xo_cli.devnet_play import Running
 
@@ -56,17 +56,11 @@ class Devnet:
     """The URL xo-tp serves its metrics at."""
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def devnet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Devnet]:
     workdir = tmp_path_factory.mktemp("newcomer")
-    metrics = f"127.0.0.1:{free_port()}"
-    with running_devnet(workdir, {"XO_TP_METRICS": metrics}) as url:
+    with reserved_port() as port, running_devnet(workdir, {"XO_TP_METRICS": f"127.0.0.1:{port}"}) as url:
+        metrics = f"127.0.0.1:{port}"  # held: xo-tp's metrics server is the only one to listen there
         ready = json.loads((workdir / "ready.json").read_text(encoding="utf-8"))
         yield Devnet(url, ready, f"http://{metrics}/metrics")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ports import reserved_port
 from tests.tp_runtime.validator_peer import DEADLINE, ValidatorPeer
 from tp_runtime import TransactionProcessor
 
@@ -21,7 +22,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def peer() -> Iterator[ValidatorPeer]:
-    with ValidatorPeer() as validator:
+    """A validator peer on a port held for the whole test: one closed and started again there gets it back."""
+    with reserved_port() as port, ValidatorPeer(port) as validator:
         yield validator
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from tests.ports import reserved_port
 from tests.tp_runtime.conftest import kill_tp, spawn_tp
 from tests.tp_runtime.validator_peer import (
     ValidatorPeer,
@@ -264,12 +265,11 @@ def test_reconnects_and_registers_again_when_the_validator_comes_back(peer, star
 
 
 def test_starts_before_the_validator_and_registers_once_it_is_up(start_tp):
-    with ValidatorPeer() as placeholder:
-        port = placeholder.port  # a free port, closed again before xo-tp starts
-    tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
-    tp.wait_for_log("connecting to the validator")  # up and trying, with nobody on the port
-    with ValidatorPeer(port) as late:
-        assert late.expect_registration().family == "xo"
+    with reserved_port() as port:  # nobody listens on it, and no other program is given it meanwhile
+        tp = start_tp("-C", f"tcp://127.0.0.1:{port}")
+        tp.wait_for_log("connecting to the validator")  # up and trying, with nobody on the port
+        with ValidatorPeer(port) as late:
+            assert late.expect_registration().family == "xo"
 
 
 @pytest.mark.parametrize(
@@ -289,6 +289,23 @@ def test_unregisters_and_exits_zero_on_a_stop_signal(peer, start_tp, tp, stop_si
     assert process.wait() == 0
     assert time.monotonic() - started < 5.0
     assert "unregistered from the validator (OK)" in process.log_text()
+
+
+@COMMANDS
+def test_a_stop_signal_while_the_registration_is_unanswered_still_unregisters(peer, start_tp, tp):
+    """A validator counts a processor in once it reads the request (xo-devnet reports it registered then), so a
+    processor stopped before the answer arrives takes its registration back like any other."""
+    process = start_tp("-C", peer.url, command=tp.command)
+    for _ in tp.versions:
+        peer.receive_type(Message.TP_REGISTER_REQUEST)  # read, and left unanswered
+
+    process.process.send_signal(signal.SIGTERM)
+    peer.expect_unregistration()
+
+    assert process.wait() == 0
+    log = process.log_text()
+    assert "unregistered from the validator (OK)" in log
+    assert "never retrieved" not in log
 
 
 def test_exits_within_a_few_seconds_even_if_the_validator_never_answers_the_unregistration(peer, start_tp):

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.ports import reserved_port
 from xo_cli import aries_agent
 from xo_cli.arguments import parse
 from xo_cli.aries_agent import acapy_command, acapy_environment, wallet_key
@@ -92,12 +93,10 @@ def test_without_acapy_the_agent_command_says_so_in_one_line_and_exits_3(run, mo
 def test_a_port_already_listened_on_is_refused_before_acapy_starts(run, monkeypatch):
     monkeypatch.setattr(aries_agent, "acapy_available", lambda: True)
     monkeypatch.setattr(aries_agent.subprocess, "Popen", None)  # never reached
-    with socket.socket() as busy, socket.socket() as spare:
+    with socket.socket() as busy, reserved_port() as free:  # free to ACA-Py's server, and given to nobody else
         busy.bind(("127.0.0.1", 0))
         busy.listen()
-        spare.bind(("127.0.0.1", 0))  # bound, not listening: free to ACA-Py's server once closed
-        taken, free = busy.getsockname()[1], spare.getsockname()[1]
-        spare.close()
+        taken = busy.getsockname()[1]
         for inbound, admin, flag in ((taken, free, "--inbound"), (free, taken, "--admin")):
             address = ("--inbound", f"127.0.0.1:{inbound}", "--admin", f"127.0.0.1:{admin}")
             code, out, err = run("aries", "agent", "--label", "alice", *address)
@@ -133,12 +132,9 @@ def test_an_admin_api_without_a_key_is_warned_about_loudly_before_acapy_starts(r
 
     monkeypatch.setattr(aries_agent, "acapy_available", lambda: True)
     monkeypatch.setattr(aries_agent.subprocess, "Popen", popen)
-    with socket.socket() as inbound, socket.socket() as admin:
-        inbound.bind(("127.0.0.1", 0))
-        admin.bind(("127.0.0.1", 0))
-        ports = inbound.getsockname()[1], admin.getsockname()[1]
-    address = ("--inbound", f"127.0.0.1:{ports[0]}", "--admin", f"127.0.0.1:{ports[1]}")
-    code, out, err = run("aries", "agent", "--label", "alice", *address, "--data-dir", tmp_path, *key)
+    with reserved_port() as inbound, reserved_port() as admin:  # free to ACA-Py's server, and given to nobody else
+        address = ("--inbound", f"127.0.0.1:{inbound}", "--admin", f"127.0.0.1:{admin}")
+        code, out, err = run("aries", "agent", "--label", "alice", *address, "--data-dir", tmp_path, *key)
     assert (code, out) == (3, "") and "stopped before ACA-Py ran" in err
     assert ("NO API KEY" in err) is warned
     [(command, env)] = started

@@ -173,9 +173,13 @@ def test_a_name_no_game_can_have_is_refused(watching):
     assert watch.rest("stderr") == ["xo: error: game 'a|b': a game name must not contain '|'"]
 
 
-def test_a_dropped_connection_resumes_after_the_last_block_with_no_move_lost_or_doubled(tmp_path, watching):
+def test_a_dropped_connection_resumes_after_the_last_block_with_no_move_lost_or_doubled(
+    tmp_path, watching, closed_port
+):
     data_dir, key_dir = tmp_path / "chain", tmp_path / "keys"
-    first = DevnetProcess(("--data-dir", str(data_dir)), key_dir=key_dir, log_path=tmp_path / "first.log").start()
+    on_port = ("--rest-api", f"127.0.0.1:{closed_port}")  # held for the test: the second devnet gets it back
+    first = DevnetProcess(("--data-dir", str(data_dir), *on_port), key_dir=key_dir, log_path=tmp_path / "first.log")
+    first.start()
     url = first.rest_url
     try:
         table = Table(url, key_dir)
@@ -186,8 +190,7 @@ def test_a_dropped_connection_resumes_after_the_last_block_with_no_move_lost_or_
         assert [json.loads(line)["space"] for line in watch.lines(2)] == [5, 1]
     finally:
         first.close()  # the websocket is closed (1001) and the REST API goes away
-    port = url.rsplit(":", 1)[1]
-    restart = ("--data-dir", str(data_dir), "--rest-api", f"127.0.0.1:{port}")
+    restart = ("--data-dir", str(data_dir), *on_port)
     with DevnetProcess(restart, key_dir=key_dir, log_path=tmp_path / "second.log") as second:
         table = Table(second.rest_url, key_dir)
         table.takes("again", 3, 7, first="alice")
@@ -238,9 +241,12 @@ def test_on_a_terminal_the_board_is_redrawn_with_the_last_moves_under_it():
     assert "block 8: game 'g1': 02aaaa... took 5 (B2) as X; O to move (open seat); X on B2\n" in second
 
 
-def test_a_ledger_started_afresh_is_said_and_the_watch_starts_again_from_its_newest_block(tmp_path, watching):
+def test_a_ledger_started_afresh_is_said_and_the_watch_starts_again_from_its_newest_block(
+    tmp_path, watching, closed_port
+):
     key_dir = tmp_path / "keys"
-    first = DevnetProcess(key_dir=key_dir, log_path=tmp_path / "first.log").start()
+    on_port = ("--rest-api", f"127.0.0.1:{closed_port}")  # held for the test: the second devnet gets it back
+    first = DevnetProcess(("--ephemeral", *on_port), key_dir=key_dir, log_path=tmp_path / "first.log").start()
     url = first.rest_url
     try:
         Table(url, key_dir).move("alice", "old-chain", "create")
@@ -248,7 +254,7 @@ def test_a_ledger_started_afresh_is_said_and_the_watch_starts_again_from_its_new
         assert json.loads(watch.lines(1)[0])["name"] == "old-chain"
     finally:
         first.close()
-    fresh = ("--ephemeral", "--rest-api", f"127.0.0.1:{url.rsplit(':', 1)[1]}")
+    fresh = ("--ephemeral", *on_port)
     with DevnetProcess(fresh, key_dir=key_dir, log_path=tmp_path / "second.log") as second:
         lost, back, changed = watch.lines(3, "stderr")
         assert "reconnecting" in lost and back.startswith("xo: reconnected")

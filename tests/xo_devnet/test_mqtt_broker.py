@@ -266,10 +266,10 @@ def test_a_session_fought_over_backs_off_and_comes_back_when_the_fight_ends(
     raise AssertionError("bob's session never came back")
 
 
-def test_a_session_that_never_gives_up_waits_for_the_broker_to_start(sessions: list[BrokerSession]) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+def test_a_session_that_never_gives_up_waits_for_the_broker_to_start(
+    sessions: list[BrokerSession], closed_port: int
+) -> None:
+    port = closed_port  # until the broker listens there; nobody else is given it meanwhile
     said: queue.Queue[str] = queue.Queue()
     inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
     where = BrokerAddress.parse(f"mqtt://127.0.0.1:{port}", {})

@@ -6,8 +6,6 @@ the stand-in REST API holding the one setting a check reads.
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from chips_client import moves
@@ -25,12 +23,6 @@ from xo_core.settings import encode_setting
 from xo_core.signing import Signer
 from xo_web.chips_desk import ChipsDesk, OpenRequest, channel_view, state_view
 from xo_web.errors import ApiError
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_a_state_shows_the_players_own_balance_first():
@@ -57,16 +49,16 @@ def test_the_page_gets_the_position_the_games_played_and_the_challenger_in_words
     assert view["state"]["position"] == "PlayAgainMeSecond"  # the specification's name stays, for scripts
 
 
-def test_a_join_while_the_rest_api_cannot_answer_is_a_502_in_words(tmp_path):
+def test_a_join_while_the_rest_api_cannot_answer_is_a_502_in_words(tmp_path, closed_port):
     write_key_pair(tmp_path, "bob", Signer.generate())
-    desk = ChipsDesk(f"http://127.0.0.1:{closed_port()}", None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
+    desk = ChipsDesk(f"http://127.0.0.1:{closed_port}", None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
     with pytest.raises(ApiError) as raised:
         desk.join("bob", b"\1" * 32)
     assert raised.value.status == 502
 
 
-def test_an_opponent_whose_key_is_no_curve_point_is_refused_before_anything_is_sent(tmp_path):
-    desk = ChipsDesk(f"http://127.0.0.1:{closed_port()}", None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
+def test_an_opponent_whose_key_is_no_curve_point_is_refused_before_anything_is_sent(tmp_path, closed_port):
+    desk = ChipsDesk(f"http://127.0.0.1:{closed_port}", None, tmp_path, lambda: NO_NAMES, wait_seconds=1.0)
     (tmp_path / "ghost.pub").write_text("02" + "11" * 32 + "\n")
     for given in ("02" + "11" * 32, "ghost"):
         with pytest.raises(ApiError) as raised:

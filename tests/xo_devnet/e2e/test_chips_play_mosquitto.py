@@ -16,7 +16,7 @@ import pytest
 from chips_tp.channel import channel_id
 from chips_tp.family import channel_address
 from chips_tp.state import decode_channel
-from tests.mosquitto import free_port, running_mosquitto
+from tests.mosquitto import running_mosquitto
 from tests.xo_devnet.e2e.test_chips_play import MATCH_SECONDS, Net, Output, finished, open_and_join
 from xo_devnet.spawn import DevnetProcess
 
@@ -45,11 +45,13 @@ def test_a_best_of_three_through_mosquitto_costs_three_transactions_and_pays_the
     assert net.total_chips() == issued
 
 
-def test_bots_started_before_the_broker_wait_for_it_and_play_on_through_its_crash(net: Net, tmp_path: Path) -> None:
+def test_bots_started_before_the_broker_wait_for_it_and_play_on_through_its_crash(
+    net: Net, tmp_path: Path, closed_port: int
+) -> None:
     issued = net.total_chips()
     fixed = open_and_join(net, "broker-away", "xo")
     ident = channel_id(fixed)
-    port = free_port()
+    port = closed_port  # until mosquitto listens there; nobody else is given it meanwhile
     away = Net(net.devnet, f"mqtt://127.0.0.1:{port}")
     unreachable = f"cannot reach the broker at {away.broker}: Connection refused; retrying"
     alice, bob = away.bot("alice", "broker-away"), away.bot("bob", "broker-away", "--level", "random")

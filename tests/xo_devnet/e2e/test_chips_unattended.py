@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -121,12 +120,6 @@ def test_with_no_auto_respond_the_idle_player_loses_the_challenge_and_is_told_wh
     assert net.total_chips() == issued
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def wait_until(condition, seconds: float, what: str) -> None:
     ends = time.monotonic() + seconds
     while not condition():
@@ -134,8 +127,8 @@ def wait_until(condition, seconds: float, what: str) -> None:
         time.sleep(0.2)
 
 
-def test_watch_defend_and_a_bot_outlive_the_ledger_stopped_and_started_again_mid_match(tmp_path):
-    data_dir, key_dir, port = tmp_path / "chain", tmp_path / "keys", free_port()
+def test_watch_defend_and_a_bot_outlive_the_ledger_stopped_and_started_again_mid_match(tmp_path, closed_port):
+    data_dir, key_dir, port = tmp_path / "chain", tmp_path / "keys", closed_port  # held: the REST API comes back there
     arguments = ("--data-dir", str(data_dir), "--rest-api", f"127.0.0.1:{port}")
     first = DevnetProcess(arguments, key_dir=key_dir, log_path=tmp_path / "devnet.log").start()
     second = DevnetProcess(arguments, key_dir=key_dir, log_path=tmp_path / "devnet.log")

@@ -3,6 +3,7 @@ and a banner whose commands work as printed."""
 
 import json
 import os
+import re
 import shlex
 import signal
 import socket
@@ -75,6 +76,61 @@ def test_it_prints_only_the_banner_then_that_it_stops_and_has_stopped(start_devn
     assert not [line for line in lines if line.startswith("[")], "no log line unless -v"
     if named == "Ctrl-C":
         assert "SIGTERM" not in "\n".join(lines)
+
+
+def catches(pid: int, signum: int) -> bool:
+    """Whether the process has a handler for ``signum`` (its SigCgt mask): the first moment it can take it."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            caught = next(line for line in status if line.startswith("SigCgt:")).split()[1]
+    except (FileNotFoundError, StopIteration):
+        return False
+    return bool(int(caught, 16) >> (signum - 1) & 1)
+
+
+STARTUP_MOMENTS = {
+    "its-handler-is-in": None,
+    "ledger-up": "ledger ready:",
+    "processors-spawned": "started chips-tp",
+    "processor-connected": "connected to the validator",
+    "processor-counted-in": "registered xo 1.0 (namespaces",
+}
+"""Moments of startup, each the first log line that marks it (None: as soon as xo-devnet catches SIGTERM)."""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads a process's signal mask in /proc")
+@pytest.mark.parametrize("marker", list(STARTUP_MOMENTS.values()), ids=list(STARTUP_MOMENTS))
+def test_a_stop_signal_during_startup_ends_devnet_and_its_processors_cleanly(tmp_path, marker):
+    log_path = tmp_path / "devnet.log"
+    ready_file = tmp_path / "ready.json"
+    command = [sys.executable, "-m", "xo_devnet.cli", "--ephemeral", "-v", "--key-dir", str(tmp_path / "keys"),
+               "--rest-api", "127.0.0.1:0", "--component-endpoint", "tcp://127.0.0.1:0", "--broker", "127.0.0.1:0",
+               "--ready-file", str(ready_file)]  # fmt: skip
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=log)
+    try:
+        if marker is None:
+            assert wait_until(lambda: catches(process.pid, signal.SIGTERM) or process.poll() is not None)
+        else:
+            assert wait_until(lambda: marker in log_path.read_text() or process.poll() is not None)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = log_path.read_text()
+    assert "SIGTERM: stopping xo-devnet\n" in text
+    assert text.endswith("xo-devnet stopped; nothing was kept (ephemeral)\n")
+    assert "Traceback" not in text
+    assert "never retrieved" not in text
+    assert not ready_file.exists()
+    if marker is None:
+        assert "is ready" not in text, "stopped before it was ready, it announces nothing"
+    pids = [int(pid) for pid in re.findall(r"started \S+ \(pid (\d+)\)", text)]
+    assert wait_until(lambda: all(gone(pid) for pid in pids), 10)
+    counted_in = set(re.findall(r"processor (\w+) registered ", text))
+    assert text.count("unregistered from the validator (OK)") == len(counted_in), "every processor counted in left"
 
 
 def test_a_ready_file_another_devnet_wrote_since_is_left_alone_on_stop(start_devnet):
