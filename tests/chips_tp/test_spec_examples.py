@@ -121,6 +121,7 @@ def test_every_key_the_specification_shows_is_a_point_on_the_curve():
 def test_the_tournament_example_names_its_match_channel_nonce():
     digest = hashlib.sha256(EXAMPLES["tournament match nonce preimage"]).digest()
     nonce = int.from_bytes(digest[:7], "big") << 8 | 1
-    assert nonce == match_nonce(TOURNAMENT.name, 1, 0, match_games(TOURNAMENT.game, TOURNAMENT.first_to)) == 0xCCCB832E02849401
+    games = match_games(TOURNAMENT.game, TOURNAMENT.first_to)
+    assert nonce == match_nonce(TOURNAMENT.name, 1, 0, games) == 0xCCCB832E02849401
     text = SPEC.read_text(encoding="utf-8")
     assert f"`0x{nonce:016x}` ({nonce})" in text and digest.hex()[:14] in text
