@@ -32,7 +32,7 @@ from client_core.broker import BrokerSession
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
 from client_core.runner import sigterm_interrupts
-from xo_core.text import printable, quoted
+from xo_core.text import counted, printable, quoted
 
 
 def tournament(args: argparse.Namespace) -> int:
@@ -216,8 +216,9 @@ def _lines(t: Tournament, names: KeyNames) -> list[str]:
         swiss = t.format == SWISS
         lines.append("standings:" if t.round else "players:")
         for place, line in enumerate(table(t), start=1):
-            score = f"{line.points} points, Buchholz {line.buchholz}" if swiss else f"{line.points} rounds through"
-            lines.append(f"  {place}. {who[line.player]}: {score}, {line.wins} wins")
+            score = (f"{counted(line.points, 'point')}, Buchholz {line.buchholz}" if swiss
+                     else f"{counted(line.points, 'round')} through")  # fmt: skip
+            lines.append(f"  {place}. {who[line.player]}: {score}, {counted(line.wins, 'win')}")
     if t.payout:
         paid = ", ".join(f"{key_label(key, names)} {amount}" for key, amount in t.payout)
         lines.append(f"{'refunded' if t.status == 'cancelled' else 'paid'}: {paid}")
