@@ -95,8 +95,8 @@ def add_tournament_parser(sub: argparse._SubParsersAction, signs: Parents, reads
     create.add_argument("--game", required=True, choices=("xo", "rps"),
                         help="xo: one game a match; rps: first to --first-to round wins a match")  # fmt: skip
     create.add_argument("--first-to", type=first_to, metavar="N",
-                        help=f"rps only: a match is at most 2N-1 rounds, won by the side with more round wins; it ends "
-                        f"once one side has N wins more than the other or the rounds are played (1 to {MAX_FIRST_TO}, "
+                        help=f"rps only: a match is at most 2N-1 rounds (a tie counts as one), won by the side with "
+                        f"more round wins, and ends once the rounds left cannot change that (1 to {MAX_FIRST_TO}, "
                         f"default {DEFAULT_FIRST_TO})")  # fmt: skip
     create.add_argument("--format", required=True, choices=("swiss", "knockout"), dest="style")
     create.add_argument(
