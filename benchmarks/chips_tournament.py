@@ -42,7 +42,7 @@ from chips_client.tournaments import match_address
 from chips_tp.channel import channel_id
 from chips_tp.family import ACCOUNT_TYPE, CHANNEL_TYPE, NAMESPACE, TOURNAMENT_TYPE, tournament_address
 from chips_tp.state import Channel, decode_channel
-from chips_tp.tournament import CLOSED, GAMES, Tournament, match_fixed
+from chips_tp.tournament import CLOSED, Tournament, match_fixed, match_games
 from chips_tp.tournament_ops import Create
 from chips_tp.tournament_state import decode_tournament
 from client_core.broker import BrokerAddress, BrokerSession
@@ -225,7 +225,11 @@ def play_match(tournament: Tournament, board: int, signer: Signer, chain: Player
                broker: BrokerAddress) -> bool:  # fmt: skip
     """The player's match of ``board`` in the round in play, by the computer at random; whether the channel closed."""
     fixed = match_fixed(tournament, tournament.round, board)
-    terms = ChannelTerms(f"{tournament.name} {tournament.round}/{board}", fixed, GAMES[tournament.game])
+    terms = ChannelTerms(
+        f"{tournament.name} {tournament.round}/{board}",
+        fixed,
+        match_games(tournament.game, tournament.first_to),
+    )
     ident = f"bench-tournament-{signer.public_key[2:14]}-{channel_id(fixed).hex()[:8]}"
     match = Match(
         signer=signer, terms=terms, store=store, chain=chain, chooser=Immediate(Computer("random")),

@@ -14,6 +14,7 @@ import json
 import time
 
 from chips_cli import context
+from chips_cli.tournament_arguments import DEFAULT_FIRST_TO
 from chips_client import tournament_transactions as ttx
 from chips_client.asking import Chooser, Immediate
 from chips_client.computer import Computer
@@ -23,15 +24,15 @@ from chips_client.store import ChannelTerms
 from chips_client.tournament_play import NoSuchTournament, TournamentPlay
 from chips_client.tournament_view import tournament_json
 from chips_client.tournaments import TournamentReader, table
-from chips_tp.channel import channel_id
-from chips_tp.tournament import GAMES, SWISS, Tournament, match_fixed, played
+from chips_tp.channel import XO, channel_id
+from chips_tp.tournament import SWISS, Tournament, match_fixed, match_games, played
 from chips_tp.tournament_ops import Create
 from client_core import session
 from client_core.broker import BrokerSession
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
 from client_core.runner import sigterm_interrupts
-from xo_core.text import printable, quoted
+from xo_core.text import counted, printable, quoted
 
 
 def tournament(args: argparse.Namespace) -> int:
@@ -46,8 +47,11 @@ def create(args: argparse.Namespace) -> int:
         raise InvalidInput("a knockout's rounds follow from its field: leave out --rounds")
     if args.style == SWISS and args.rounds is None:
         raise InvalidInput("a swiss needs --rounds R")
+    if args.game == XO and args.first_to is not None:
+        raise InvalidInput("an xo match is one game: --first-to is for rps")
+    first_to = 0 if args.game == XO else args.first_to or DEFAULT_FIRST_TO
     op = Create(args.name, args.game, args.style, args.rounds or 0, args.buy_in, args.players, args.join_for,
-                args.round_for, args.prizes)  # fmt: skip
+                args.round_for, args.prizes, first_to)  # fmt: skip
     signer = context.signer(args)
     with context.chain(args, signer) as chain:
         chain.submit(ttx.create(signer, op), "the create")
@@ -131,7 +135,11 @@ def play(args: argparse.Namespace) -> int:
 
         def play_match(current: Tournament, board: int) -> bool:
             fixed = match_fixed(current, current.round, board)
-            terms = ChannelTerms(f"{current.name} round {current.round} board {board}", fixed, GAMES[current.game])
+            terms = ChannelTerms(
+                f"{current.name} round {current.round} board {board}",
+                fixed,
+                match_games(current.game, current.first_to),
+            )
             ident = client_id(signer, channel_id(fixed))
             match = Match(
                 signer=signer, terms=terms, store=stored, chain=chain, chooser=chooser, say=say, names=names,
@@ -180,7 +188,8 @@ def _clock(when: float | None) -> str:
 def _terms(t: Tournament) -> str:
     rounds = f"swiss of {t.rounds} rounds" if t.format == SWISS else "knockout"
     prizes = "/".join(str(p) for p in t.prizes)
-    return (f"{t.game} {rounds}, buy-in {t.buy_in}, {t.min_players}..{t.max_players} players, prizes {prizes} "
+    game = t.game if t.game == XO else f"{t.game} first to {t.first_to} (at most {2 * t.first_to - 1} rounds a match)"
+    return (f"{game} {rounds}, buy-in {t.buy_in}, {t.min_players}..{t.max_players} players, prizes {prizes} "
             f"percent, rounds of {t.round_seconds} s")  # fmt: skip
 
 
@@ -207,8 +216,9 @@ def _lines(t: Tournament, names: KeyNames) -> list[str]:
         swiss = t.format == SWISS
         lines.append("standings:" if t.round else "players:")
         for place, line in enumerate(table(t), start=1):
-            score = f"{line.points} points, Buchholz {line.buchholz}" if swiss else f"{line.points} rounds through"
-            lines.append(f"  {place}. {who[line.player]}: {score}, {line.wins} wins")
+            score = (f"{counted(line.points, 'point')}, Buchholz {line.buchholz}" if swiss
+                     else f"{counted(line.points, 'round')} through")  # fmt: skip
+            lines.append(f"  {place}. {who[line.player]}: {score}, {counted(line.wins, 'win')}")
     if t.payout:
         paid = ", ".join(f"{key_label(key, names)} {amount}" for key, amount in t.payout)
         lines.append(f"{'refunded' if t.status == 'cancelled' else 'paid'}: {paid}")

@@ -11,13 +11,15 @@ import re
 from typing import Final
 
 from chips_tp.channel import MAX_DURATION
-from chips_tp.tournament import MAX_PLAYERS, MAX_PRIZES, MAX_SWISS_ROUNDS, MIN_PLAYERS
+from chips_tp.tournament import MAX_FIRST_TO, MAX_PLAYERS, MAX_PRIZES, MAX_SWISS_ROUNDS, MIN_PLAYERS
 from client_core.arguments import CommandParser
 
 UNITS: Final = {"": 1, "s": 1, "m": 60, "h": 3600}
 _DURATION: Final = re.compile(r"([0-9]{1,7})([smh]?)")
 _PLAYERS: Final = re.compile(r"([0-9]{1,3})\.\.([0-9]{1,3})")
 LEVELS: Final = ("perfect", "heuristic", "random")
+#: An rps tournament's matches without --first-to: first to 2, at most three rounds.
+DEFAULT_FIRST_TO: Final = 2
 
 
 def duration(text: str) -> int:
@@ -58,6 +60,13 @@ def rounds(text: str) -> int:
     return int(text)
 
 
+def first_to(text: str) -> int:
+    """An argparse type: the round wins that take an rps match, 1 to 25."""
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_FIRST_TO:
+        raise argparse.ArgumentTypeError(f"expected round wins from 1 to {MAX_FIRST_TO}, got {text!r}")
+    return int(text)
+
+
 def buy_in(text: str) -> int:
     """An argparse type: a buy-in of 1 chip or more."""
     if not text.isascii() or not text.isdigit() or int(text) < 1:
@@ -84,7 +93,11 @@ def add_tournament_parser(sub: argparse._SubParsersAction, signs: Parents, reads
                               "it is full.")  # fmt: skip
     create.add_argument("name", metavar="NAME")
     create.add_argument("--game", required=True, choices=("xo", "rps"),
-                        help="xo: one game a match; rps: three rounds a match")  # fmt: skip
+                        help="xo: one game a match; rps: first to --first-to round wins a match")  # fmt: skip
+    create.add_argument("--first-to", type=first_to, metavar="N",
+                        help=f"rps only: a match is at most 2N-1 rounds (a tie counts as one), won by the side with "
+                        f"more round wins, and ends once the rounds left cannot change that (1 to {MAX_FIRST_TO}, "
+                        f"default {DEFAULT_FIRST_TO})")  # fmt: skip
     create.add_argument("--format", required=True, choices=("swiss", "knockout"), dest="style")
     create.add_argument(
         "--rounds", type=rounds, metavar="R", help="a swiss's rounds (a knockout's follow from its field)"

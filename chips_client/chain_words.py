@@ -39,7 +39,8 @@ def words(transaction: ChainTransaction, name: Namer) -> str:
         case Create():
             rounds = f"swiss of {op.rounds} rounds" if op.format == SWISS else "knockout"
             prizes = "/".join(str(p) for p in op.prizes)
-            return (f"{FAMILY_NAME} create tournament {quoted(op.name)}: {op.game} {rounds}, buy-in {op.buy_in:,}, "
+            game = f"{op.game} first to {op.first_to}" if op.first_to else op.game
+            return (f"{FAMILY_NAME} create tournament {quoted(op.name)}: {game} {rounds}, buy-in {op.buy_in:,}, "
                     f"{op.players[0]}..{op.players[1]} players, prizes {prizes}")  # fmt: skip
         case Enter():
             return f"{FAMILY_NAME} enter tournament {quoted(op.tournament)}, buy-in {op.buy_in:,}"

@@ -4,7 +4,9 @@ Every state built here is checked against the app's own rule (:mod:`chips_tp.app
 before it is returned, so a client can never sign what the chain would refuse. A match
 ends at a *settled* position (no stake in play: after an xo game or an rps reveal, or
 before the next starts) once the rounds agreed are played or a player cannot cover
-the stake: the player to move then proposes the final state, which moves nothing.
+the stake, or, in a tournament's channel (which holds match points, not chips), once the
+rounds left cannot change who wins: the player to move then proposes the final state,
+which moves nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from chips_tp import rps_app, xo_app
 from chips_tp.apps import APPS
 from chips_tp.channel import RPS, XO, Fixed, mover
 from chips_tp.channel_state import State
+from chips_tp.tournament import is_tournament_channel
 from rps_tp.commitment import commitment
 from xo_tp.bitboard import FULL_BOARD, has_won
 
@@ -44,10 +47,14 @@ def rounds_done(state: State, games_before: int) -> int:
 
 
 def match_over(state: State, fixed: Fixed, done: int, rounds: int) -> bool:
-    """Whether the next mover should propose the final state: settled, and rounds played or the stake not covered."""
+    """Whether the next mover should propose the final state: settled, and rounds played, the stake not covered, or
+    (a tournament's match, which only its winner matters to) a lead the rounds left cannot catch up."""
     if state.final or not settled(state):
         return False
-    return (rounds > 0 and done >= rounds) or min(state.balances) < fixed.stake
+    if (rounds > 0 and done >= rounds) or min(state.balances) < fixed.stake:
+        return True
+    lead = abs(state.balances[0] - state.balances[1]) // (2 * fixed.stake)  # rounds won more than lost
+    return is_tournament_channel(fixed) and rounds > 0 and lead > rounds - done
 
 
 def final_of(state: State) -> State:

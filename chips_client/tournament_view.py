@@ -23,8 +23,8 @@ def tournament_json(t: Tournament, names: KeyNames) -> dict[str, object]:
             for board, p in enumerate(pairings)
         ])  # fmt: skip
     return {
-        "name": t.name, "game": t.game, "format": t.format, "status": t.status, "rounds": t.rounds,
-        "round": t.round, "buy_in": t.buy_in, "pool": t.pool, "prizes": list(t.prizes),
+        "name": t.name, "game": t.game, "first_to": t.first_to, "format": t.format, "status": t.status,
+        "rounds": t.rounds, "round": t.round, "buy_in": t.buy_in, "pool": t.pool, "prizes": list(t.prizes),
         "min_players": t.min_players, "max_players": t.max_players, "join_until": t.join_until,
         "round_seconds": t.round_seconds, "round_ends": t.round_ends, "organiser": t.organiser, "draw": t.draw,
         "players": [player(i) for i in range(len(t.players))], "pairings": rounds,

@@ -37,8 +37,8 @@ MAX_PRIZES: Final = 32
 MAX_NAME_LENGTH: Final = 64
 #: A round lasts at least this many seconds: a third of it is the challenge duration of its channels.
 MIN_ROUND_SECONDS: Final = 3
-#: The games (xo) or rounds (rps) of one match: the low byte of its channel's nonce, as clients read it.
-GAMES: Final = {XO: 1, RPS: 3}
+#: An rps match is first to N round wins, N from 1 to this (so at most 49 rounds: see :func:`match_games`).
+MAX_FIRST_TO: Final = 25
 MATCH_PURPOSE: Final = "chips/1.0 tournament match"
 #: The stake of every game of a match: one match point.
 MATCH_STAKE: Final = 1
@@ -76,6 +76,8 @@ class Tournament(NamedTuple):
     round_ends: int | None
     pairings: tuple[tuple[Pairing, ...], ...]
     payout: tuple[tuple[str, int], ...] | None
+    #: rps: the round wins that take a match (1 to 25); xo: 0, a match is one game.
+    first_to: int = 0
 
 
 def name_problem(name: str) -> str | None:
@@ -90,10 +92,30 @@ def is_tournament_channel(fixed: Fixed) -> bool:
     return fixed.deposits == (0, 0)
 
 
-def match_nonce(name: str, round_number: int, board: int, game: str) -> int:
+def first_to_problem(game: str, first_to: int) -> str | None:
+    """Why ``first_to`` cannot be the match length of a tournament of ``game``, or None."""
+    if game == XO and first_to != 0:
+        return f"an xo match is one game: its first_to is 0, not {first_to}"
+    if game == RPS and not 1 <= first_to <= MAX_FIRST_TO:
+        return f"an rps match is first to 1 to {MAX_FIRST_TO} round wins, not {first_to}"
+    return None
+
+
+def match_games(game: str, first_to: int) -> int:
+    """The games (xo: 1) or rounds (rps first to N: at most 2N - 1) of one match, the low byte of its nonce."""
+    return 1 if game == XO else 2 * first_to - 1
+
+
+def match_points(game: str, first_to: int) -> int:
+    """Each player's match points at turn 0: xo 1 (one game's stake); rps N, so a side that has lost N rounds more
+    than it has won holds none and the rps app refuses it another round."""
+    return 1 if game == XO else first_to
+
+
+def match_nonce(name: str, round_number: int, board: int, games: int) -> int:
     """The nonce of the channel of ``board`` in round ``round_number``: 56 bits of a tagged hash, then the games."""
     digest = hashlib.sha256(canonical.encode([MATCH_PURPOSE, name, round_number, board])).digest()
-    return int.from_bytes(digest[:7], "big") << 8 | GAMES[game]
+    return int.from_bytes(digest[:7], "big") << 8 | games
 
 
 def match_fixed(tournament: Tournament, round_number: int, board: int) -> Fixed:
@@ -102,7 +124,8 @@ def match_fixed(tournament: Tournament, round_number: int, board: int) -> Fixed:
     if pairing.white is None or pairing.black is None:
         raise ValueError(f"board {board} of round {round_number} is a bye: it has no channel")
     players = (tournament.players[pairing.white], tournament.players[pairing.black])
-    nonce = match_nonce(tournament.name, round_number, board, tournament.game)
+    games = match_games(tournament.game, tournament.first_to)
+    nonce = match_nonce(tournament.name, round_number, board, games)
     return Fixed(players, tournament.game, MATCH_STAKE, (0, 0), tournament.duration, nonce)
 
 
@@ -110,7 +133,7 @@ def match_channel(tournament: Tournament, round_number: int, board: int) -> Chan
     """The channel the chain writes for a pairing: running from turn 0, each player holding the games in points."""
     fixed = match_fixed(tournament, round_number, board)
     identity = channel_id(fixed)
-    points = GAMES[tournament.game] * MATCH_STAKE
+    points = match_points(tournament.game, tournament.first_to) * MATCH_STAKE
     app = APPS[fixed.app]
     first = encode_state(State(identity, 0, False, app.initial, (points, points)), app.encode)
     return Channel(identity, fixed, RUNNING, (True, True), 2 * points, 0, first, None, None)

@@ -18,6 +18,8 @@ class Create:
     join_seconds: int
     round_seconds: int
     prizes: tuple[int, ...]
+    #: rps: the round wins that take a match (first to N); xo: 0.
+    first_to: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from chips_tp.channel import APPS, MAX_DURATION
 from chips_tp.channel_state import amount
 from chips_tp.tournament import (
     FORMATS,
+    MAX_FIRST_TO,
     MAX_PLAYERS,
     MAX_PRIZES,
     MAX_SWISS_ROUNDS,
@@ -23,7 +24,8 @@ from xo_core import canonical
 from xo_core.canonical import Malformed
 
 FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    Create.NAME: ("game", "name", "format", "prizes", "rounds", "buy_in", "players", "join_seconds", "round_seconds"),
+    Create.NAME: ("game", "name", "format", "prizes", "rounds", "buy_in", "players", "first_to", "join_seconds",
+                  "round_seconds"),
     Enter.NAME: ("buy_in", "tournament"),
     Leave.NAME: ("tournament",),
     Start.NAME: ("tournament",),
@@ -53,6 +55,7 @@ def tournament_op(op_name: str, fields: Mapping[str, object]) -> TournamentOp:
                 fields["round_seconds"], "'round_seconds'", MIN_ROUND_SECONDS, MAX_DURATION, " of seconds"
             ),
             tuple(canonical.whole_number(p, "a prize", 0, 100, " percent") for p in prizes),
+            canonical.whole_number(fields["first_to"], "'first_to'", 0, MAX_FIRST_TO, " of round wins"),
         )
     name = _name(fields["tournament"], "'tournament'")
     match op_name:
@@ -86,7 +89,7 @@ def tournament_fields(op: TournamentOp) -> dict[str, object]:
             return {
                 "game": op.game, "name": op.name, "format": op.format, "prizes": list(op.prizes), "rounds": op.rounds,
                 "buy_in": op.buy_in, "players": list(op.players), "join_seconds": op.join_seconds,
-                "round_seconds": op.round_seconds,
+                "round_seconds": op.round_seconds, "first_to": op.first_to,
             }  # fmt: skip
         case Enter():
             return {"buy_in": op.buy_in, "tournament": op.tournament}

@@ -29,6 +29,7 @@ from chips_tp.tournament import (
     WHITE,
     Pairing,
     Tournament,
+    first_to_problem,
     match_channel,
     match_fixed,
     played,
@@ -66,7 +67,7 @@ def create(existing: Tournament | None, op: Create, signer: str, now: int, floor
         raise Refused(f"cannot create {label}: {problem}")
     return Tournament(
         op.name, op.game, op.format, op.rounds, op.buy_in, signer, fewest, most, now + op.join_seconds,
-        op.round_seconds, op.round_seconds // 3, op.prizes, JOINING, (), 0, None, 0, None, (), None,
+        op.round_seconds, op.round_seconds // 3, op.prizes, JOINING, (), 0, None, 0, None, (), None, op.first_to,
     )  # fmt: skip
 
 
@@ -77,6 +78,9 @@ def _terms_problem(op: Create, fewest: int, most: int, floor: int) -> str | None
         return f"the prizes add up to {sum(op.prizes)} percent, not 100"
     if len(op.prizes) > most:
         return f"{counted(len(op.prizes), 'prize')} for at most {counted(most, 'player')}"
+    problem = first_to_problem(op.game, op.first_to)
+    if problem:
+        return problem
     if op.format == SWISS and not op.rounds:
         return "a swiss needs its number of rounds (1 to 64)"
     if op.format == KNOCKOUT and op.rounds:

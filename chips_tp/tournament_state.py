@@ -13,6 +13,7 @@ from chips_tp.channel import APPS, MAX_DURATION, MIN_DURATION
 from chips_tp.channel_state import amount
 from chips_tp.tournament import (
     FORMATS,
+    MAX_FIRST_TO,
     MAX_PLAYERS,
     MAX_PRIZES,
     MAX_SWISS_ROUNDS,
@@ -30,7 +31,8 @@ from xo_core.public_keys import is_compressed_public_key
 _T = TypeVar("_T")
 KEYS: Final = (
     "name", "game", "draw", "pool", "round", "buy_in", "format", "payout", "prizes", "rounds", "status", "players",
-    "duration", "pairings", "organiser", "join_until", "round_ends", "max_players", "min_players", "round_seconds",
+    "duration", "first_to", "pairings", "organiser", "join_until", "round_ends", "max_players", "min_players",
+    "round_seconds",
 )  # fmt: skip
 MAX_TIME: Final = 2**64 - 1
 
@@ -53,6 +55,7 @@ def encode_tournament(tournament: Tournament) -> bytes:
             "status": t.status,
             "players": list(t.players),
             "duration": t.duration,
+            "first_to": t.first_to,
             "pairings": [[[p.white, p.black, p.result] for p in r] for r in t.pairings],
             "organiser": t.organiser,
             "join_until": t.join_until,
@@ -97,6 +100,7 @@ def decode_tournament(address: str, data: bytes) -> Tournament | None:
             None
             if f["payout"] is None
             else tuple(_paid(p) for p in canonical.array(f["payout"], "'payout'", MAX_PLAYERS)),
+            canonical.whole_number(f["first_to"], "'first_to'", 0, MAX_FIRST_TO),
         )
         canonical.check_canonical(f, data, "the tournament")
     except Malformed as error:

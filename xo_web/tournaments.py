@@ -26,7 +26,7 @@ from chips_client.tournaments import TournamentReader
 from chips_tp.channel import channel_id
 from chips_tp.family import channel_address
 from chips_tp.state import CLOSED
-from chips_tp.tournament import GAMES, Tournament, match_fixed, name_problem
+from chips_tp.tournament import Tournament, match_fixed, match_games, name_problem
 from client_core.errors import CommandError
 from xo_core.text import printable, quoted
 from xo_web.chips_desk import ChipsDesk, parse_player
@@ -126,7 +126,11 @@ class Tournaments:
                 record = RestChain(client, None).channel(channel_address(ident))
             if record is None or record.status == CLOSED:
                 return record is not None
-            terms = ChannelTerms(f"{current.name} round {current.round} board {board}", fixed, GAMES[current.game])
+            terms = ChannelTerms(
+                f"{current.name} round {current.round} board {board}",
+                fixed,
+                match_games(current.game, current.first_to),
+            )
             self.matches.start(player, signer, record, terms)
             running = self.matches.running.get((signer.public_key, ident))
             if running is not None and running.thread is not None:

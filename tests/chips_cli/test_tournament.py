@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from chips_cli.tournament_arguments import duration, players, prizes
+from chips_cli.tournament_arguments import duration, first_to, players, prizes
 from chips_client import tournament_transactions as ttx
 from chips_client import transactions as tx
 from tests.chips_tp.harness import ALICE, BOB, CAROL, ISSUER
@@ -69,7 +69,7 @@ def test_a_duration_is_seconds_or_a_number_with_a_unit(text, seconds):
 
 
 BAD = [(duration, "5d"), (duration, "0"), (duration, "1.5m"), (players, "8..4"), (players, "1..4"), (players, "4-8"),
-       (prizes, "60,30"), (prizes, "a")]  # fmt: skip
+       (prizes, "60,30"), (prizes, "a"), (first_to, "0"), (first_to, "26"), (first_to, "two")]  # fmt: skip
 
 
 @pytest.mark.parametrize(("parse", "text"), BAD)
@@ -91,3 +91,33 @@ def test_a_round_channel_is_listed_like_any_other(field):
     assert code == 0, err
     [listed] = [c for c in json.loads(out) if c["channel"] == ident]
     assert listed["status"] == "running" and listed["deposits"] == [0, 0]
+
+
+def test_an_rps_tournament_is_first_to_n_and_says_so_and_xo_takes_no_first_to(field):
+    rps = [{"xo": "rps"}.get(arg, arg) for arg in CREATE]
+    code, out, err = field.run("carol", *rps, "--first-to", "3")
+    assert code == 0, err
+    assert out.startswith("created tournament 'spring cup': rps first to 3 (at most 5 rounds a match) swiss of 3 ")
+    shown = json.loads(field.run("alice", "tournament", "show", "spring cup", "--json")[1])
+    assert shown["game"] == "rps" and shown["first_to"] == 3
+    assert field.run("alice", "tournament", "show", "spring cup")[1].startswith(
+        "tournament 'spring cup': rps first to 3 (at most 5 rounds a match) swiss of 3 rounds"
+    )
+    code, _, err = field.run("carol", *[{"spring cup": "autumn cup"}.get(a, a) for a in rps])
+    assert code == 0, err
+    assert json.loads(field.run("alice", "tournament", "show", "autumn cup", "--json")[1])["first_to"] == 2  # default
+    code, _, err = field.run("carol", *[{"spring cup": "xo cup"}.get(a, a) for a in CREATE], "--first-to", "2")
+    assert code == 1 and "an xo match is one game: --first-to is for rps" in err
+    code, _, err = field.run("carol", *rps, "--first-to", "26")
+    assert code == 2 and "expected round wins from 1 to 25, got '26'" in err
+
+
+def test_the_standings_count_in_words(field):
+    three = ("tournament", "create", "spring cup", "--game", "xo", "--format", "knockout", "--buy-in", "10",
+             "--players", "3..3", "--join-for", "5m", "--round-for", "3m", "--prizes", "100")  # fmt: skip
+    assert field.run("carol", *three)[0] == 0
+    for name in ("alice", "bob", "carol"):
+        assert field.run(name, "tournament", "join", "spring cup")[0] == 0
+    field.chain.submit(ttx.start(CAROL, "spring cup"), "the start")
+    out = field.run("alice", "tournament", "show", "spring cup")[1]
+    assert ": 1 round through, 0 wins" in out and ": 0 rounds through, 0 wins" in out, out  # the top seed's bye

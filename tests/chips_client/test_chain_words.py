@@ -37,6 +37,10 @@ def on_chain(transaction) -> ChainTransaction:
             ttx.create(ALICE, Create("bob's cup", "xo", "swiss", 3, 10, (2, 8), 60, 180, (60, 40))),
             'chips create tournament "bob\'s cup": xo swiss of 3 rounds, buy-in 10, 2..8 players, prizes 60/40',
         ),
+        (
+            ttx.create(ALICE, Create("rps cup", "rps", "knockout", 0, 10, (2, 8), 60, 180, (100,), first_to=3)),
+            "chips create tournament 'rps cup': rps first to 3 knockout, buy-in 10, 2..8 players, prizes 100",
+        ),
         (ttx.enter(BOB, "cup", 10), "chips enter tournament 'cup', buy-in 10"),
         (ttx.advance(BOB, "cup"), "chips advance tournament 'cup'"),
     ],
@@ -48,6 +52,7 @@ def on_chain(transaction) -> ChainTransaction:
         "cancel",
         "finalize",
         "create",
+        "create rps",
         "enter",
         "advance",
     ],  # the keys, and so the words, are new each run

@@ -26,7 +26,7 @@ from chips_tp.family import (
 )  # fmt: skip
 from chips_tp.hashes import signed_by
 from chips_tp.payload import encode_payload, parse_payload
-from chips_tp.tournament import match_nonce
+from chips_tp.tournament import match_games, match_nonce
 from tests.chips_tp.examples import ALICE, BOB, CHANNEL_ID, FIXED, ISSUER, RAW, RPS_ID, TOURNAMENT, examples
 from tests.rps_tp.diagnostic import diagnostic, squeezed
 from xo_core.public_keys import is_curve_point
@@ -121,6 +121,7 @@ def test_every_key_the_specification_shows_is_a_point_on_the_curve():
 def test_the_tournament_example_names_its_match_channel_nonce():
     digest = hashlib.sha256(EXAMPLES["tournament match nonce preimage"]).digest()
     nonce = int.from_bytes(digest[:7], "big") << 8 | 1
-    assert nonce == match_nonce(TOURNAMENT.name, 1, 0, TOURNAMENT.game) == 0xCCCB832E02849401
+    games = match_games(TOURNAMENT.game, TOURNAMENT.first_to)
+    assert nonce == match_nonce(TOURNAMENT.name, 1, 0, games) == 0xCCCB832E02849401
     text = SPEC.read_text(encoding="utf-8")
     assert f"`0x{nonce:016x}` ({nonce})" in text and digest.hex()[:14] in text

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from chips_client import tournament_transactions as ttx
 from chips_client import transactions as tx
-from chips_tp import xo_app
+from chips_tp import rps_app, xo_app
 from chips_tp.channel import MAX_AMOUNT, channel_id
 from chips_tp.channel_state import State
 from chips_tp.family import NAMESPACE, TOURNAMENT_TYPE, tournament_address
@@ -30,6 +30,7 @@ from chips_tp.tournament import (
     UNPLAYED,
     WHITE,
     Tournament,
+    match_channel,
     match_fixed,
     played,
 )  # fmt: skip
@@ -287,10 +288,27 @@ def test_a_swiss_that_cannot_pair_again_ends_after_the_rounds_played(chain):
          f"3 buy-ins of {MAX_AMOUNT // 2} chips would be more than {MAX_AMOUNT} (overflow)"),
         (terms(rounds=0), "a swiss needs its number of rounds (1 to 64)"),
         (dataclasses.replace(terms(fmt=KNOCKOUT), rounds=2), "a knockout's rounds follow from its field: give 0"),
+        (dataclasses.replace(terms(), game="rps"), "an rps match is first to 1 to 25 round wins, not 0"),
+        (dataclasses.replace(terms(), first_to=2), "an xo match is one game: its first_to is 0, not 2"),
     ],
 )  # fmt: skip
 def test_bad_terms_are_refused_saying_what_is_wrong(chain, op, problem):
     assert chain.refused(ttx.create(OUTSIDER, op)) == f"cannot create tournament 'spring': {problem}"
+
+
+def test_an_rps_first_to_3_gives_each_side_3_points_for_at_most_5_rounds_and_the_more_wins_take_the_match(chain):
+    op = dataclasses.replace(terms(fmt=KNOCKOUT, prizes=(100,)), game="rps", first_to=3)
+    tournament = started(chain, 2, op)
+    assert tournament.first_to == 3
+    fixed = match_fixed(tournament, 1, 0)
+    assert fixed.app == "rps" and fixed.nonce & 0xFF == 5, "the nonce's last byte is the rounds: 2N - 1"
+    written = chain.channel(fixed)
+    assert written == match_channel(tournament, 1, 0) and written.held == 6
+    white, black = (signer_of(key) for key in fixed.participants)
+    final = State(channel_id(fixed), 11, True, rps_app.INITIAL._replace(round=5), (4, 2))  # a round won more than lost
+    chain.submit(tx.conclude(white, fixed, tx.signed_state(fixed, final, white, black)))
+    chain.submit(ttx.result(OUTSIDER, tournament, 1, 0))
+    assert record(chain).pairings[0][0].result == WHITE
 
 
 def test_a_name_is_used_once(chain):

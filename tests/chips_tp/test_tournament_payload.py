@@ -7,11 +7,14 @@ from chips_tp.tournament_ops import Advance, Create, Enter, Leave, Result, Start
 from xo_core import canonical
 
 CREATE = Create("spring", "xo", "swiss", 3, 10, (2, 8), 60, 180, (60, 30, 10))
+RPS_CREATE = Create("autumn", "rps", "knockout", 0, 10, (2, 8), 60, 180, (100,), first_to=3)
 
 
 @pytest.mark.parametrize(
-    "op", [CREATE, Enter("spring", 10), Leave("spring"), Start("spring"), Result("spring", 2, 5), Advance("spring")]
-)
+    "op",
+    [CREATE, RPS_CREATE, Enter("spring", 10), Leave("spring"), Start("spring"), Result("spring", 2, 5),
+     Advance("spring")],
+)  # fmt: skip
 def test_every_tournament_op_round_trips(op):
     assert parse_payload(encode_payload(op)) == op
 
@@ -32,6 +35,8 @@ def fields(**changed: object) -> bytes:
         (fields(players=[1, 8]), "create: the fewest players must be a whole number from 2 to 256, not 1"),
         (fields(prizes=[3] * 33), "create: 'prizes' has 33 items; at most 32 are allowed"),
         (fields(format="arena"), "create: 'format' must be swiss or knockout, not 'arena'"),
+        (fields(first_to=26), "create: 'first_to' must be a whole number of round wins from 0 to 25, not 26"),
+        (fields(first_to=None), "create: 'first_to' must be a whole number of round wins from 0 to 25, not null"),
         (fields(round_seconds=2), "create: 'round_seconds' must be a whole number of seconds from 3 to 2592000, not 2"),
         (canonical.encode({"op": "result", "board": 0, "round": 0, "tournament": "s"}),
          "result: 'round' must be a whole number from 1 to 64, not 0"),

@@ -98,6 +98,26 @@ def test_alice_joins_takes_part_and_sees_the_payout_live(browser, address, devne
     assert errors == [], "\n".join(errors)
 
 
+
+def test_an_rps_tournament_card_says_its_matches_are_first_to_n(browser, address, devnet):
+    terms = ("--game", "rps", "--first-to", "3", "--format", "knockout", "--buy-in", "5", "--players", "2..4",
+             "--join-for", "5m", "--round-for", "30s", "--prizes", "100")  # fmt: skip
+    made = subprocess.run(chips(devnet, "bob", "tournament", "create", "rps three", *terms), capture_output=True,
+                          text=True, timeout=60, check=False)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    errors: list[str] = []
+    contexts, (alice,) = open_windows(browser, address, ("alice",), errors, {"width": 1280, "height": 900})
+    try:
+        alice.get_by_role("link", name="Tournaments", exact=True).click()
+        card = alice.locator("article.tournament").filter(has=alice.locator("h2", has_text="rps three"))
+        expect(card).to_contain_text(
+            "rock-paper-scissors first to 3 (at most 5 rounds a match), knockout, buy-in 5"
+        )
+    finally:
+        for context in contexts:
+            context.close()
+    assert errors == [], "\n".join(errors)
+
 def play_out(address: str, page, channel: str) -> None:
     """Alice's moves until her match is over: the first free space, through the page's own API."""
     ends = time.monotonic() + SECONDS

@@ -12,10 +12,14 @@ counts as one more game for each of its players in ``xo ratings``.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,7 +100,7 @@ def homes(tmp_path_factory) -> Iterator[Homes]:
 @pytest.mark.parametrize(("name", "style", "levels"), [
     ("spring", ("--game", "xo", "--format", "swiss", "--rounds", "3"), ("random", "heuristic", "random", "perfect")),
     ("cup", ("--game", "xo", "--format", "knockout"), ("random", "random", "perfect", "heuristic")),
-    ("rps cup", ("--game", "rps", "--format", "knockout"), ("random",) * 4),
+    ("rps cup", ("--game", "rps", "--first-to", "2", "--format", "knockout"), ("random",) * 4),
 ])  # fmt: skip
 def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split(homes, name, style, levels, tmp_path):
     issued = homes.chips()
@@ -117,6 +121,7 @@ def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split
         assert bot.returncode == 0, output
     shown = json.loads(homes.ok("org", "tournament", "show", name, "--json"))
     assert shown["status"] == "closed" and shown["pool"] == 0
+    assert shown["first_to"] == (2 if "rps" in style else 0)
     assert len(shown["pairings"]) == shown["rounds"] and shown["rounds"] in (2, 3)
     assert all(board["result"] in ("white", "black", "draw", "bye") for r in shown["pairings"] for board in r)
     paid = [entry["amount"] for entry in shown["payout"]]
@@ -135,3 +140,79 @@ def test_four_bots_run_a_tournament_to_the_end_and_the_pool_is_paid_by_the_split
     rated = homes.rated_games(tmp_path / "after")
     assert {key: rated.get(key, 0) - rated_before.get(key, 0) for key in rated} == played
     assert "standings:" in outputs[0] and "paid:" in outputs[0]
+
+
+def at_a_terminal(command: list[str], answers: dict[str, Iterator[str]], seconds: float) -> tuple[int, str]:
+    """Run ``command`` with a pseudo-terminal for its standard streams, as a person at a terminal would, typing
+    the next of ``answers[prompt]`` each time ``prompt`` comes up; its exit code and all it wrote."""
+    main, side = pty.openpty()
+    process = subprocess.Popen(command, stdin=side, stdout=side, stderr=side, start_new_session=True)
+    os.close(side)
+    shown, typed, ends = "", 0, time.monotonic() + seconds
+    try:
+        while time.monotonic() < ends:
+            ready, _, _ = select.select([main], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(main, 4096)
+                except OSError:  # the command exited: the terminal is gone
+                    break
+                if not chunk:
+                    break
+                shown += chunk.decode("utf-8", "replace")
+            prompts = sorted((shown.find(p, typed), p) for p in answers if shown.find(p, typed) >= 0)
+            if prompts:
+                at, prompt = prompts[0]
+                os.write(main, next(answers[prompt]).encode() + b"\n")
+                typed = at + len(prompt)
+        return process.wait(timeout=max(ends - time.monotonic(), 1)), shown
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(main)
+
+
+def test_a_person_at_a_terminal_plays_their_match_typing_throws(homes):
+    homes.ok("org", "tournament", "create", "by hand", "--game", "rps", "--first-to", "2", "--format", "knockout",
+             "--buy-in", "5", "--players", "2..2", "--join-for", "5m", "--round-for", "30s",
+             "--prizes", "100")  # fmt: skip
+    for who in ("ann", "ben"):
+        homes.ok(who, "tournament", "join", "by hand")
+    bot = subprocess.Popen(
+        homes.command("ben", "tournament", "play", "by hand", "--bot", "random", "--broker", homes.broker),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    code, shown = at_a_terminal(homes.command("ann", "tournament", "play", "by hand", "--broker", homes.broker),
+                                {"your throw": itertools.repeat("rock")}, TOURNAMENT_SECONDS)  # fmt: skip
+    said = bot.communicate(timeout=TOURNAMENT_SECONDS)[0]
+    assert code == 0, shown
+    assert bot.returncode == 0, said
+    assert "your throw" in shown and ("you threw rock" in shown or "you revealed rock" in shown), shown
+    tournament = json.loads(homes.ok("org", "tournament", "show", "by hand", "--json"))
+    assert tournament["status"] == "closed" and tournament["pairings"][0][0]["result"] in ("white", "black", "draw")
+    assert "standings:" in shown and "paid:" in shown
+
+
+def test_a_person_at_a_terminal_plays_every_round_of_a_swiss_typing_spaces(homes):
+    homes.ok("org", "tournament", "create", "xo by hand", "--game", "xo", "--format", "swiss", "--rounds", "2",
+             "--buy-in", "5", "--players", "3..3", "--join-for", "5m", "--round-for", "30s",
+             "--prizes", "100")  # fmt: skip
+    for who in ("ann", "ben", "cat"):
+        homes.ok(who, "tournament", "join", "xo by hand")
+    bots = [subprocess.Popen(homes.command(who, "tournament", "play", "xo by hand", "--bot", "random", "--broker",
+                                           homes.broker), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for who in ("ben", "cat")]  # fmt: skip
+    spaces = itertools.cycle("519372468")  # a taken space is asked again at a terminal
+    code, shown = at_a_terminal(homes.command("ann", "tournament", "play", "xo by hand", "--broker", homes.broker),
+                                {"(1-9): ": spaces}, TOURNAMENT_SECONDS)  # fmt: skip
+    said = [bot.communicate(timeout=TOURNAMENT_SECONDS)[0] for bot in bots]
+    assert code == 0, shown
+    assert all(bot.returncode == 0 for bot in bots), said
+    tournament = json.loads(homes.ok("org", "tournament", "show", "xo by hand", "--json"))
+    assert tournament["status"] == "closed"
+    ann = (homes.homes["ann"] / "ann.pub").read_text().strip()
+    matches = [board for pairings in tournament["pairings"] for board in pairings
+               if board["black"] and ann in (board["white"]["key"], board["black"]["key"])]  # fmt: skip
+    assert matches and all(b["result"] in ("white", "black", "draw") for b in matches)
+    assert shown.count("the channel is concluded") == len(matches), shown

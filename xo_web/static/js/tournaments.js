@@ -14,7 +14,7 @@ function who(player) {
 
 function termsText(t) {
   const format = t.format === "swiss" ? `Swiss of ${t.rounds} rounds` : "knockout";
-  const game = t.game === "xo" ? "tic-tac-toe" : "rock-paper-scissors";
+  const game = t.game === "xo" ? "tic-tac-toe" : `rock-paper-scissors first to ${t.first_to} (at most ${2 * t.first_to - 1} rounds a match)`;
   return `${game}, ${format}, buy-in ${t.buy_in}, ${t.min_players}–${t.max_players} players, prizes ${t.prizes.join("/")} %, rounds of ${t.round_seconds} s`;
 }
 
