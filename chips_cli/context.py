@@ -1,4 +1,8 @@
-"""What every chips command resolves from its flags: the key, the store, a named player, a channel by name or id."""
+"""What chips commands make of who runs them and where: the key, the chain, the store, a named player, a channel.
+
+Each takes the :class:`client_core.caller.Caller` (or the part of it it needs) that the command resolved from its
+flags at its edge, and what else it needs as plain values, never the argparse Namespace.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,8 @@ from chips_client.channels import find_named, rounds_of
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.channel import channel_id
 from chips_tp.state import Channel
-from client_core import session
+from client_core.caller import Caller, Where, Who, key_name
 from client_core.errors import InvalidInput
-from client_core.keys import load_signer
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
@@ -24,36 +27,47 @@ DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
 
 
-def signer(args: argparse.Namespace) -> Signer:
-    """The player's ``chips`` key, from the key directory and user name the arguments give."""
-    return load_signer(session.key_dir(args), session.username(args), "chips")
+def _who(given: Caller | Who | argparse.Namespace) -> Who:
+    """Transitional, until every chips command resolves its Caller at its edge: the Who of ``given``."""
+    if isinstance(given, Caller):
+        return given.who
+    return given if isinstance(given, Who) else Who.of(given)
 
 
-def player_flags(args: argparse.Namespace) -> str:
+def signer(caller: Caller | Who | argparse.Namespace) -> Signer:
+    """The player's ``chips`` key, from the caller's key directory and user name."""
+    return _who(caller).signer("chips")
+
+
+def player_flags(who: Caller | Who | argparse.Namespace) -> str:
     """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
-    username = getattr(args, "username", None)
+    username = _who(who).username_flag
     return f"--username {shell_word(username)}" if username else ""
 
 
-def wait_seconds(args: argparse.Namespace) -> float:
+def wait_seconds(wait: float | None) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
-    wait = getattr(args, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
 
 
 @contextlib.contextmanager
-def chain(args: argparse.Namespace, key: Signer | None) -> Iterator[RestChain]:
-    """The chain, read through the REST API the arguments name and signed for with ``key`` (None: read only)."""
-    with session.rest_client(args) as client:
-        yield RestChain(client, key, wait_seconds(args))
+def chain(where: Where | argparse.Namespace, key: Signer | None, wait: float | None = None) -> Iterator[RestChain]:
+    """The chain, read through the REST API at ``where`` and signed for with ``key`` (None: read only).
+
+    ``wait`` is the command's ``--wait`` (None: it has none, or it was not given).
+    """
+    if isinstance(where, argparse.Namespace):
+        where, wait = Where.of(where), getattr(where, "wait", None)
+    with where.rest_client() as client:
+        yield RestChain(client, key, wait_seconds(wait))
 
 
-def store(args: argparse.Namespace, public_key: str) -> Store:
+def store(who: Caller | Who | argparse.Namespace, public_key: str) -> Store:
     """The store of ``public_key`` (see :func:`chips_client.store.default_path`)."""
-    return Store(default_path(session.key_dir(args), public_key))
+    return Store(default_path(_who(who).key_dir, public_key))
 
 
-def player(args: argparse.Namespace, given: str) -> str:
+def player(who: Caller | Who | argparse.Namespace, given: str) -> str:
     """The public key ``given`` names: a public key itself, or the name of a key in the key directory.
 
     Either way it must be a key someone can hold (:func:`xo_core.public_keys.key_problem`, the
@@ -62,9 +76,9 @@ def player(args: argparse.Namespace, given: str) -> str:
     if is_compressed_public_key(given):
         key = given
     else:
-        key_dir = session.key_dir(args)
+        key_dir = _who(who).key_dir
         try:
-            key = key_paths(key_dir, session.key_name(given))[1].read_text(encoding="ascii").strip()
+            key = key_paths(key_dir, key_name(given))[1].read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
             raise InvalidInput(f"{given!r} is neither a public key nor the name of a key in {key_dir}") from None
     if problem := key_problem(key):
