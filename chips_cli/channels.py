@@ -33,9 +33,9 @@ from xo_core.text import printable, quoted, shell_word
 
 def open_channel(args: argparse.Namespace) -> int:
     """``chips open CHANNEL --with NAME --game G --stake N --deposit N``: one transaction opens and pays in."""
-    caller = Caller.of(args)
     if problem := name_problem(args.channel):
         raise InvalidInput(problem)
+    caller = Caller.of(args)
     signer = context.signer(caller.who)
     opponent = context.player(caller.who, args.opponent)
     fixed = Fixed((signer.public_key, opponent), args.game, args.stake, (args.deposit, args.deposit), args.challenge,

@@ -42,13 +42,13 @@ def tournament(args: argparse.Namespace) -> int:
 
 def create(args: argparse.Namespace) -> int:
     """``chips tournament create NAME ...``: the organiser's terms, on the chain."""
-    caller = Caller.of(args)
     if args.style == "knockout" and args.rounds is not None:
         raise InvalidInput("a knockout's rounds follow from its field: leave out --rounds")
     if args.style == SWISS and args.rounds is None:
         raise InvalidInput("a swiss needs --rounds R")
     op = Create(args.name, args.game, args.style, args.rounds or 0, args.buy_in, args.players, args.join_for,
                 args.round_for, args.prizes)  # fmt: skip
+    caller = Caller.of(args)
     signer = context.signer(caller.who)
     with context.chain(caller.where, signer, args.wait) as chain:
         chain.submit(ttx.create(signer, op), "the create")
