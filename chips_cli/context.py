@@ -10,6 +10,8 @@ import argparse
 import contextlib
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from chips_client.chain import RestChain
 from chips_client.channels import find_named, rounds_of
@@ -22,6 +24,9 @@ from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
 from xo_core.text import shell_word
+
+if TYPE_CHECKING:
+    from client_core.broker import BrokerAddress
 
 DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
@@ -112,3 +117,25 @@ def address(found: Channel) -> str:
     from chips_tp.family import channel_address  # noqa: PLC0415
 
     return channel_address(found.id)
+
+
+@dataclass(frozen=True)
+class Playing:
+    """How the player's matches are played, as the command line of ``chips play``, ``bot``, ``offer`` or ``accept``
+    says: resolved at its edge, beside the :class:`client_core.caller.Caller`."""
+
+    broker: BrokerAddress
+    level: str | None
+    """The computer's level when it plays this side (``chips bot``, ``--bot``); None: a person plays."""
+    patience: float | None
+    """``--patience``: seconds before a silent opponent is challenged (None: the command's default)."""
+    auto_respond: bool
+    """The computer answers a challenge for a person at half the time left (not ``--no-auto-respond``)."""
+    wait: float | None
+    """``--wait``, where the command has it."""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, level: str | None) -> Playing:
+        """From ``--broker``, ``--patience``, ``--no-auto-respond`` and ``--wait``, those the command has."""
+        auto_respond = not getattr(args, "no_auto_respond", False)
+        return cls(args.broker, level, args.patience, auto_respond, getattr(args, "wait", None))
