@@ -1,7 +1,7 @@
 """What chips commands make of who runs them and where: the key, the chain, the store, a named player, a channel.
 
-Each takes the :class:`client_core.caller.Caller` (or the part of it it needs) that the command resolved from its
-flags at its edge, and what else it needs as plain values, never the argparse Namespace.
+Each takes the part of the :class:`client_core.caller.Caller` it needs (who, where), that the command resolved from
+its flags at its edge, and what else it needs as plain values (:class:`Playing`), never the argparse Namespace.
 """
 
 from __future__ import annotations
@@ -9,16 +9,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelFeed
 from chips_client.channels import find_named, rounds_of
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.channel import channel_id
 from chips_tp.state import Channel
-from client_core.caller import Caller, Where, Who, key_name
+from client_core.caller import Where, Who, key_name
 from client_core.errors import InvalidInput
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
@@ -32,27 +33,44 @@ DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
 
 
-def _who(given: Caller | Who | argparse.Namespace) -> Who:
-    """Transitional, until every chips command resolves its Caller at its edge: the Who of ``given``."""
-    if isinstance(given, Caller):
-        return given.who
+def _who(given: Who | argparse.Namespace) -> Who:
+    """Transitional, until offers, house and play resolve their Caller at their edge: the Who of ``given``."""
     return given if isinstance(given, Who) else Who.of(given)
 
 
-def signer(caller: Caller | Who | argparse.Namespace) -> Signer:
+def signer(who: Who | argparse.Namespace) -> Signer:
     """The player's ``chips`` key, from the caller's key directory and user name."""
-    return _who(caller).signer("chips")
+    return _who(who).signer("chips")
 
 
-def player_flags(who: Caller | Who | argparse.Namespace) -> str:
+def player_flags(who: Who | argparse.Namespace) -> str:
     """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
     username = _who(who).username_flag
     return f"--username {shell_word(username)}" if username else ""
 
 
-def wait_seconds(wait: float | None) -> float:
+def wait_seconds(wait: float | argparse.Namespace | None) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
+    if isinstance(wait, argparse.Namespace):
+        wait = getattr(wait, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
+
+
+@contextlib.contextmanager
+def followed(
+    where: Where | argparse.Namespace, address: str, say: Callable[[str], None]
+) -> Iterator[ChannelFeed | None]:
+    """The channel at ``address`` followed through the ledger's events, on a REST connection of its own (not yet
+    started: the caller starts it, waiting for a REST API away as it does); stopped at the end. A command's tests
+    that fake the chain fake this too (None: the match reads the chain itself)."""
+    if isinstance(where, argparse.Namespace):
+        where = Where.of(where)
+    with where.rest_client() as reader:
+        feed = ChannelFeed(reader, address, say=say)
+        try:
+            yield feed
+        finally:
+            feed.stop()
 
 
 @contextlib.contextmanager
@@ -67,12 +85,12 @@ def chain(where: Where | argparse.Namespace, key: Signer | None, wait: float | N
         yield RestChain(client, key, wait_seconds(wait))
 
 
-def store(who: Caller | Who | argparse.Namespace, public_key: str) -> Store:
+def store(who: Who | argparse.Namespace, public_key: str) -> Store:
     """The store of ``public_key`` (see :func:`chips_client.store.default_path`)."""
     return Store(default_path(_who(who).key_dir, public_key))
 
 
-def player(who: Caller | Who | argparse.Namespace, given: str) -> str:
+def player(who: Who | argparse.Namespace, given: str) -> str:
     """The public key ``given`` names: a public key itself, or the name of a key in the key directory.
 
     Either way it must be a key someone can hold (:func:`xo_core.public_keys.key_problem`, the

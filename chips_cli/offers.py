@@ -15,6 +15,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from chips_cli import context, play
@@ -24,7 +25,9 @@ from chips_client import offers as offer_terms
 from chips_client import results as chips_results
 from chips_client import transactions as tx
 from chips_client.chain import RestChain
+from chips_client.channel_feed import ChannelBook, ChannelFeed
 from chips_client.channels import address_of
+from chips_client.declines import decline_topic, make_decline, read_decline
 from chips_client.faucet import cannot_cover
 from chips_client.match import CHAIN_RETRY_SECONDS
 from chips_client.narration import clock_time, duration, player, seconds_left
@@ -49,11 +52,18 @@ from client_core.keys import KeyNames
 from client_core.ratings import PROVISIONAL_WORDS, Standing, rated
 from client_core.results_reader import cache_path, load_book, read_to_head, save_book
 from client_core.runner import sigterm_interrupts, warn
+from xo_core.canonical import Malformed
 from xo_core.signing import Signer
 from xo_core.text import counted, printable, quoted, shell_word
 
-#: How often a running offer reads the chain for accepts.
+#: A running offer looks at the channels on every block that changes one, and at least this often (seconds).
 POLL_SECONDS = 0.5
+#: A join not seen on the chain this long after it was sent is asked after (seconds).
+JOIN_CHECK_SECONDS = 10.0
+#: An accept a busy house has kept waiting this long is declined, so the accepter is not left waiting in vain.
+BUSY_DECLINE_SECONDS = 20.0
+#: Joins sent in one POST at most (a batch each): a crowd's accepts are joined a hundred at a time.
+JOINS_PER_POST = 100
 #: How many accepts of one offer a player may try (a channel name each) before giving up.
 MAX_TRIES = 64
 
@@ -180,13 +190,18 @@ def offer(args: argparse.Namespace) -> int:
         post = Post(broker, published.signed, play.say)
         posts.append(post)
         post.follow()
-        house = House(args, signer, play.say, stored) if args.bot else None
+        reader = session.rest_client(args)
+        feed = ChannelFeed(reader, say=play.say)
+        house = None
         try:
+            feed.start()  # before the offer is up: no accept can fall between the reading and the events
+            house = House(args, signer, play.say, stored, feed) if args.bot else None
             with sigterm_interrupts():
                 post.publish()
                 play.say(f"offered {terms_text(terms)}; id {shown}, open until {clock_time(expires, time.time())}; "
                          f"a player accepts it with: chips accept {shown}")  # fmt: skip
-                _serve(Offering(args, signer, chain, post, published, reconnected, house))
+                _serve(Offering(args, signer, chain, post, published, reconnected, house, feed,
+                                lambda channel, reason: _decline(broker, signer, channel, reason)))
         except Left as left:
             return left.code
         except KeyboardInterrupt as interrupt:
@@ -196,7 +211,18 @@ def offer(args: argparse.Namespace) -> int:
             broker.close()
             if house is not None:
                 house.close()
+            feed.stop()
+            reader.close()
     return 0
+
+
+def _decline(broker: BrokerSession, signer: Signer, channel: Channel, reason: str) -> None:
+    """Tell the accepter of ``channel`` that it will not be joined; a broker away loses the word (they time out)."""
+    accepter = channel.fixed.participants[0]
+    try:
+        broker.publish(decline_topic(channel.id, accepter), make_decline(signer, channel.id, reason), 10.0)
+    except BrokerError as error:
+        play.say(f"could not tell {accepter[:6]}... why: {error.message}")
 
 
 def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: Published, house: House | None) -> int:
@@ -237,23 +263,51 @@ class Offering(NamedTuple):
     published: Published
     reconnected: threading.Event
     house: House | None
+    feed: ChannelBook
+    """The channels, kept current by the ledger's events: where accepts and joins are seen."""
+    decline: Callable[[Channel, str], None]
+    """Tell an accepter at once that their accept will not be joined, and why (:mod:`chips_client.declines`)."""
+
+
+@dataclass
+class Desk:
+    """What a running offer remembers from one look at the channels to the next."""
+
+    pending: dict[bytes, Pending] = field(default_factory=dict)
+    """The joins sent and not yet seen on the chain, by channel."""
+    declined: set[bytes] = field(default_factory=set)
+    """The accepts declined (said once)."""
+    waiting: dict[bytes, float] = field(default_factory=dict)
+    """When each joinable accept a busy house has not joined yet was first seen (monotonic)."""
+
+
+class Pending(NamedTuple):
+    """A join sent and not yet seen on the chain: its batch, when it was sent, the deposit it pays in."""
+
+    batch_id: str
+    sent: float
+    deposit: int
 
 
 def _serve(offering: Offering) -> None:
     """Join the offer's accepts as they come, until its count is reached or it expires; then let the matches end.
 
-    A person's offer plays each match as it is joined, one at a time; a house's matches run beside this loop. A
-    REST API out of reach is said once and waited for (a backoff doubling to 5 s): the offer stays up meanwhile."""
-    told: set[bytes] = set()
-    pending: set[bytes] = set()
+    Each block that changes a channel wakes the loop (:class:`chips_client.channel_feed.ChannelFeed`), so an accept is
+    joined as soon as its open commits. A person's offer plays each match as it is joined, one at a time; a house's
+    matches run beside this loop. A REST API out of reach is said once and waited for (a backoff doubling to 5 s):
+    the offer stays up meanwhile."""
+    desk = Desk()
+    changed = threading.Event()
+    offering.feed.listen(lambda _channels: changed.set())
     retry, lost = 0.0, False
     published = offering.published
     while not published.full and time.time() < published.signed.offer.expires:
         if offering.reconnected.is_set():  # the broker may have forgotten the retained offer
             offering.reconnected.clear()
             offering.post.publish()
+        changed.clear()
         try:
-            _one_pass(offering, told, pending)
+            _one_pass(offering, desk)
         except BrokerError:
             raise
         except (Unavailable, TimedOut) as error:
@@ -266,44 +320,95 @@ def _serve(offering: Offering) -> None:
         if lost:
             play.say("the REST API answers again")
         retry, lost = 0.0, False
-        time.sleep(POLL_SECONDS)
+        changed.wait(POLL_SECONDS)
     offering.post.withdraw()
     play.say("the offer is withdrawn: " + ("all its accepts were joined" if published.full else "it expired"))
     if offering.house is not None:
         offering.house.wait()
 
 
-def _one_pass(offering: Offering, told: set[bytes], pending: set[bytes]) -> None:
-    """Read the chain once and join what accepts the offer, one join after another (a house's crowd is let in at the
-    pace of the chain's commits, which keeps its moves fast); a person joins one per pass. A join sent whose commit was
-    not seen (``pending``) is played once the chain shows the deposit in, and offered again while it does not; one
-    refused (the accepter cancelled first) is said, and the offer goes on."""
+def _one_pass(offering: Offering, desk: Desk) -> None:
+    """Look at the channels once: play the joins the chain now shows, and join what accepts the offer, a house every
+    accept at once (a batch each, in one POST: one block commits them all), a person one. A join whose commit is
+    not seen within JOIN_CHECK_SECONDS is asked after: one refused (the accepter cancelled first) is said, and the
+    offer goes on.
+
+    An accept that will not be joined is declined to the accepter at once, with the reason (the offerer cannot
+    fund it, the accepts are all taken), so they cancel and have their deposit back. A house that runs behind starts
+    no more matches until it catches up (:meth:`House.admits`); an accept it keeps waiting BUSY_DECLINE_SECONDS is
+    declined as busy."""
     args, signer, chain, published = offering.args, offering.signer, offering.chain, offering.published
+    pending = desk.pending
     names = session.key_names(args)
-    channels = chain.channels()
+    channels = offering.feed.channels()
     for channel in channels:
-        if channel.id in pending and channel.funded[1]:
-            pending.discard(channel.id)
-            _play_joined(offering, channel, player(channel.fixed.participants[0], signer.public_key, names))
-    for decision in decide([published], channels, chain.balance(signer.public_key), time.time()):
-        channel = decision.channel
+        if channel.id not in pending:
+            continue
         who = player(channel.fixed.participants[0], signer.public_key, names)
-        if not decision.join:
-            if channel.id not in told:
-                told.add(channel.id)
-                play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason}")
+        if channel.funded[1]:
+            del pending[channel.id]
+            _play_joined(offering, channel, who)
+            if offering.house is None:
+                return  # a person's match was played: the next pass looks afresh
+        elif channel.status != FUNDING:
+            del pending[channel.id]
+            play.say(f"could not join {who}'s accept ({channel.id.hex()[:8]}): it was cancelled first")
+    _overdue(offering, pending)
+    room = published.count - len(published.joined) - len(pending)
+    if offering.house is None:
+        admitted = 0 if pending else min(room, 1)
+    else:
+        admitted = min(room, offering.house.admits(len(pending)))
+    balance = chain.balance(signer.public_key) - sum(sent.deposit for sent in pending.values())
+    joining: list[Channel] = []
+    now = time.monotonic()
+    for decision in decide([published], [c for c in channels if c.id not in pending], balance, time.time()):
+        channel = decision.channel
+        if channel.id in desk.declined:
+            continue  # the accepter was told no, and is cancelling it
+        if decision.join and len(joining) < admitted:
+            joining.append(channel)
             continue
-        pending.add(channel.id)
-        try:
-            chain.submit_all([tx.join(signer, channel.fixed, channel.held)], "the join")
-        except Rejected as refused:
-            pending.discard(channel.id)
-            play.say(f"could not join {who}'s accept ({channel.id.hex()[:8]}): {refused.message}")
+        reason = _to_accepter(decision.reason, channel.fixed.deposits[1])
+        if reason.startswith("the offerer cannot fund") and pending:
+            continue  # the balance read may already hold joins still pending here: decided once they are seen
+        if decision.join:  # joinable, but not now: a person plays one match at a time, a house may be busy
+            waited = now - desk.waiting.setdefault(channel.id, now)
+            if offering.house is None or waited < BUSY_DECLINE_SECONDS:
+                continue
+            reason = "the house is too busy to start your match now: try again in a minute"
+        desk.declined.add(channel.id)
+        who = player(channel.fixed.participants[0], signer.public_key, names)
+        play.say(f"not joining {who}'s accept ({channel.id.hex()[:8]}): {decision.reason or reason}; told them so")
+        offering.decline(channel, reason)
+    for start in range(0, len(joining), JOINS_PER_POST):
+        chunk = joining[start : start + JOINS_PER_POST]
+        batch_ids = chain.post_each([tx.join(signer, channel.fixed, channel.held) for channel in chunk])
+        for channel, batch_id in zip(chunk, batch_ids, strict=True):
+            pending[channel.id] = Pending(batch_id, time.monotonic(), channel.fixed.deposits[1])
+
+
+def _to_accepter(reason: str, deposit: int) -> str:
+    """The reason an accept is not joined, as the accepter reads it (the offerer's chips are the offerer's)."""
+    return f"the offerer cannot fund another deposit of {deposit} now" if reason.startswith("your ") else reason
+
+
+def _overdue(offering: Offering, pending: dict[bytes, Pending]) -> None:
+    """Ask after the joins sent long ago and still not seen: one refused is said and forgotten (the accept is looked at
+    again), one the REST API does not know is forgotten too; one still pending is waited for."""
+    names = session.key_names(offering.args)
+    for ident, sent in list(pending.items()):
+        if time.monotonic() - sent.sent < JOIN_CHECK_SECONDS:
             continue
-        pending.discard(channel.id)
-        _play_joined(offering, channel, who)
-        if published.full or offering.house is None:  # a person's match was played: the next pass reads afresh
-            return
+        status = offering.chain.client.batch_status(sent.batch_id)
+        if status.status in ("PENDING", "COMMITTED"):
+            pending[ident] = sent._replace(sent=time.monotonic())
+            continue
+        del pending[ident]
+        found = next((c for c in offering.feed.channels() if c.id == ident), None)
+        who = "an accepter" if found is None else player(found.fixed.participants[0], offering.signer.public_key, names)
+        reason = "; ".join(status.reasons) or f"the REST API says its batch is {status.status}"
+        play.say(f"could not join {who}'s accept ({ident.hex()[:8]}): {reason}")
 
 
 def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
@@ -352,21 +457,31 @@ def accept(args: argparse.Namespace) -> int:
         if refused:
             raise InvalidInput(f"{refused}; nothing was submitted")
         stored.remember_channel(channel_id(fixed), ChannelTerms(name, fixed, offer.terms.rounds))
-        chain.submit_all([tx.open_channel(signer, fixed)], "the open")
-        waiting = duration(int(args.join_timeout))
-        play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid your "
-                 f"deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
-        try:
-            with sigterm_interrupts():
-                joined = _joined(chain, fixed, args.join_timeout)
-        except KeyboardInterrupt as interrupt:
-            return _left_waiting(args, chain, signer, (name, fixed), interrupt)
+        declined = Declined(channel_id(fixed), offer.offerer)
+        listener = BrokerSession(args.broker, f"xo-accept-{secrets.token_hex(8)}", declined.receive, persistent=False)
+        listener.connect(10.0)
+        try:  # listening before the open: a decline cannot come before it is heard
+            listener.subscribe(decline_topic(channel_id(fixed), signer.public_key), 10.0)
+            chain.submit_all([tx.open_channel(signer, fixed)], "the open")
+            waiting = duration(int(args.join_timeout))
+            play.say(f"accepted {who}'s offer ({terms_text(offer.terms)}): opened channel {printable(name)} and paid "
+                     f"your deposit in; waiting up to {waiting} for {who} to join")  # fmt: skip
+            try:
+                with sigterm_interrupts():
+                    joined = _joined(chain, fixed, args.join_timeout, declined)
+            except KeyboardInterrupt as interrupt:
+                return _left_waiting(args, chain, signer, (name, fixed), interrupt)
+        finally:
+            listener.close()
         if not joined and not _cancelled_or_joined(chain, signer, fixed):
+            if declined.reason is not None:
+                raise InvalidInput(f"{who} declined your accept: {declined.reason}; the channel is cancelled and your "
+                                   f"deposit of {offer.terms.deposit} is back")  # fmt: skip
             raise InvalidInput(f"{who} did not join within {waiting} (the offer may be taken, or {who} cannot cover "
                                f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
                                "back")  # fmt: skip
     play.say(f"{who} joined: the match begins")
-    args.channel, args.level = name, args.bot
+    args.channel, args.level = channel_id(fixed).hex(), args.bot  # the channel opened, not another of its name
     return play.bot(args) if args.bot else play.play(args)
 
 
@@ -409,13 +524,38 @@ def _cancelled_or_joined(chain: RestChain, signer: Signer, fixed: Fixed) -> bool
     return False
 
 
-def _joined(chain: RestChain, fixed: Fixed, timeout: float) -> bool:
-    """Whether the offerer joined the channel within ``timeout`` seconds (read from the chain twice a second; a REST
-    API out of reach is waited for)."""
-    ends = time.monotonic() + timeout
-    while time.monotonic() < ends:
-        record = play.patiently(lambda: chain.channel(address_of(fixed)))
-        if record is not None and record.status != FUNDING:
-            return record.status != CLOSED
-        time.sleep(0.5)
-    return False
+class Declined:
+    """Whether the offerer declined the accept of one channel, heard on the broker (only a decline it signed)."""
+
+    def __init__(self, channel: bytes, offerer: str) -> None:
+        self.channel, self.offerer = channel, offerer
+        self.reason: str | None = None
+        self.heard: Callable[[], None] = lambda: None
+        """Called once a decline is heard (on the broker's thread): the wait for the join looks again at once."""
+
+    def receive(self, _topic: str, payload: bytes) -> None:
+        try:
+            self.reason = read_decline(payload, self.channel, self.offerer)
+        except Malformed:  # anyone can publish there: only the offerer's word counts
+            return
+        self.heard()
+
+
+def _joined(chain: RestChain, fixed: Fixed, timeout: float, declined: Declined) -> bool:
+    """Whether the offerer joined the channel within ``timeout`` seconds: seen from the ledger's events the moment its
+    join commits (a REST API out of reach at the start is waited for); False at once when the offerer declines."""
+    feed = ChannelFeed(chain.client, address_of(fixed))
+    play.patiently(feed.start)
+    try:
+        return _await_join(feed, address_of(fixed), timeout, declined)
+    finally:
+        feed.stop()
+
+
+def _await_join(feed: ChannelBook, address: str, timeout: float, declined: Declined) -> bool:
+    """Whether the channel at ``address`` is joined within ``timeout`` seconds, woken by each block and by a decline."""
+    declined.heard = feed.wake
+    feed.wait_for(lambda: declined.reason is not None or ((found := feed.channel(address)) is not None
+                                                          and found.status != FUNDING), timeout)  # fmt: skip
+    record = feed.channel(address)
+    return record is not None and record.status not in (FUNDING, CLOSED)

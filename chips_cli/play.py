@@ -1,7 +1,8 @@
 """``chips play``, ``chips bot`` and ``chips watch``: one player's side of matches, and a watchtower.
 
 Play and bot run :class:`chips_client.match.Match` on the REST API and the MQTT broker
-(:mod:`client_core.broker`); the moves come from the person (a terminal or a pipe) or
+(:mod:`client_core.broker`), the channel's record followed through the ledger's events
+(:class:`chips_client.channel_feed.ChannelFeed`); the moves come from the person (a terminal or a pipe) or
 from the computer. Watch follows the chain and, with ``--defend``, answers challenges
 with the store's latest states, so it can run as a service while no match runs.
 """
@@ -9,6 +10,7 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -22,6 +24,7 @@ from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayabl
 from chips_client.messages import client_id, topic
 from chips_client.narration import Story, channel_line, player
 from chips_client.next_steps import Commands, commands, left_lines
+from chips_client.shared_chain import MatchChain
 from chips_client.store import Store
 from chips_tp.apps import APPS
 from chips_tp.channel import channel_id
@@ -78,17 +81,23 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
             return 0
         ident = channel_id(found.fixed).hex()
         connect = _connector(args, client_id(signer, channel_id(found.fixed)))
-        match = Match(signer=signer, terms=terms, store=stored, chain=chain, connect=connect, chooser=chooser,
-                      say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
-        try:
-            say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
-                f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
-            with sigterm_interrupts():
-                outcome = match.run()
-        except NotPlayable as error:
-            raise InvalidInput(str(error)) from None
-        except KeyboardInterrupt as interrupt:
-            return _left(args, chain, match, found, interrupt)
+        with context.followed(args, context.address(found), say) as feed:
+            if feed is not None:
+                patiently(feed.start)
+            watched = chain if feed is None else MatchChain(feed, chain)
+            match = Match(signer=signer, terms=terms, store=stored, chain=watched, connect=connect, chooser=chooser,
+                          say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
+            if feed is not None:
+                feed.listen(lambda _changed: match.wake())
+            try:
+                say(f"playing channel {shown} ({ident[:8]}) as {player(signer.public_key, None, names)} against "
+                    f"{match.opponent}; messages on {topic(found.id, signer.public_key)}")  # fmt: skip
+                with sigterm_interrupts():
+                    outcome = match.run()
+            except NotPlayable as error:
+                raise InvalidInput(str(error)) from None
+            except KeyboardInterrupt as interrupt:
+                return _left(args, chain, match, found, interrupt)
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
@@ -148,8 +157,10 @@ def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep
 
 
 def say(line: str) -> None:
-    """Print one line made safe for a terminal (it may hold names other players chose) and flush it at once."""
-    print(printable(line, escape_backslashes=False), flush=True)
+    """Print one line made safe for a terminal (it may hold names other players chose) and flush it at once; written
+    whole, so a house's matches saying lines at once never run into each other."""
+    sys.stdout.write(printable(line, escape_backslashes=False) + "\n")
+    sys.stdout.flush()
 
 
 def watch(args: argparse.Namespace) -> int:

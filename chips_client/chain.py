@@ -20,6 +20,7 @@ from chips_tp.family import CHANNEL_TYPE, ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS
 from chips_tp.state import Account, Channel, decode_channel
 from client_core.rest import RestClient
 from client_core.submission import require_committed, submit_and_wait
+from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
 
@@ -58,6 +59,18 @@ class RestChain:
     def challenge_floor(self) -> int:
         """The shortest challenge duration an open may fix here (``chips.min_challenge_seconds``, 600 when unset)."""
         return challenge_floor(self.client.get_state(MIN_CHALLENGE_ADDRESS))
+
+    def head(self) -> int:
+        """The newest block's number."""
+        return self.client.head_block().block_num
+
+    def post_each(self, transactions: list[Transaction]) -> list[str]:
+        """Submit each of ``transactions`` as a batch of its own, all in one POST (one block may commit them all; one
+        refused leaves the others), without waiting; the batch ids, in order."""
+        assert self.signer is not None, "a chain without a key only reads"
+        batches = [make_batch(self.signer, [transaction]) for transaction in transactions]
+        self.client.submit_batches(make_batch_list(batches))
+        return [batch.header_signature for batch in batches]
 
     def submit(self, transaction: Transaction, what: str) -> None:
         """Submit one transaction and wait until it committed; ``what`` names it in an error."""

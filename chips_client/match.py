@@ -22,6 +22,7 @@ it, so tests drive it with fakes.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import secrets
 import threading
@@ -73,6 +74,8 @@ FINALIZE_MARGIN_SECONDS: Final = 1.0
 PUBLISH_TIMEOUT: Final = 10.0
 #: While the broker is away, a publish waits this long (paho queues it for the reconnection) so the loop goes on.
 OFFLINE_PUBLISH_TIMEOUT: Final = 0.05
+#: A pass later than this beyond its wait was held up by this process, not by the opponent: patience does not count it.
+STALL_SECONDS: Final = 1.0
 #: A REST API that cannot be reached is tried again after a backoff doubling from the first to the second (seconds).
 CHAIN_RETRY_SECONDS: Final = (0.5, 5.0)
 
@@ -128,7 +131,7 @@ class Match:
         self, *, signer: Signer, terms: ChannelTerms, store: Store, chain: Chain,
         connect: Connector | None, chooser: Chooser, say: Callable[[str], None],
         patience: float | None = None, clock: Callable[[], float] = time.time, stand_in: Picker | None = None,
-        names: KeyNames = NO_NAMES,
+        names: KeyNames = NO_NAMES, pass_seconds: float = PASS_SECONDS,
     ) -> None:  # fmt: skip
         self.signer, self.terms, self.store, self.chain = signer, terms, store, chain
         self.fixed = terms.fixed
@@ -138,7 +141,8 @@ class Match:
         self.peer = self.fixed.participants[1 - self.me]
         self.chooser, self.say, self.patience, self.clock = chooser, say, patience, clock
         self.stand_in = stand_in
-        self.inbox: queue.Queue[tuple[bytes, Future[None]]] = queue.Queue(maxsize=1000)
+        self.pass_seconds = pass_seconds
+        self.inbox: queue.Queue[tuple[bytes, Future[None]] | None] = queue.Queue(maxsize=1000)
         self._connect = connect
         self.session: Session | None = None
         self.channel: Channel | None = None
@@ -148,6 +152,7 @@ class Match:
         self._last_send = 0.0
         self._last_junk_notice = -JUNK_NOTICE_SECONDS
         self._progress = time.monotonic()
+        self._last_pass = time.monotonic()
         self._concluded_at: float | None = None
         self._defended: tuple[int, int] | None = None
         self._games = 0
@@ -184,6 +189,13 @@ class Match:
         except queue.Full:
             return None
         return handled
+
+    def wake(self) -> None:
+        """From any thread: the chain changed this channel (a block the caller follows), so the loop reads it now
+        rather than at its next poll."""
+        self._next_poll = 0.0
+        with contextlib.suppress(queue.Full):  # a full inbox wakes the loop anyway
+            self.inbox.put_nowait(None)
 
     def reconnected(self) -> None:
         """On the transport's thread, after the broker connection came back: the loop publishes the latest state
@@ -256,11 +268,13 @@ class Match:
         if record.status == CLOSED:
             return "closed"
         ends = None if time_limit is None else time.monotonic() + time_limit
+        wait = 0.0  # the first pass acts at once: a first move is not held up for a message
         try:
             while ends is None or time.monotonic() < ends:
-                outcome = self.step()
+                outcome = self.step(wait)
                 if outcome:
                     return outcome
+                wait = self.pass_seconds
             raise TimeoutError(f"the match in channel {self.terms.name!r} did not end within {time_limit:g} s")
         finally:
             if self.session is not None:
@@ -268,8 +282,19 @@ class Match:
 
     def step(self, wait: float = PASS_SECONDS) -> str | None:
         """One pass: the messages come in (waiting up to ``wait`` for the first), this player acts, and the chain is
-        read when due; the outcome once the channel closed. A REST API out of reach delays only the chain's part."""
+        read when due; the outcome once the channel closed. A REST API out of reach delays only the chain's part.
+
+        Patience counts only time this loop could hear the opponent: a pass that comes far later than it was due (the
+        process was too busy to run it) moves the opponent's last sign of life on by the delay, and so does the time
+        the broker is away (nothing the opponent sends can arrive)."""
         self._drain(wait)
+        now = time.monotonic()
+        late = now - self._last_pass - wait - STALL_SECONDS
+        if not getattr(self.session, "connected", True):
+            late = now - self._last_pass
+        if late > 0:
+            self._progress = min(self._progress + late, now)
+        self._last_pass = now
         if self._reconnected.is_set():
             self._reconnected.clear()
             self._send_latest()
@@ -294,9 +319,10 @@ class Match:
         except queue.Empty:
             return
         while True:
-            payload, handled = message
-            self.receive(payload)  # if it raises (the store failed), the broker is never told: it redelivers
-            handled.set_result(None)
+            if message is not None:  # None: only a wake-up
+                payload, handled = message
+                self.receive(payload)  # if it raises (the store failed), the broker is never told: it redelivers
+                handled.set_result(None)
             try:
                 message = self.inbox.get_nowait()
             except queue.Empty:

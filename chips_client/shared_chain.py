@@ -1,97 +1,116 @@
-"""Many matches' view of the chain through one reader: what a house that plays many channels at once reads.
+"""A match's view of the chain through the ledger's events: records from a followed book, submissions on a connection.
 
-Each match asks for its channel's record about twice a second; a hundred matches asking
-the REST API each for their own would be two hundred requests a second. Here one listing
-of the channel namespace answers them all, read again only once it is older than
-``every`` seconds (or after a submission, so the submitter sees what it committed). Each
-match submits on a connection of its own (:class:`MatchChain`): a REST client serves one
-thread, and a submission waits for its commit.
+A match reads its channel's record on every pass; a thousand matches reading the REST API
+would be thousands of requests a second. Here the records come from a
+:class:`chips_client.channel_feed.ChannelBook` (one reading followed by the ledger's
+events, shared by every match of a process), and only a submission goes to the REST API.
+After its own commit a match must not read an older record than the one it committed:
+it waits (briefly) for the book to reach the chain's head, and reads the REST API itself
+until it does. A house's matches submit through a few connections taken in turn
+(:class:`ChainPool`) rather than one each.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable
-from typing import Protocol
+import queue
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Final, Protocol
 
-from chips_client.channels import address_of
 from chips_tp.state import Channel
+from client_core.errors import Rejected
 from xo_core.protobuf.transaction_pb2 import Transaction
 
-
-class Lister(Protocol):
-    """What is read: :class:`chips_client.chain.RestChain` or a test's fake."""
-
-    def channels(self) -> list[Channel]:
-        """Every channel on the chain."""
+#: How long a match waits, after its own commit, for the followed records to show it before reading the REST API.
+CATCH_UP_SECONDS: Final = 2.0
 
 
-class Submitter(Protocol):
-    """What a match submits through: its own :class:`chips_client.chain.RestChain` or a test's fake."""
+class Book(Protocol):
+    """What is read: :class:`chips_client.channel_feed.ChannelBook` or a test's."""
+
+    @property
+    def block_num(self) -> int:
+        """The block the records are as of."""
+
+    def channel(self, address: str) -> Channel | None:
+        """The channel at ``address`` as of :attr:`block_num`."""
+
+    def reaches(self, block_num: int, timeout: float) -> bool:
+        """Whether the records reach block ``block_num`` within ``timeout`` seconds."""
+
+
+class Own(Protocol):
+    """What a match submits through and reads itself: :class:`chips_client.chain.RestChain` or a test's fake."""
 
     def submit(self, transaction: Transaction, what: str) -> None:
         """Submit ``transaction`` and return once it committed."""
 
+    def channel(self, address: str) -> Channel | None:
+        """The channel at ``address`` as the REST API has it now."""
 
-class SharedChain:
-    """Channel records for many matches at once, over one listing at a time.
-
-    Each commit counts a generation (:meth:`stale`), and a match that committed waits for a
-    listing that started after its own commit; one listing serves every match that waits on it,
-    so a hundred joins at once cost a few listings, not a hundred. A match that only polls, or
-    whose commits the last listing shows, is served that listing while another is in flight,
-    rather than queueing behind it: another match's commit never holds it up.
-    """
-
-    def __init__(self, chain: Lister, every: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
-        self.chain, self.every, self.clock = chain, every, clock
-        self._listing = threading.Lock()
-        self._counting = threading.Lock()
-        self._records: dict[str, Channel] = {}
-        self._read_at = float("-inf")
-        self._generation = 0
-        self._listed = -1
-        """The generation the last listing started at: it shows every commit counted up to it."""
-
-    def channels(self, after: int = 0) -> list[Channel]:
-        """Every channel, as last listed: listed again when older than ``every`` or older than the commit counted
-        as generation ``after`` (what :meth:`stale` returned to the caller)."""
-        shows_mine = self._listed >= after
-        if not self._listing.acquire(blocking=not shows_mine):
-            return list(self._records.values())  # a listing is in flight; the last one shows all this caller committed
-        try:
-            if self._listed < after or self.clock() - self._read_at >= self.every:
-                generation, started = self._generation, self.clock()
-                self._records = {address_of(c.fixed): c for c in self.chain.channels()}
-                self._listed, self._read_at = generation, started
-            return list(self._records.values())
-        finally:
-            self._listing.release()
-
-    def channel(self, address: str, after: int = 0) -> Channel | None:
-        """The channel at ``address`` as last listed (see :meth:`channels`), or None."""
-        self.channels(after)
-        return self._records.get(address)
-
-    def stale(self) -> int:
-        """Something was committed: its generation, for the reads that must show it."""
-        with self._counting:
-            self._generation += 1
-            return self._generation
+    def head(self) -> int:
+        """The newest block's number."""
 
 
 class MatchChain:
-    """One match's chain: records from the shared listing, submissions on the match's own connection."""
+    """One match's chain: records from the shared book, submissions (and, until the book shows them, reads) its own."""
 
-    def __init__(self, shared: SharedChain, own: Submitter, after: int = 0) -> None:
-        self.shared, self.own, self.after = shared, own, after
+    def __init__(self, book: Book, own: Own) -> None:
+        self.book, self.own = book, own
+        self._direct_until: int | None = None
 
     def channel(self, address: str) -> Channel | None:
-        """The channel at ``address``, from the shared listing (one that shows this match's last commit)."""
-        return self.shared.channel(address, self.after)
+        """The channel at ``address``: the book's, once it shows this match's last commit; the REST API's before."""
+        if self._direct_until is not None:
+            if self.book.block_num < self._direct_until:
+                return self.own.channel(address)
+            self._direct_until = None
+        return self.book.channel(address)
 
     def submit(self, transaction: Transaction, what: str) -> None:
-        """Submit on this match's connection; this match's next reads show the commit."""
-        self.own.submit(transaction, what)
-        self.after = self.shared.stale()
+        """Submit on this match's connection; its next reads show the chain as of that commit or later (a refusal too:
+        the chain may have moved on, and the match reads why)."""
+        try:
+            self.own.submit(transaction, what)
+        except Rejected:
+            self._catch_up()
+            raise
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        head = self.own.head()
+        if not self.book.reaches(head, CATCH_UP_SECONDS):
+            self._direct_until = head
+
+
+class ChainPool:
+    """A few chains of one key, lent to one caller at a time: what a house's matches submit through.
+
+    Each submission holds a connection until its commit, so a pool of N chains lets that many commits
+    be awaited at once; a thousand matches share them instead of holding a thousand connections.
+    """
+
+    def __init__(self, chains: Sequence[Own]) -> None:
+        self._free: queue.Queue[Own] = queue.Queue()
+        for chain in chains:
+            self._free.put(chain)
+
+    @contextmanager
+    def _lent(self) -> Iterator[Own]:
+        chain = self._free.get()
+        try:
+            yield chain
+        finally:
+            self._free.put(chain)
+
+    def submit(self, transaction: Transaction, what: str) -> None:
+        with self._lent() as chain:
+            chain.submit(transaction, what)
+
+    def channel(self, address: str) -> Channel | None:
+        with self._lent() as chain:
+            return chain.channel(address)
+
+    def head(self) -> int:
+        with self._lent() as chain:
+            return chain.head()

@@ -96,6 +96,14 @@ class Store:
             os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         self.path = path
         self._lock = threading.RLock()
+        self._committing = threading.Lock()
+        self._open = False
+        self._generation = 1
+        """The transaction writes go into now; each commit starts the next."""
+        self._committed = 0
+        self._failed = 0
+        self.commits = 0
+        """How many commits (each an fsync) the store made: fewer than its writes when writes come at once."""
         self._db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -128,16 +136,52 @@ class Store:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[None]:
-        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so two processes never deadlock upgrading, and
-        held by one thread at a time, so matches that share this store (a house) never interleave theirs."""
+        """One write, on disk when the block ends: its statements run inside the store's open transaction (a
+        savepoint of their own, so a write that fails leaves the others), and the block ends once a commit that
+        holds them is done.
+
+        A house's matches write at once, and each commit waits for the disk (``synchronous=FULL``): so writes that
+        come while a commit waits join the next transaction, and one commit (one fsync) makes them all durable,
+        instead of one fsync each, one after another. The transaction is taken at once (``BEGIN IMMEDIATE``) so
+        two processes never deadlock upgrading, and the connection is used by one thread at a time.
+        """
+        failure: BaseException | None = None
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            if not self._open:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._open = True
+            self._db.execute("SAVEPOINT one_write")
+            mine = self._generation
             try:
                 yield
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+            except BaseException as error:
+                self._db.execute("ROLLBACK TO one_write")
+                failure = error
+            self._db.execute("RELEASE one_write")
+        self._commit_through(mine)  # a failed write too: the transaction must not hold the file for other processes
+        if failure is not None:
+            raise failure
+
+    def _commit_through(self, generation: int) -> None:
+        """Return once the transaction ``generation`` is committed: by this thread, or by one that came first."""
+        with self._committing:
+            if self._committed >= generation:
+                return  # another write's commit held this one's statements
+            if self._failed >= generation:
+                raise sqlite3.OperationalError(f"the store {self.path} could not commit this write (see the first "
+                                               "error): it is not on disk")  # fmt: skip
+            with self._lock:
+                self._generation += 1
+                self._open = False
+                try:
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._db.execute("ROLLBACK")
+                    self._failed = generation
+                    raise
+                self._committed = generation
+                self.commits += 1
 
     def _rows(self, sql: str, parameters: tuple[object, ...]) -> list[tuple]:
         """Every row ``sql`` selects, read whole under the lock, so no thread's transaction is open in between."""

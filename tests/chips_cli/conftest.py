@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from chips_cli import context
@@ -12,4 +14,5 @@ from tests.chips_cli.ledger import HandlerChain, Table, chain_at
 def table(tmp_path, monkeypatch, capsys) -> Table:
     chain = HandlerChain()
     monkeypatch.setattr(context, "chain", chain_at(chain))
+    monkeypatch.setattr(context, "followed", lambda _args, _address, _say: contextlib.nullcontext(None))
     return Table(chain, str(tmp_path / "keys"), capsys)

@@ -23,7 +23,7 @@ def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monke
     served.signer, served.names, served.say, served.outcomes = BOB, KeyNames({}), said.append, {}
     attempts = []
 
-    def match(_channel, _terms, _shown, _joined):
+    def match(_channel, _terms, _shown):
         attempts.append(1)
         if len(attempts) < 3:
             raise Unavailable("cannot reach the REST API at http://127.0.0.1:8008: Connection refused")
@@ -31,7 +31,7 @@ def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monke
 
     served._match = match
     channel = SimpleNamespace(id=b"\x01" * 32, fixed=FIXED)
-    served._play(channel, ChannelTerms("offer-1", FIXED, 1), 1)
+    served._play(channel, ChannelTerms("offer-1", FIXED, 1))
     assert len(attempts) == 3 and served.outcomes == {b"\x01" * 32: "concluded"}
     assert sum("retrying" in line for line in said) == 1
     assert said[-1].endswith("concluded; you won the match 1-0")

@@ -421,3 +421,22 @@ def test_a_peer_back_further_on_is_answered_at_once_and_old_states_replayed_at_m
     chain.now += 1.0
     alice.receive(bobs[0])
     assert answers() - sent == 1
+
+
+@pytest.mark.parametrize(("held_up", "broker_away", "challenged"),
+                         [(0.0, False, True), (5.0, False, False), (1.5, False, True), (1.5, True, False)])  # fmt: skip
+def test_patience_counts_only_the_time_the_opponent_could_have_been_heard(tmp_path, held_up, broker_away, challenged):
+    """A pass seconds late (the house too busy to run it), or a broker away, is no silence of the opponent."""
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain)
+    alice.start()
+    alice.step(0)  # the first move: now bob's to answer
+    assert alice.channel is not None and alice.channel.latest.state.turn == 1
+    alice.patience = 3.0
+    now = time.monotonic()
+    alice._progress, alice._last_pass = now - 4.0, now - held_up
+    if broker_away:
+        alice.session.connected = False  # type: ignore[union-attr]
+    alice.step(0)
+    assert ("challenge" in chain.submitted) is challenged

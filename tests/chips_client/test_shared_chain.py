@@ -1,126 +1,105 @@
-"""One listing of the chain answers every match of a house; a submission makes the next read fresh."""
+"""A match reads the followed records, and after its own commit never an older record than the one it committed."""
 
 from __future__ import annotations
 
 import threading
-import time
 
+import pytest
+
+from chips_client import shared_chain
+from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of, nonce_of
-from chips_client.shared_chain import MatchChain, SharedChain
+from chips_client.shared_chain import ChainPool, MatchChain
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.state import Channel
+from chips_tp.state import Channel, encode_channel
+from client_core.answers import StateChange
+from client_core.blocks import BlockChanges, BlockRef
+from client_core.errors import Rejected
 
 
-def channel(name: str, status: str = "running") -> Channel:
+def channel(name: str, status: str = "running", turn: int = 0) -> Channel:
     fixed = Fixed(("02" + "a" * 64, "03" + "b" * 64), "xo", 10, (50, 50), 600, nonce_of(name, 1))
-    return Channel(channel_id(fixed), fixed, status, (True, True), 100, 0, None, None, None)
+    return Channel(channel_id(fixed), fixed, status, (True, True), 100, turn, None, None, None)
 
 
-class CountingChain:
-    def __init__(self, records: list[Channel]) -> None:
-        self.records, self.listings, self.submitted = records, 0, []
+def block(number: int, *records: Channel) -> BlockChanges:
+    changes = tuple(StateChange(address_of(r.fixed), "SET", encode_channel(r)) for r in records)
+    return BlockChanges(f"{number:02x}" * 8, number, f"{number - 1:02x}" * 8, changes)
 
-    def channels(self) -> list[Channel]:
-        self.listings += 1
-        return list(self.records)
 
-    def submit(self, transaction: object, what: str) -> None:
+class Own:
+    """A match's own connection: it counts its reads, and the chain's head is what the test says."""
+
+    def __init__(self, record: Channel | None, head: int, refuse: bool = False) -> None:
+        self.record, self.head_num, self.refuse = record, head, refuse
+        self.submitted: list[str] = []
+        self.reads = 0
+
+    def submit(self, _transaction: object, what: str) -> None:
         self.submitted.append(what)
+        if self.refuse:
+            raise Rejected(f"the validator rejected {what}: the channel is closed")
+
+    def channel(self, _address: str) -> Channel | None:
+        self.reads += 1
+        return self.record
+
+    def head(self) -> int:
+        return self.head_num
 
 
-def test_a_hundred_reads_within_the_interval_cost_one_listing() -> None:
-    now = [0.0]
-    chain = CountingChain([channel(f"c{n}") for n in range(100)])
-    shared = SharedChain(chain, every=0.5, clock=lambda: now[0])
-    for record in chain.records:
-        assert shared.channel(address_of(record.fixed)) == record
-    assert chain.listings == 1
-    now[0] = 0.6
-    assert shared.channel(address_of(chain.records[0].fixed)) == chain.records[0]
-    assert chain.listings == 2
+def test_records_come_from_the_book_without_a_request() -> None:
+    book = ChannelBook()
+    running = channel("a")
+    book.reset([running], BlockRef("01" * 8, 1))
+    own = Own(None, 1)
+    assert MatchChain(book, own).channel(address_of(running.fixed)) == running and own.reads == 0
 
 
-def test_a_channel_not_listed_is_none_and_a_submission_makes_the_submitters_next_read_fresh() -> None:
-    now = [0.0]
-    chain = CountingChain([])
-    shared = SharedChain(chain, every=10.0, clock=lambda: now[0])
-    opened = channel("new")
-    assert shared.channel(address_of(opened.fixed)) is None
-    chain.records.append(opened)
-    own = CountingChain([])
-    match = MatchChain(shared, own)
-    match.submit(object(), "the join")  # type: ignore[arg-type]
-    assert own.submitted == ["the join"] and chain.submitted == []
-    assert shared.channel(address_of(opened.fixed)) is None and chain.listings == 1  # others poll as before
-    assert match.channel(address_of(opened.fixed)) == opened  # the submitter reads what it committed
-    assert chain.listings == 2
+def test_after_its_commit_a_match_reads_the_rest_api_until_the_book_reaches_that_block(monkeypatch) -> None:
+    monkeypatch.setattr(shared_chain, "CATCH_UP_SECONDS", 0.01)
+    book = ChannelBook()
+    before, after = channel("a", turn=3), channel("a", status="closed", turn=3)
+    book.reset([before], BlockRef("04" * 8, 4))
+    own = Own(after, head=5)
+    match = MatchChain(book, own)
+    match.submit(object(), "the conclude")  # type: ignore[arg-type]
+    address = address_of(before.fixed)
+    assert match.channel(address) == after and own.reads == 1  # the book still says block 4
+    book.apply(block(5, after))
+    assert match.channel(address) == after and own.reads == 1  # the book shows the commit: no more requests
 
 
-class HeldChain(CountingChain):
-    """A listing that waits until the test lets it finish."""
+def test_a_commit_the_book_shows_at_once_costs_no_read_and_a_refusal_catches_up_too() -> None:
+    book = ChannelBook()
+    before, closed = channel("a"), channel("a", status="closed")
+    book.reset([before], BlockRef("04" * 8, 4))
+    own = Own(closed, head=5, refuse=True)
+    match = MatchChain(book, own)
+    threading.Timer(0.05, book.apply, (block(5, closed),)).start()
+    with pytest.raises(Rejected):
+        match.submit(object(), "the conclude")  # type: ignore[arg-type]
+    assert match.channel(address_of(before.fixed)) == closed and own.reads == 0
 
-    def __init__(self, records: list[Channel]) -> None:
-        super().__init__(records)
-        self.entered, self.release = threading.Event(), threading.Event()
 
-    def channels(self) -> list[Channel]:
-        self.entered.set()
-        assert self.release.wait(5)
-        return super().channels()
+def test_a_pool_lends_each_chain_to_one_caller_at_a_time() -> None:
+    busy: list[int] = []
+    most = [0]
+    lock = threading.Lock()
 
+    class Slow(Own):
+        def submit(self, transaction: object, what: str) -> None:
+            with lock:
+                busy.append(1)
+                most[0] = max(most[0], len(busy))
+            threading.Event().wait(0.02)
+            with lock:
+                busy.pop()
 
-def test_a_burst_of_commits_during_a_listing_costs_one_more_listing_for_all_of_them() -> None:
-    """A house joined a hundred accepts while a listing was in flight: each match needs a listing that shows its
-    join, and the one listing that starts after them all serves them all (before: a listing for most of them)."""
-    chain = HeldChain([channel(f"c{n}") for n in range(100)])
-    chain.release.set()
-    shared = SharedChain(chain, every=10.0)
-    shared.channels()
-    chain.release.clear()
-    in_flight = threading.Thread(target=shared.channels, args=(shared.stale(),))
-    in_flight.start()
-    assert chain.entered.wait(5)
-    committed = threading.Semaphore(0)
-    found: list[bool] = []
-
-    def start(record: Channel) -> None:
-        joined = shared.stale()
-        committed.release()
-        found.append(shared.channel(address_of(record.fixed), joined) == record)
-
-    threads = [threading.Thread(target=start, args=(record,)) for record in chain.records]
+    pool = ChainPool([Slow(None, 0), Slow(None, 0)])
+    threads = [threading.Thread(target=pool.submit, args=(object(), "the move")) for _ in range(6)]
     for thread in threads:
         thread.start()
-    assert all(committed.acquire(timeout=5) for _ in threads)  # no commit waits for the listing in flight
-    chain.release.set()
-    for thread in [in_flight, *threads]:
+    for thread in threads:
         thread.join(5)
-    assert found == [True] * 100
-    assert chain.listings == 3  # the first, the one in flight, and one for the hundred
-
-
-def test_a_poller_is_served_the_last_listing_while_one_is_in_flight_and_a_committer_waits_for_it() -> None:
-    now = [0.0]
-    first = channel("first")
-    chain = CountingChain([first])
-    shared = SharedChain(chain, every=0.5, clock=lambda: now[0])
-    shared.channels()
-    held = HeldChain([first, channel("second")])
-    shared.chain, now[0] = held, 1.0  # the last listing is old: the next read lists again
-    slow = threading.Thread(target=shared.channels)
-    slow.start()
-    assert held.entered.wait(5)
-    started = time.monotonic()
-    assert shared.channels() == [first]  # not held up by the listing in flight
-    assert time.monotonic() - started < 1
-    mine = shared.stale()
-    assert shared.channels() == [first]  # another match's commit holds up no poller either
-    committed: list[list[Channel]] = []
-    waiter = threading.Thread(target=lambda: committed.append(shared.channels(mine)))
-    waiter.start()
-    waiter.join(0.2)
-    assert waiter.is_alive()  # it committed: it waits for a listing that started after that
-    held.release.set()
-    slow.join(5)
-    waiter.join(5)
-    assert committed == [held.records] and held.listings == 2
+    assert most[0] == 2

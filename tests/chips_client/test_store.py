@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,38 @@ def test_threads_sharing_one_store_never_interleave_their_transactions(tmp_path)
         assert failures == []
         assert len(store.channels()) == 8
         assert all(len(store.all_states(bytes([n]) * 32)) == 40 for n in range(1, 9))
+
+
+def test_writes_that_come_while_a_commit_waits_for_the_disk_share_the_next_commit_and_all_are_durable(tmp_path):
+    """A house's matches write at once: one fsync for the lot, not one each in turn."""
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store:
+        before = store.commits
+        store._committing.acquire()  # a commit waits for the disk meanwhile
+        writers = [threading.Thread(target=store.save_state, args=(CHANNEL, turn, SignedState(b"s%d" % turn,
+                                                                                                (b"a" * 64, None))))
+                   for turn in range(20)]  # fmt: skip
+        for writer in writers:
+            writer.start()
+        ends = time.monotonic() + 10
+        while len(store.all_states(CHANNEL)) < 20 and time.monotonic() < ends:  # each write is in, none returned
+            time.sleep(0.001)
+        assert all(writer.is_alive() for writer in writers), "no write returns before a commit holds it"
+        store._committing.release()
+        for writer in writers:
+            writer.join(10)
+        assert store.commits - before <= 2  # one for the twenty (two if the first commit took only the first write)
+        with Store(path) as other:
+            assert len(other.all_states(CHANNEL)) == 20
+
+
+def test_a_write_that_fails_loses_only_itself_and_leaves_the_file_to_other_processes(tmp_path):
+    path = tmp_path / "s.sqlite"
+    with Store(path) as store, Store(path) as other:
+        with pytest.raises(ValueError, match="a bad write"), store._write():
+            store._db.execute("INSERT INTO states VALUES (?, 1, ?, NULL, NULL)", (CHANNEL.hex(), b"lost"))
+            raise ValueError("a bad write")
+        store.save_state(CHANNEL, 2, SignedState(b"kept", (b"a" * 64, None)))
+        other._db.execute("PRAGMA busy_timeout = 100")  # the file is free: no waiting on the other's transaction
+        other.save_state(CHANNEL, 3, SignedState(b"also", (None, b"b" * 64)))
+        assert [turn for turn, _ in other.states(CHANNEL, 10)] == [2, 3]

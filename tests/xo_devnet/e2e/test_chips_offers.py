@@ -16,21 +16,22 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from chips_client import offers
-from chips_client.channels import address_of, nonce_of
+from chips_client import transactions as tx
+from chips_client.chain import RestChain
+from chips_client.channels import nonce_of
+from chips_client.declines import decline_topic, read_decline
 from chips_client.offer_board import read_board
 from chips_client.offers import SignedOffer
 from chips_tp.channel import Fixed, channel_id
-from chips_tp.family import CHANNEL_TYPE, NAMESPACE, channel_address
+from chips_tp.family import channel_address
 from client_core.broker import BrokerAddress, BrokerSession
+from client_core.rest import RestClient
 from tests.processes import sigint_at_default
 from tests.xo_devnet.e2e.test_chips_play import Net
 from xo_core.signing import Signer
@@ -83,61 +84,6 @@ def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Net]:
         if not broker:
             pytest.skip("this xo-devnet runs no MQTT broker (started with --no-broker)")
         yield Net(devnet, broker)
-
-
-class CountingProxy:
-    """The REST API behind a port of the test's own, counting the listings of the chain's channels that pass: how a
-    test knows that a running ``chips offer``, which says nothing of a channel it leaves alone, has read the chain."""
-
-    LISTING = f"/state?address={NAMESPACE + CHANNEL_TYPE}"
-
-    def __init__(self, target: str) -> None:
-        self.target, self.listings, self.changed = target, 0, threading.Condition()
-        proxy = self
-
-        class Forward(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # the clients keep their connection
-
-            def do_GET(self) -> None:
-                proxy.forward(self, None)
-
-            def do_POST(self) -> None:
-                proxy.forward(self, self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-
-            def log_message(self, *_args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Forward)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def forward(self, asked: BaseHTTPRequestHandler, body: bytes | None) -> None:
-        kind = {"Content-Type": asked.headers["Content-Type"]} if asked.headers["Content-Type"] else {}
-        request = urllib.request.Request(self.target + asked.path, data=body, method=asked.command, headers=kind)
-        try:
-            with urllib.request.urlopen(request, timeout=SECONDS) as answer:
-                status, headers, data = answer.status, answer.headers, answer.read()
-        except urllib.error.HTTPError as error:
-            status, headers, data = error.code, error.headers, error.read()
-        asked.send_response(status)
-        asked.send_header("Content-Type", headers.get("Content-Type", "application/json"))
-        asked.send_header("Content-Length", str(len(data)))
-        asked.end_headers()
-        asked.wfile.write(data)
-        if asked.path.startswith(self.LISTING):
-            with self.changed:
-                self.listings += 1
-                self.changed.notify_all()
-
-    def wait_for_listings(self, more: int, seconds: float) -> None:
-        """Until ``more`` listings have passed from now on."""
-        with self.changed:
-            wanted = self.listings + more
-            assert self.changed.wait_for(lambda: self.listings >= wanted, seconds), f"{self.listings} of {wanted}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def wait_for_offer(alice: Player, offerer: str, seconds: float = 30) -> dict[str, object]:
@@ -220,30 +166,30 @@ def test_bobs_offer_is_found_by_alice_accepted_and_played_for_three_transactions
 
 
 def test_a_channel_one_chip_off_the_offer_is_never_joined(net, tmp_path):
+    """The house follows the chain in order: once it joined the genuine accept opened after the off-by-one channel,
+    it has seen that one too, and left it alone."""
     alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
-    proxy = CountingProxy(net.url)
     house = bob.start("offer", "--game", "xo", "--stake", "10", "--deposit", "50", "--rounds", "1", "--challenge",
-                      "30", "--bot", "random", "--count", "1", "--for", "60", url=proxy.url)  # fmt: skip
+                      "30", "--bot", "random", "--count", "1", "--for", "60")  # fmt: skip
     try:
         listed = wait_for_offer(alice, bob.key)
-        genuine = channel_of(listed, alice.key)
         name = offers.channel_name(str(listed["id"]), 1)
         opened = alice.run("open", name, "--with", bob.key, "--game", "xo", "--stake", "11", "--deposit", "50",
                            "--rounds", "1", "--challenge", "30")  # fmt: skip
         assert opened.returncode == 0, opened.stderr
-        off_by_one = genuine._replace(stake=11)
-        proxy.wait_for_listings(3, SECONDS)  # three of the offer's reads of the chain, since the channel is on it
-        record = net.chips("alice", "list", "--json")
-        statuses = {c["channel"]: c["status"] for c in json.loads(record.stdout)}
-        assert statuses[channel_id(off_by_one).hex()] == "funding"
-        assert net.state(address_of(genuine)) == {}
+        off_by_one = channel_of(listed, alice.key)._replace(stake=11)
+        accepted = alice.run("accept", str(listed["id"])[:12], "--bot", "random", timeout=SECONDS)
+        assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+        output, _ = house.communicate(timeout=SECONDS)
     finally:
-        house.terminate()
-        output, _ = house.communicate(timeout=30)
-        proxy.close()
-    assert "accepted: joined" not in output
-    assert house.returncode == 143 and "stopped (SIGTERM): the offer " in output and "0 accepts of 1 joined" in output
-    assert "chips: error" not in output  # a house stopped on purpose says so plainly
+        if house.poll() is None:
+            house.kill()
+            house.communicate()
+    record = net.chips("alice", "list", "--json")
+    statuses = {c["channel"]: c["status"] for c in json.loads(record.stdout)}
+    assert statuses[channel_id(off_by_one).hex()] == "funding"
+    assert statuses[channel_id(channel_of(listed, alice.key)).hex()] == "closed"
+    assert output.count("accepted: joined") == 1 and channel_id(off_by_one).hex()[:8] not in output
     assert [o for o in alice.open_offers() if o["id"] == listed["id"]] == []  # withdrawn on exit
 
 
@@ -295,6 +241,57 @@ def test_an_accepter_who_never_moves_is_challenged_and_the_house_ends_with_its_d
     assert net.transactions_touching(channel_address(ident)) == ["open", "join", "challenge", "finalize"]
     assert int(alice.run("balance").stdout.split(": ")[1].split()[0]) == before  # the turn-0 state: deposits back
     assert net.total_chips() == issued
+
+
+def test_an_accept_the_house_cannot_fund_is_declined_at_once_on_the_broker_signed_by_the_house(net, tmp_path):
+    """Bob's house can fund one match and a half: the first accept is joined; a second, opened in the same moment
+    (before the accepter could see the house's chips go), is declined on the broker as soon as its open commits."""
+    alice, bob = Player(net, "alice", tmp_path / "alice"), Player(net, "bob", tmp_path / "bob")
+
+    def balance(who: Player) -> int:
+        return int(who.run("balance").stdout.split(": ")[1].split()[0])
+
+    mine, his = balance(alice), balance(bob)
+    deposit = (mine + his) // 5
+    target = deposit + deposit // 2
+    giver, taker, amount = (bob, alice, his - target) if his > target else (alice, bob, target - his)
+    if amount:
+        assert giver.run("transfer", taker.key, str(amount)).returncode == 0
+    house = bob.start("offer", "--game", "xo", "--stake", "1", "--deposit", str(deposit), "--rounds", "1",
+                      "--challenge", "30", "--bot", "random", "--count", "2", "--for", "60")  # fmt: skip
+    heard: list[str] = []
+    got = threading.Event()
+
+    def receive(_topic: str, payload: bytes) -> None:
+        heard.append(read_decline(payload, second, bob.key))
+        got.set()
+
+    listener = BrokerSession(BrokerAddress.parse(net.broker, {}), "test-declines", receive, persistent=False)
+    try:
+        listed = wait_for_offer(alice, bob.key)
+        second = channel_id(channel_of(listed, alice.key, 2, stake=1, deposits=(deposit, deposit)))
+        listener.connect(10)
+        listener.subscribe(decline_topic(second, alice.key), 10)
+        for k in (1, 2):
+            opened = alice.run("open", offers.channel_name(str(listed["id"]), k), "--with", bob.key, "--game",
+                               "xo", "--stake", "1", "--deposit", str(deposit), "--rounds", "1", "--challenge",
+                               "30")  # fmt: skip
+            assert opened.returncode == 0, opened.stderr
+        assert got.wait(10), "no decline came"
+        refused = alice.run("accept", str(listed["id"]), "--bot", "random")
+    finally:
+        listener.close()
+        house.terminate()
+        output, _ = house.communicate(timeout=30)
+    assert heard == [f"the offerer cannot fund another deposit of {deposit} now"]
+    assert "told them so" in output and "accept 1 of 2" in output
+    assert house.returncode == 143 and "stopped (SIGTERM): the offer " in output and "chips: error" not in output
+    assert refused.returncode == 1 and "too few to cover the deposit" in refused.stderr  # seen before any open
+    signer = Signer.from_hex((alice.key_dir / "alice.priv").read_text())
+    with RestClient(net.url) as client:  # as accept does on a decline: the deposit comes back
+        RestChain(client, signer).submit(tx.cancel(signer, channel_of(listed, alice.key, 2, stake=1,
+                                                                      deposits=(deposit, deposit))), "the cancel")
+    assert net.transactions_touching(channel_address(second)) == ["open", "cancel"]
 
 
 def test_a_new_key_gets_chips_from_the_faucet_and_an_offer_it_cannot_cover_says_how(net, tmp_path):
