@@ -33,38 +33,27 @@ DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
 
 
-def _who(given: Who | argparse.Namespace) -> Who:
-    """Transitional, until offers, house and play resolve their Caller at their edge: the Who of ``given``."""
-    return given if isinstance(given, Who) else Who.of(given)
-
-
-def signer(who: Who | argparse.Namespace) -> Signer:
+def signer(who: Who) -> Signer:
     """The player's ``chips`` key, from the caller's key directory and user name."""
-    return _who(who).signer("chips")
+    return who.signer("chips")
 
 
-def player_flags(who: Who | argparse.Namespace) -> str:
+def player_flags(who: Who) -> str:
     """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
-    username = _who(who).username_flag
+    username = who.username_flag
     return f"--username {shell_word(username)}" if username else ""
 
 
-def wait_seconds(wait: float | argparse.Namespace | None) -> float:
+def wait_seconds(wait: float | None) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
-    if isinstance(wait, argparse.Namespace):
-        wait = getattr(wait, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
 
 
 @contextlib.contextmanager
-def followed(
-    where: Where | argparse.Namespace, address: str, say: Callable[[str], None]
-) -> Iterator[ChannelFeed | None]:
+def followed(where: Where, address: str, say: Callable[[str], None]) -> Iterator[ChannelFeed | None]:
     """The channel at ``address`` followed through the ledger's events, on a REST connection of its own (not yet
     started: the caller starts it, waiting for a REST API away as it does); stopped at the end. A command's tests
     that fake the chain fake this too (None: the match reads the chain itself)."""
-    if isinstance(where, argparse.Namespace):
-        where = Where.of(where)
     with where.rest_client() as reader:
         feed = ChannelFeed(reader, address, say=say)
         try:
@@ -74,23 +63,21 @@ def followed(
 
 
 @contextlib.contextmanager
-def chain(where: Where | argparse.Namespace, key: Signer | None, wait: float | None = None) -> Iterator[RestChain]:
+def chain(where: Where, key: Signer | None, wait: float | None) -> Iterator[RestChain]:
     """The chain, read through the REST API at ``where`` and signed for with ``key`` (None: read only).
 
     ``wait`` is the command's ``--wait`` (None: it has none, or it was not given).
     """
-    if isinstance(where, argparse.Namespace):
-        where, wait = Where.of(where), getattr(where, "wait", None)
     with where.rest_client() as client:
         yield RestChain(client, key, wait_seconds(wait))
 
 
-def store(who: Who | argparse.Namespace, public_key: str) -> Store:
+def store(who: Who, public_key: str) -> Store:
     """The store of ``public_key`` (see :func:`chips_client.store.default_path`)."""
-    return Store(default_path(_who(who).key_dir, public_key))
+    return Store(default_path(who.key_dir, public_key))
 
 
-def player(who: Who | argparse.Namespace, given: str) -> str:
+def player(who: Who, given: str) -> str:
     """The public key ``given`` names: a public key itself, or the name of a key in the key directory.
 
     Either way it must be a key someone can hold (:func:`xo_core.public_keys.key_problem`, the
@@ -99,7 +86,7 @@ def player(who: Who | argparse.Namespace, given: str) -> str:
     if is_compressed_public_key(given):
         key = given
     else:
-        key_dir = _who(who).key_dir
+        key_dir = who.key_dir
         try:
             key = key_paths(key_dir, key_name(given))[1].read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
