@@ -25,7 +25,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State, decode_state
 from chips_tp.state import CLOSED, FUNDING, Channel
-from client_core import session
+from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
 from xo_core.text import printable, quoted, shell_word
@@ -35,12 +35,13 @@ def open_channel(args: argparse.Namespace) -> int:
     """``chips open CHANNEL --with NAME --game G --stake N --deposit N``: one transaction opens and pays in."""
     if problem := name_problem(args.channel):
         raise InvalidInput(problem)
-    signer = context.signer(args)
-    opponent = context.player(args, args.opponent)
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    opponent = context.player(caller.who, args.opponent)
     fixed = Fixed((signer.public_key, opponent), args.game, args.stake, (args.deposit, args.deposit), args.challenge,
                   nonce_of(args.channel, args.rounds))  # fmt: skip
     terms = ChannelTerms(args.channel, fixed, args.rounds)
-    with context.chain(args, signer) as chain:
+    with context.chain(caller.where, signer, args.wait) as chain:
         if not args.no_validate:
             existing, account = chain.channel(address_of(fixed)), chain.account(signer.public_key)
             if existing is not None:
@@ -49,10 +50,10 @@ def open_channel(args: argparse.Namespace) -> int:
                 raise InvalidInput(f"{cannot_cover(free, args.deposit)}; nothing was submitted")
             if problem := checks.open_refusal(existing, account, fixed, chain.challenge_floor()):
                 raise InvalidInput(f"{problem}; nothing was submitted")
-        with context.store(args, signer.public_key) as stored:
+        with context.store(caller.who, signer.public_key) as stored:
             stored.remember_channel(channel_id(fixed), terms)
         batch = chain.submit_all([tx.open_channel(signer, fixed)], "the open")
-    names = session.key_names(args)
+    names = caller.who.key_names()
     identity = channel_id(fixed).hex()
     if args.format == "json":
         print(json.dumps({"channel": identity, "name": args.channel, "batch": batch, **terms_json(fixed, names)}))
@@ -65,8 +66,10 @@ def open_channel(args: argparse.Namespace) -> int:
 
 def join(args: argparse.Namespace) -> int:
     """``chips join CHANNEL``: pay the deposit into a channel opened with you."""
-    signer = context.signer(args)
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    chained = context.chain(caller.where, signer, args.wait)
+    with chained as chain, context.store(caller.who, signer.public_key) as stored:
         found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
         me_key = signer.public_key
         me = found.fixed.participants.index(me_key)
@@ -95,14 +98,15 @@ def join(args: argparse.Namespace) -> int:
 def list_channels(args: argparse.Namespace) -> int:
     """``chips list``: your channels on the chain, those waiting for your deposit first, each with where its match
     stands (from your store) and what happens next."""
-    me = session.own_public_key(args) or context.signer(args).public_key
-    with context.chain(args, None) as chain:
+    caller = Caller.of(args)
+    me = caller.who.own_public_key() or context.signer(caller.who).public_key
+    with context.chain(caller.where, None, None) as chain:
         mine = [c for c in chain.channels() if me in c.fixed.participants]
     mine.sort(key=lambda c: (not open_to(c, me), c.status == CLOSED, c.id))
-    names = session.key_names(args)
+    names = caller.who.key_names()
     now = time.time()
-    flags = context.player_flags(args)
-    with context.store(args, me) as stored:
+    flags = context.player_flags(caller.who)
+    with context.store(caller.who, me) as stored:
         known = stored.channels()
         listed = [(c, known.get(c.id), *followed(c, me, names, stored)) for c in mine]
     if args.format == "json":
@@ -143,12 +147,13 @@ def followed(channel: Channel, me: str, names: KeyNames, stored: Store) -> tuple
 
 def show(args: argparse.Namespace) -> int:
     """``chips show CHANNEL``: the chain's record and transactions, the latest state held, and each game played."""
-    me = session.own_public_key(args) or context.signer(args).public_key
-    with context.chain(args, None) as chain, context.store(args, me) as stored:
+    caller = Caller.of(args)
+    me = caller.who.own_public_key() or context.signer(caller.who).public_key
+    with context.chain(caller.where, None, None) as chain, context.store(caller.who, me) as stored:
         found, terms = context.locate(chain.channels(), args.channel, me, stored)
         history = [decode_state(data, APPS[found.fixed.app].decode) for data in stored.all_states(found.id)]
         done = chain.transactions(context.address(found))
-    names = session.key_names(args)
+    names = caller.who.key_names()
     story = Story(found.fixed, terms.rounds, me, names)
     story.follow(history)
     latest = history[-1] if history else None
@@ -219,25 +224,25 @@ def games_played(story: Story) -> list[dict[str, object]]:
 
 def conclude(args: argparse.Namespace) -> int:
     """``chips conclude CHANNEL``: close on the final state both signed."""
-    return _on_chain(args, "conclude")
+    return _on_chain(Caller.of(args), "conclude", args.channel, args.wait)
 
 
 def challenge(args: argparse.Namespace) -> int:
     """``chips challenge CHANNEL``: hold the opponent to the latest state held."""
-    return _on_chain(args, "challenge")
+    return _on_chain(Caller.of(args), "challenge", args.channel, args.wait)
 
 
 def finalize(args: argparse.Namespace) -> int:
     """``chips finalize CHANNEL``: pay out an unanswered challenge after its deadline."""
-    return _on_chain(args, "finalize")
+    return _on_chain(Caller.of(args), "finalize", args.channel, args.wait)
 
 
-def _on_chain(args: argparse.Namespace, op: str) -> int:
-    signer = context.signer(args)
-    shown = quoted(args.channel, None)
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
-        found, terms = context.locate(chain.channels(), args.channel, signer.public_key, stored)
-        story = Story(found.fixed, terms.rounds, signer.public_key, session.key_names(args))
+def _on_chain(caller: Caller, op: str, channel: str, wait: float | None) -> int:
+    signer = context.signer(caller.who)
+    shown = quoted(channel, None)
+    with context.chain(caller.where, signer, wait) as chain, context.store(caller.who, signer.public_key) as stored:
+        found, terms = context.locate(chain.channels(), channel, signer.public_key, stored)
+        story = Story(found.fixed, terms.rounds, signer.public_key, caller.who.key_names())
         if found.status == CLOSED:
             print(f"channel {shown} is closed already ({story.status(found, time.time())}): nothing to {op}")
             return 0
@@ -255,7 +260,7 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
             chain.submit(tx.conclude(signer, found.fixed, engine.latest.signed), "the conclude")
             print(f"concluded channel {shown}: paid {story.balances(engine.latest.state.balances)}")
             return 0
-        proof = challenge_proof(engine, args.channel)
+        proof = challenge_proof(engine, channel)
         chain.submit(tx.challenge(signer, found.fixed, proof), "the challenge")
         after = chain.channel(context.address(found))
         opponent = story.who(1 - found.fixed.participants.index(signer.public_key))
@@ -264,7 +269,7 @@ def _on_chain(args: argparse.Namespace, op: str) -> int:
             return 0
         print(f"challenged {opponent} at turn {after.turn}: they must answer before "
               f"{deadline_text(after.challenge.deadline, time.time())}; after that: chips finalize "
-              f"{shell_word(args.channel)}")  # fmt: skip
+              f"{shell_word(channel)}")  # fmt: skip
     return 0
 
 

@@ -1,4 +1,8 @@
-"""What every chips command resolves from its flags: the key, the store, a named player, a channel by name or id."""
+"""What chips commands make of who runs them and where: the key, the chain, the store, a named player, a channel.
+
+Each takes the part of the :class:`client_core.caller.Caller` it needs (who, where), that the command resolved from
+its flags at its edge, and what else it needs as plain values (:class:`Playing`), never the argparse Namespace.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import argparse
 import contextlib
 import math
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from chips_client.chain import RestChain
 from chips_client.channel_feed import ChannelFeed
@@ -13,41 +19,42 @@ from chips_client.channels import find_named, rounds_of
 from chips_client.store import ChannelTerms, Store, default_path
 from chips_tp.channel import channel_id
 from chips_tp.state import Channel
-from client_core import session
+from client_core.caller import Where, Who, key_name
 from client_core.errors import InvalidInput
-from client_core.keys import load_signer
 from xo_core.keyfiles import key_paths
 from xo_core.public_keys import is_compressed_public_key, key_problem
 from xo_core.signing import Signer
 from xo_core.text import shell_word
 
+if TYPE_CHECKING:
+    from client_core.broker import BrokerAddress
+
 DEFAULT_WAIT_SECONDS = 120.0
 MIN_ID_PREFIX = 8
 
 
-def signer(args: argparse.Namespace) -> Signer:
-    """The player's ``chips`` key, from the key directory and user name the arguments give."""
-    return load_signer(session.key_dir(args), session.username(args), "chips")
+def signer(who: Who) -> Signer:
+    """The player's ``chips`` key, from the caller's key directory and user name."""
+    return who.signer("chips")
 
 
-def player_flags(args: argparse.Namespace) -> str:
+def player_flags(who: Who) -> str:
     """``--username NAME`` when the player gave it, for the commands a message suggests, so they run as shown."""
-    username = getattr(args, "username", None)
+    username = who.username_flag
     return f"--username {shell_word(username)}" if username else ""
 
 
-def wait_seconds(args: argparse.Namespace) -> float:
+def wait_seconds(wait: float | None) -> float:
     """How long to wait for a commit: ``--wait``, or the default when it is absent or unbounded."""
-    wait = getattr(args, "wait", None)
     return DEFAULT_WAIT_SECONDS if wait is None or math.isinf(wait) else wait
 
 
 @contextlib.contextmanager
-def followed(args: argparse.Namespace, address: str, say: Callable[[str], None]) -> Iterator[ChannelFeed | None]:
+def followed(where: Where, address: str, say: Callable[[str], None]) -> Iterator[ChannelFeed | None]:
     """The channel at ``address`` followed through the ledger's events, on a REST connection of its own (not yet
     started: the caller starts it, waiting for a REST API away as it does); stopped at the end. A command's tests
     that fake the chain fake this too (None: the match reads the chain itself)."""
-    with session.rest_client(args) as reader:
+    with where.rest_client() as reader:
         feed = ChannelFeed(reader, address, say=say)
         try:
             yield feed
@@ -56,18 +63,21 @@ def followed(args: argparse.Namespace, address: str, say: Callable[[str], None])
 
 
 @contextlib.contextmanager
-def chain(args: argparse.Namespace, key: Signer | None) -> Iterator[RestChain]:
-    """The chain, read through the REST API the arguments name and signed for with ``key`` (None: read only)."""
-    with session.rest_client(args) as client:
-        yield RestChain(client, key, wait_seconds(args))
+def chain(where: Where, key: Signer | None, wait: float | None) -> Iterator[RestChain]:
+    """The chain, read through the REST API at ``where`` and signed for with ``key`` (None: read only).
+
+    ``wait`` is the command's ``--wait`` (None: it has none, or it was not given).
+    """
+    with where.rest_client() as client:
+        yield RestChain(client, key, wait_seconds(wait))
 
 
-def store(args: argparse.Namespace, public_key: str) -> Store:
+def store(who: Who, public_key: str) -> Store:
     """The store of ``public_key`` (see :func:`chips_client.store.default_path`)."""
-    return Store(default_path(session.key_dir(args), public_key))
+    return Store(default_path(who.key_dir, public_key))
 
 
-def player(args: argparse.Namespace, given: str) -> str:
+def player(who: Who, given: str) -> str:
     """The public key ``given`` names: a public key itself, or the name of a key in the key directory.
 
     Either way it must be a key someone can hold (:func:`xo_core.public_keys.key_problem`, the
@@ -76,9 +86,9 @@ def player(args: argparse.Namespace, given: str) -> str:
     if is_compressed_public_key(given):
         key = given
     else:
-        key_dir = session.key_dir(args)
+        key_dir = who.key_dir
         try:
-            key = key_paths(key_dir, session.key_name(given))[1].read_text(encoding="ascii").strip()
+            key = key_paths(key_dir, key_name(given))[1].read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
             raise InvalidInput(f"{given!r} is neither a public key nor the name of a key in {key_dir}") from None
     if problem := key_problem(key):
@@ -112,3 +122,25 @@ def address(found: Channel) -> str:
     from chips_tp.family import channel_address  # noqa: PLC0415
 
     return channel_address(found.id)
+
+
+@dataclass(frozen=True)
+class Playing:
+    """How the player's matches are played, as the command line of ``chips play``, ``bot``, ``offer`` or ``accept``
+    says: resolved at its edge, beside the :class:`client_core.caller.Caller`."""
+
+    broker: BrokerAddress
+    level: str | None
+    """The computer's level when it plays this side (``chips bot``, ``--bot``); None: a person plays."""
+    patience: float | None
+    """``--patience``: seconds before a silent opponent is challenged (None: the command's default)."""
+    auto_respond: bool
+    """The computer answers a challenge for a person at half the time left (not ``--no-auto-respond``)."""
+    wait: float | None
+    """``--wait``, where the command has it."""
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, level: str | None) -> Playing:
+        """From ``--broker``, ``--patience``, ``--no-auto-respond`` and ``--wait``, those the command has."""
+        auto_respond = not getattr(args, "no_auto_respond", False)
+        return cls(args.broker, level, args.patience, auto_respond, getattr(args, "wait", None))

@@ -14,7 +14,6 @@ accepter who walks away would otherwise hold its deposit, and keep it from ever 
 
 from __future__ import annotations
 
-import argparse
 import threading
 import time
 from collections.abc import Callable
@@ -31,9 +30,10 @@ from chips_client.narration import player
 from chips_client.shared_chain import ChainPool, MatchChain
 from chips_client.store import ChannelTerms, Store
 from chips_tp.state import Channel
-from client_core import interruptible, session
+from client_core import interruptible
 from client_core.broker import BrokerError, BrokerSession, private_client_id
 from client_core.broker_hub import BrokerHub
+from client_core.caller import Caller
 from client_core.errors import CommandError, TimedOut, Unavailable
 from xo_core.signing import Signer
 from xo_core.text import quoted, shell_word
@@ -54,9 +54,9 @@ HOUSE_PATIENCE_SECONDS: Final = 60.0
 """How long a house waits on an opponent who does not move before it challenges them, unless ``--patience`` says."""
 
 
-def patience(args: argparse.Namespace) -> float:
+def patience(playing: context.Playing) -> float:
     """The house's patience: ``--patience``, or HOUSE_PATIENCE_SECONDS (a person's ``chips play`` waits for ever)."""
-    return HOUSE_PATIENCE_SECONDS if args.patience is None else float(args.patience)
+    return HOUSE_PATIENCE_SECONDS if playing.patience is None else float(playing.patience)
 
 
 class Pulse:
@@ -87,16 +87,16 @@ class Pulse:
 class House:
     """The computer's matches of one key, played side by side."""
 
-    def __init__(self, args: argparse.Namespace, signer: Signer, say: Callable[[str], None], stored: Store,
-                 feed: ChannelBook) -> None:  # fmt: skip
-        self.args, self.signer, self.say, self.stored, self.feed = args, signer, say, stored, feed
-        self.names = session.key_names(args)
-        wait = context.wait_seconds(args)
-        self._chains = [RestChain(session.rest_client(args), signer, wait) for _ in range(POOL_SIZE)]
+    def __init__(self, caller: Caller, playing: context.Playing, signer: Signer, *, say: Callable[[str], None],
+                 stored: Store, feed: ChannelBook) -> None:  # fmt: skip
+        self.playing_as, self.signer, self.say, self.stored, self.feed = playing, signer, say, stored, feed
+        self.names = caller.who.key_names()
+        wait = context.wait_seconds(playing.wait)
+        self._chains = [RestChain(caller.where.rest_client(), signer, wait) for _ in range(POOL_SIZE)]
         self.pool = ChainPool(self._chains)
         client_id = private_client_id(signer, "chips-house", "hub")
         self.hub = BrokerHub(lambda on_message, on_reconnect: BrokerSession(
-            args.broker, client_id, on_message, on_reconnect=on_reconnect, say=say,  # a broker away is waited for
+            playing.broker, client_id, on_message, on_reconnect=on_reconnect, say=say,  # a broker away is waited for
         ))  # fmt: skip
         self.hub.connect(10.0)
         self.pulse = Pulse()
@@ -159,8 +159,8 @@ class House:
         """The computer's side of ``channel``, played to its end, woken by the blocks that change it."""
         match = Match(
             signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.feed, self.pool),
-            connect=self.hub.session_for, chooser=Immediate(Computer(self.args.bot)),
-            say=lambda line: self.say(f"{shown}: {line}"), patience=patience(self.args), names=self.names,
+            connect=self.hub.session_for, chooser=Immediate(Computer(self.playing_as.level)),
+            say=lambda line: self.say(f"{shown}: {line}"), patience=patience(self.playing_as), names=self.names,
             pass_seconds=HOUSE_PASS_SECONDS,
         )  # fmt: skip
         address = address_of(channel.fixed)

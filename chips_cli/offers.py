@@ -37,8 +37,8 @@ from chips_client.offers import SignedOffer, Terms, accept_number, channel_fixed
 from chips_client.store import ChannelTerms
 from chips_tp.channel import MIN_DURATION, Fixed, channel_id
 from chips_tp.state import CLOSED, FUNDING, Channel
-from client_core import session
-from client_core.broker import BrokerError, BrokerSession, private_client_id
+from client_core.broker import BrokerAddress, BrokerError, BrokerSession, private_client_id
+from client_core.caller import Caller, Where, Who
 from client_core.errors import (
     INTERRUPTED,
     TERMINATED,
@@ -70,11 +70,12 @@ MAX_TRIES = 64
 
 def offers(args: argparse.Namespace) -> int:
     """``chips offers [--game G]``: the open offers on the broker, verified, with who offers them and their rating."""
-    board = _board(args, args.game, chain_floor(args))
-    names = session.key_names(args)
-    me = session.own_public_key(args)
+    caller = Caller.of(args)
+    board = _board(args.broker, args.game, chain_floor(caller.where))
+    names = caller.who.key_names()
+    me = caller.who.own_public_key()
     now = time.time()
-    standings = staked_ratings(args) if board.offers else {}
+    standings = staked_ratings(caller.where) if board.offers else {}
     if args.format == "json":
         print(json.dumps([offer_json(signed, names, now, standings) for signed in board.offers], indent=2))
         return 0
@@ -110,11 +111,11 @@ def rating_text(standing: Standing | None) -> str:
     return standing.words()
 
 
-def staked_ratings(args: argparse.Namespace) -> dict[str, Standing]:
+def staked_ratings(where: Where) -> dict[str, Standing]:
     """Every player's rating at staked matches, read from the chain (cached, as ``xo ratings`` reads it); none when
     the REST API cannot be reached (the offers are on the broker: they are listed all the same)."""
     try:
-        with session.rest_client(args) as client:
+        with where.rest_client() as client:
             path = cache_path(client.base_url, chips_results.FAMILY.name)
             book, _problems = read_to_head(client, load_book(path, (chips_results.FAMILY,)))
     except Unavailable as error:
@@ -147,26 +148,27 @@ def offer_json(signed: SignedOffer, names: KeyNames, now: float, standings: dict
     }  # fmt: skip
 
 
-def chain_floor(args: argparse.Namespace) -> int:
+def chain_floor(where: Where) -> int:
     """The chain's challenge floor (``chips.min_challenge_seconds``), so the board lists only offers an accept could
     open here; without a REST API, the family's least (the offers are listed all the same)."""
     try:
-        with session.rest_client(args) as client:
+        with where.rest_client() as client:
             return RestChain(client, None).challenge_floor()
     except Unavailable:
         return MIN_DURATION
 
 
-def _board(args: argparse.Namespace, game: str | None, floor: int = MIN_DURATION) -> Board:
+def _board(broker: BrokerAddress, game: str | None, floor: int = MIN_DURATION) -> Board:
     def open_session(receive: Callable[[str, bytes], None]) -> BrokerSession:
-        return BrokerSession(args.broker, f"xo-offers-{secrets.token_hex(8)}", receive, persistent=False)
+        return BrokerSession(broker, f"xo-offers-{secrets.token_hex(8)}", receive, persistent=False)
 
     return read_board(open_session, game, floor=floor)
 
 
 def offer(args: argparse.Namespace) -> int:
     """``chips offer --game G --stake N --deposit N ...``: publish an offer, join its accepts, play them."""
-    signer = context.signer(args)
+    caller, playing = Caller.of(args), context.Playing.of(args, args.bot)
+    signer = context.signer(caller.who)
     terms = Terms(args.game, args.stake, args.deposit, args.rounds, args.challenge)
     expires = int(time.time() + args.offer_seconds)
     try:
@@ -174,7 +176,7 @@ def offer(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise InvalidInput(str(error)) from None
     shown = published.signed.offer.id[: offer_terms.ID_SHOWN]
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+    with context.chain(caller.where, signer, None) as chain, context.store(caller.who, signer.public_key) as stored:
         free, floor = chain.balance(signer.public_key), chain.challenge_floor()
         if free < terms.deposit:
             raise InvalidInput(f"{cannot_cover(free, terms.deposit)}: nothing was offered")
@@ -184,28 +186,28 @@ def offer(args: argparse.Namespace) -> int:
         reconnected = threading.Event()
         posts: list[Post] = []  # the offer follows its own topic, and is put back when someone else takes it down
         client_id = private_client_id(signer, "chips-offer", published.signed.offer.id)  # the offer's id is public
-        broker = BrokerSession(args.broker, client_id, heard_by(posts), on_reconnect=reconnected.set, persistent=False,
-                               say=play.say)  # fmt: skip
+        broker = BrokerSession(playing.broker, client_id, heard_by(posts), on_reconnect=reconnected.set,
+                               persistent=False, say=play.say)  # fmt: skip
         broker.connect(10.0)
         post = Post(broker, published.signed, play.say)
         posts.append(post)
         post.follow()
-        reader = session.rest_client(args)
+        reader = caller.where.rest_client()
         feed = ChannelFeed(reader, say=play.say)
         house = None
         try:
             feed.start()  # before the offer is up: no accept can fall between the reading and the events
-            house = House(args, signer, play.say, stored, feed) if args.bot else None
+            house = House(caller, playing, signer, say=play.say, stored=stored, feed=feed) if playing.level else None
             with sigterm_interrupts():
                 post.publish()
                 play.say(f"offered {terms_text(terms)}; id {shown}, open until {clock_time(expires, time.time())}; "
                          f"a player accepts it with: chips accept {shown}")  # fmt: skip
-                _serve(Offering(args, signer, chain, post, published, reconnected, house, feed,
+                _serve(Offering(caller, playing, signer, chain, post, published, reconnected, house, feed,
                                 lambda channel, reason: _decline(broker, signer, channel, reason)))
         except Left as left:
             return left.code
         except KeyboardInterrupt as interrupt:
-            return _stopped(args, interrupt, published, house)
+            return _stopped(caller.who, interrupt, published, house)
         finally:
             post.withdraw()
             broker.close()
@@ -225,7 +227,7 @@ def _decline(broker: BrokerSession, signer: Signer, channel: Channel, reason: st
         play.say(f"could not tell {accepter[:6]}... why: {error.message}")
 
 
-def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: Published, house: House | None) -> int:
+def _stopped(who: Who, interrupt: KeyboardInterrupt, published: Published, house: House | None) -> int:
     """An offer (a house) stopped by Ctrl-C or SIGTERM says so plainly, with how many of its accepts were joined and,
     for a house, each match left unfinished and the command that takes it up again; the exit code names the signal."""
     terminated = isinstance(interrupt, TerminateRequest)
@@ -235,7 +237,7 @@ def _stopped(args: argparse.Namespace, interrupt: KeyboardInterrupt, published: 
              f"{counted(joined, 'accept', 'accepts')} of {published.count} joined")  # fmt: skip
     unfinished = [] if house is None else house.unfinished
     if unfinished:
-        flags = context.player_flags(args)
+        flags = context.player_flags(who)
         play.say(f"{counted(len(unfinished), 'match was', 'matches were')} still being played, every state kept in "
                  "your store: each goes on with the command below (chips watch --defend answers challenges "
                  "meanwhile)")  # fmt: skip
@@ -254,9 +256,11 @@ class Left(Exception):
 
 
 class Offering(NamedTuple):
-    """A running ``chips offer``: its flags and key, the chain, the offer as posted, and the house if it is one."""
+    """A running ``chips offer``: who runs it and how it plays, its key, the chain, the offer as posted, and the house
+    if it is one."""
 
-    args: argparse.Namespace
+    caller: Caller
+    playing: context.Playing
     signer: Signer
     chain: RestChain
     post: Post
@@ -337,9 +341,9 @@ def _one_pass(offering: Offering, desk: Desk) -> None:
     fund it, the accepts are all taken), so they cancel and have their deposit back. A house that runs behind starts
     no more matches until it catches up (:meth:`House.admits`); an accept it keeps waiting BUSY_DECLINE_SECONDS is
     declined as busy."""
-    args, signer, chain, published = offering.args, offering.signer, offering.chain, offering.published
+    signer, chain, published = offering.signer, offering.chain, offering.published
     pending = desk.pending
-    names = session.key_names(args)
+    names = offering.caller.who.key_names()
     channels = offering.feed.channels()
     for channel in channels:
         if channel.id not in pending:
@@ -396,7 +400,7 @@ def _to_accepter(reason: str, deposit: int) -> str:
 def _overdue(offering: Offering, pending: dict[bytes, Pending]) -> None:
     """Ask after the joins sent long ago and still not seen: one refused is said and forgotten (the accept is looked at
     again), one the REST API does not know is forgotten too; one still pending is waited for."""
-    names = session.key_names(offering.args)
+    names = offering.caller.who.key_names()
     for ident, sent in list(pending.items()):
         if time.monotonic() - sent.sent < JOIN_CHECK_SECONDS:
             continue
@@ -414,7 +418,7 @@ def _overdue(offering: Offering, pending: dict[bytes, Pending]) -> None:
 def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
     """An accept joined: counted, said, and played (by the house beside this loop, or here, the offer off the board
     meanwhile: one match at a time)."""
-    args, post, published, house = offering.args, offering.post, offering.published, offering.house
+    post, published, house = offering.post, offering.published, offering.house
     published.joined.add(channel.id)
     name = channel_name(published.signed.offer.id, accept_number(published.signed.offer, channel.fixed,
                                                                  published.count) or 0)  # fmt: skip
@@ -426,8 +430,8 @@ def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
         house.start(channel, name)
         return
     post.withdraw()
-    args.channel = name  # the name the accepter knows it by, not its id: both players say the same
-    left = play.play(args)
+    # the name the accepter knows it by, not its id: both players say the same
+    left = play.play_channel(offering.caller, offering.playing, name)
     if left:
         raise Left(left)
     if not published.full:
@@ -436,16 +440,18 @@ def _play_joined(offering: Offering, channel: Channel, who: str) -> None:
 
 def accept(args: argparse.Namespace) -> int:
     """``chips accept OFFER``: open the channel the offer names, wait for the offerer's join, play the match."""
-    signer = context.signer(args)
+    caller, playing = Caller.of(args), context.Playing.of(args, args.bot)
+    signer = context.signer(caller.who)
     try:
-        signed = find(_board(args, None), args.offer)
+        signed = find(_board(playing.broker, None), args.offer)
     except ValueError as error:
         raise InvalidInput(str(error)) from None
     offer = signed.offer
-    who = player(offer.offerer, signer.public_key, session.key_names(args))
+    who = player(offer.offerer, signer.public_key, caller.who.key_names())
     if offer.offerer == signer.public_key:
         raise InvalidInput("this offer is your own: another player accepts it")
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+    chained = context.chain(caller.where, signer, playing.wait)
+    with chained as chain, context.store(caller.who, signer.public_key) as stored:
         theirs = chain.balance(offer.offerer)
         if theirs < offer.terms.deposit:
             raise InvalidInput(f"{who} has {theirs} free chips, too few to cover the deposit of {offer.terms.deposit} "
@@ -458,7 +464,8 @@ def accept(args: argparse.Namespace) -> int:
             raise InvalidInput(f"{refused}; nothing was submitted")
         stored.remember_channel(channel_id(fixed), ChannelTerms(name, fixed, offer.terms.rounds))
         declined = Declined(channel_id(fixed), offer.offerer)
-        listener = BrokerSession(args.broker, f"xo-accept-{secrets.token_hex(8)}", declined.receive, persistent=False)
+        listener = BrokerSession(playing.broker, f"xo-accept-{secrets.token_hex(8)}", declined.receive,
+                                 persistent=False)
         listener.connect(10.0)
         try:  # listening before the open: a decline cannot come before it is heard
             listener.subscribe(decline_topic(channel_id(fixed), signer.public_key), 10.0)
@@ -470,7 +477,7 @@ def accept(args: argparse.Namespace) -> int:
                 with sigterm_interrupts():
                     joined = _joined(chain, fixed, args.join_timeout, declined)
             except KeyboardInterrupt as interrupt:
-                return _left_waiting(args, chain, signer, (name, fixed), interrupt)
+                return _left_waiting(caller.who, chain, signer, (name, fixed), interrupt)
         finally:
             listener.close()
         if not joined and not _cancelled_or_joined(chain, signer, fixed):
@@ -481,11 +488,10 @@ def accept(args: argparse.Namespace) -> int:
                                f"it now): the channel is cancelled and your deposit of {offer.terms.deposit} is "
                                "back")  # fmt: skip
     play.say(f"{who} joined: the match begins")
-    args.channel, args.level = channel_id(fixed).hex(), args.bot  # the channel opened, not another of its name
-    return play.bot(args) if args.bot else play.play(args)
+    return play.play_channel(caller, playing, channel_id(fixed).hex())  # the channel opened, not another of its name
 
 
-def _left_waiting(args: argparse.Namespace, chain: RestChain, signer: Signer, channel: tuple[str, Fixed],
+def _left_waiting(who: Who, chain: RestChain, signer: Signer, channel: tuple[str, Fixed],
                   interrupt: KeyboardInterrupt) -> int:  # fmt: skip
     """Ctrl-C (or SIGTERM) while waiting for the offerer to join: the channel is cancelled and the deposit comes back;
     if the offerer joined first, the match stays to be played, and the player is told how to go on with it."""
@@ -496,7 +502,7 @@ def _left_waiting(args: argparse.Namespace, chain: RestChain, signer: Signer, ch
     if joined:
         play.say(f"you left ({how}) as the offerer joined: channel {quoted(name, None)} is open with your deposit of "
                  f"{fixed.deposits[0]} chips in it; to play it: chips play {shell_word(name)} "
-                 f"{context.player_flags(args)}".rstrip())  # fmt: skip
+                 f"{context.player_flags(who)}".rstrip())  # fmt: skip
     else:
         play.say(f"you left ({how}) before the offerer joined: channel {quoted(name, None)} is cancelled and your "
                  f"deposit of {fixed.deposits[0]} chips is back")  # fmt: skip

@@ -10,6 +10,7 @@ with the store's latest states, so it can run as a service while no match runs.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -30,8 +31,8 @@ from chips_tp.apps import APPS
 from chips_tp.channel import channel_id
 from chips_tp.channel_state import decode_state
 from chips_tp.state import CLOSED, Channel
-from client_core import session
-from client_core.broker import BrokerError, BrokerSession
+from client_core.broker import BrokerAddress, BrokerError, BrokerSession
+from client_core.caller import Caller, Who
 from client_core.errors import (
     INTERRUPTED,
     TERMINATED,
@@ -52,41 +53,50 @@ T = TypeVar("T")
 def play(args: argparse.Namespace) -> int:
     """``chips play CHANNEL``: the person's side; the computer answers a challenge for them at half the time left,
     unless ``--no-auto-respond``."""
-    return _run(args, PersonChooser(), None if args.no_auto_respond else Computer("perfect"))
+    return play_channel(Caller.of(args), context.Playing.of(args, None), args.channel)
 
 
 def bot(args: argparse.Namespace) -> int:
     """``chips bot CHANNEL [--level L]``: the computer's side."""
-    return _run(args, Immediate(Computer(args.level)), None)
+    return play_channel(Caller.of(args), context.Playing.of(args, args.level), args.channel)
 
 
-def _connector(args: argparse.Namespace, client_id: str) -> Connector:
+def play_channel(caller: Caller, playing: context.Playing, channel: str) -> int:
+    """One side of ``channel`` (a name or an id) played to its end: the computer's at ``playing.level``, else the
+    person's, the computer answering a challenge for them unless ``playing`` says not to."""
+    if playing.level:
+        return _run(caller, playing, channel, Immediate(Computer(playing.level)), None)
+    return _run(caller, playing, channel, PersonChooser(), Computer("perfect") if playing.auto_respond else None)
+
+
+def _connector(broker: BrokerAddress, client_id: str) -> Connector:
     """The match's transport: a persistent session on ``--broker`` with a client id stable per key and channel
     (:func:`chips_client.messages.client_id`), so what the peer sent while this player was away is waiting; after a
     reconnection the match publishes its latest state again. It never gives up on a broker that is away (at the
     start too), and says so once, then when it is back."""
-    return lambda on_message, on_reconnect: BrokerSession(args.broker, client_id, on_message,
+    return lambda on_message, on_reconnect: BrokerSession(broker, client_id, on_message,
                                                           on_reconnect=on_reconnect, say=say)  # fmt: skip
 
 
-def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) -> int:
-    signer = context.signer(args)
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
-        found, terms = context.locate(patiently(chain.channels), args.channel, signer.public_key, stored)
-        names = session.key_names(args)
+def _run(caller: Caller, playing: context.Playing, channel: str, chooser: Chooser, stand_in: Computer | None) -> int:
+    signer = context.signer(caller.who)
+    chained = context.chain(caller.where, signer, playing.wait)
+    with chained as chain, context.store(caller.who, signer.public_key) as stored:
+        found, terms = context.locate(patiently(chain.channels), channel, signer.public_key, stored)
+        names = caller.who.key_names()
         shown = quoted(terms.name, None)
         if found.status == CLOSED:
             story = Story(found.fixed, terms.rounds, signer.public_key, names)
             print(f"channel {shown} is closed already: {story.status(found, time.time())}")
             return 0
         ident = channel_id(found.fixed).hex()
-        connect = _connector(args, client_id(signer, channel_id(found.fixed)))
-        with context.followed(args, context.address(found), say) as feed:
+        connect = _connector(playing.broker, client_id(signer, channel_id(found.fixed)))
+        with context.followed(caller.where, context.address(found), say) as feed:
             if feed is not None:
                 patiently(feed.start)
             watched = chain if feed is None else MatchChain(feed, chain)
             match = Match(signer=signer, terms=terms, store=stored, chain=watched, connect=connect, chooser=chooser,
-                          say=say, patience=args.patience, names=names, stand_in=stand_in)  # fmt: skip
+                          say=say, patience=playing.patience, names=names, stand_in=stand_in)  # fmt: skip
             if feed is not None:
                 feed.listen(lambda _changed: match.wake())
             try:
@@ -97,14 +107,15 @@ def _run(args: argparse.Namespace, chooser: Chooser, stand_in: Computer | None) 
             except NotPlayable as error:
                 raise InvalidInput(str(error)) from None
             except KeyboardInterrupt as interrupt:
-                return _left(args, chain, match, found, interrupt)
+                said = functools.partial(said_commands, caller.who, playing)
+                return _left(said, chain, match, found, interrupt)
         record = patiently(lambda: chain.channel(context.address(found)))
     paid = record.payout if record is not None and record.payout else (0, 0)
     say(f"channel {shown} {outcome}: paid {match.story.balances(paid)}{match.story.ending(outcome)}")
     return 0
 
 
-def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Channel,
+def _left(said: Callable[[str], Commands], chain: RestChain, match: Match, found: Channel,
           interrupt: KeyboardInterrupt) -> int:  # fmt: skip
     """A player who left the match (Ctrl-C, SIGTERM) is told where it stands, what is at stake and due by when, and
     the command that goes on with it; the exit code says which signal it was (130, 143), with no error line."""
@@ -124,15 +135,15 @@ def _left(args: argparse.Namespace, chain: RestChain, match: Match, found: Chann
         latest = decode_state(record.state, APPS[record.fixed.app].decode)
     name = match.terms.name
     for line in left_lines(match.story, record, latest, how="SIGTERM" if terminated else "Ctrl-C", name=name,
-                           said=said_commands(args, name), now=time.time()):  # fmt: skip
+                           said=said(name), now=time.time()):  # fmt: skip
         say(line)
     return TERMINATED if terminated else INTERRUPTED
 
 
-def said_commands(args: argparse.Namespace, name: str) -> Commands:
+def said_commands(who: Who, playing: context.Playing, name: str) -> Commands:
     """The commands suggested for the channel ``name`` (:func:`chips_cli.context.player_flags`); the computer's side is
     resumed by ``chips bot``, a person's by ``chips play``."""
-    return commands(shell_word(name), context.player_flags(args), "bot" if getattr(args, "level", None) else "play")
+    return commands(shell_word(name), context.player_flags(who), "bot" if playing.level else "play")
 
 
 def patiently(read: Callable[[], T], sleep: Callable[[float], None] = time.sleep) -> T:
@@ -166,14 +177,15 @@ def say(line: str) -> None:
 def watch(args: argparse.Namespace) -> int:
     """``chips watch [--defend]``: print changes of this player's channels; with --defend, answer challenges. A REST
     API out of reach is said once and tried again with a capped backoff: it runs until Ctrl-C or SIGTERM."""
-    signer = context.signer(args)
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
     said = "answering every challenge against you with the latest state in your store" if args.defend else (
         "printing each change; with --defend it would answer challenges against you")  # fmt: skip
     say(f"watching your channels on the chain every {args.poll:g} s, {said}; Ctrl-C stops")
     try:
-        with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored, \
-                sigterm_interrupts():  # fmt: skip
-            _watch(args, signer, chain, stored)
+        chained, kept = context.chain(caller.where, signer, None), context.store(caller.who, signer.public_key)
+        with chained as chain, kept as stored, sigterm_interrupts():
+            _watch(signer, chain, stored, caller.who.key_names(), defend=args.defend, poll=args.poll)
     except KeyboardInterrupt as interrupt:
         terminated = isinstance(interrupt, TerminateRequest)
         say(f"stopped watching ({'SIGTERM' if terminated else 'Ctrl-C'})" + (
@@ -182,11 +194,11 @@ def watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store) -> None:
-    """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``."""
+def _watch(signer: Signer, chain: RestChain, stored: Store, names: KeyNames, *, defend: bool, poll: float) -> None:
+    """Watch until interrupted: each change of the player's channels said, challenges answered with ``defend``, the
+    chain read every ``poll`` seconds."""
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
-    names = session.key_names(args)
     retry, lost, first = 0.0, False, True
     while True:
         try:
@@ -201,7 +213,7 @@ def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: S
                 if seen.get(found.id) != now:
                     seen[found.id] = now
                     say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
-                if args.defend and found.challenge and found.challenge.challenger != signer.public_key:
+                if defend and found.challenge and found.challenge.challenger != signer.public_key:
                     tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
                     if tower is not None:
                         towers[found.id] = tower
@@ -218,7 +230,7 @@ def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: S
         if lost:
             say("the REST API answers again: watching")
         retry, lost = 0.0, False
-        time.sleep(args.poll)
+        time.sleep(poll)
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:

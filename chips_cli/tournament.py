@@ -27,8 +27,8 @@ from chips_client.tournaments import TournamentReader, table
 from chips_tp.channel import XO, channel_id
 from chips_tp.tournament import SWISS, Tournament, match_fixed, match_games, played
 from chips_tp.tournament_ops import Create
-from client_core import session
 from client_core.broker import BrokerSession
+from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
 from client_core.runner import sigterm_interrupts
@@ -52,12 +52,13 @@ def create(args: argparse.Namespace) -> int:
     first_to = 0 if args.game == XO else args.first_to or DEFAULT_FIRST_TO
     op = Create(args.name, args.game, args.style, args.rounds or 0, args.buy_in, args.players, args.join_for,
                 args.round_for, args.prizes, first_to)  # fmt: skip
-    signer = context.signer(args)
-    with context.chain(args, signer) as chain:
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    with context.chain(caller.where, signer, args.wait) as chain:
         chain.submit(ttx.create(signer, op), "the create")
         made = _found(TournamentReader(chain.client), op.name)
     if args.format == "json":
-        print(json.dumps(tournament_json(made, session.key_names(args))))
+        print(json.dumps(tournament_json(made, caller.who.key_names())))
     else:
         print(f"created tournament {quoted(op.name, None)}: {_terms(made)}; players join with 'chips tournament join "
               f"{printable(op.name)}' until {_clock(made.join_until)}")  # fmt: skip
@@ -66,14 +67,15 @@ def create(args: argparse.Namespace) -> int:
 
 def join(args: argparse.Namespace) -> int:
     """``chips tournament join NAME``: the buy-in paid into the pool."""
-    signer = context.signer(args)
-    with context.chain(args, signer) as chain:
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    with context.chain(caller.where, signer, args.wait) as chain:
         reader = TournamentReader(chain.client)
         found = _found(reader, args.name)
         chain.submit(ttx.enter(signer, found.name, found.buy_in), "the join")
         now = _found(reader, args.name)
     if args.format == "json":
-        print(json.dumps(tournament_json(now, session.key_names(args))))
+        print(json.dumps(tournament_json(now, caller.who.key_names())))
     else:
         print(
             f"you joined tournament {quoted(now.name, None)}, paying {now.buy_in} chips: {len(now.players)} of "
@@ -84,8 +86,9 @@ def join(args: argparse.Namespace) -> int:
 
 def leave(args: argparse.Namespace) -> int:
     """``chips tournament leave NAME``: out before the start, the buy-in back."""
-    signer = context.signer(args)
-    with context.chain(args, signer) as chain:
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    with context.chain(caller.where, signer, args.wait) as chain:
         found = _found(TournamentReader(chain.client), args.name)
         chain.submit(ttx.leave(signer, found.name), "the leave")
     print(f"you left tournament {quoted(found.name, None)}: {found.buy_in} chips back")
@@ -94,9 +97,10 @@ def leave(args: argparse.Namespace) -> int:
 
 def list_tournaments(args: argparse.Namespace) -> int:
     """``chips tournament list``: every tournament."""
-    with context.chain(args, None) as chain:
+    caller = Caller.of(args)
+    with context.chain(caller.where, None, None) as chain:
         found = TournamentReader(chain.client).tournaments()
-    names = session.key_names(args)
+    names = caller.who.key_names()
     if args.format == "json":
         print(json.dumps([tournament_json(t, names) for t in found]))
         return 0
@@ -109,9 +113,10 @@ def list_tournaments(args: argparse.Namespace) -> int:
 
 def show(args: argparse.Namespace) -> int:
     """``chips tournament show NAME``: status, players, pairings and results per round, standings, prizes paid."""
-    with context.chain(args, None) as chain:
+    caller = Caller.of(args)
+    with context.chain(caller.where, None, None) as chain:
         found = _found(TournamentReader(chain.client), args.name)
-    names = session.key_names(args)
+    names = caller.who.key_names()
     if args.format == "json":
         print(json.dumps(tournament_json(found, names)))
     else:
@@ -121,8 +126,9 @@ def show(args: argparse.Namespace) -> int:
 
 def play(args: argparse.Namespace) -> int:
     """``chips tournament play NAME [--bot LEVEL]``: take part to the end, with no director."""
-    signer = context.signer(args)
-    names = session.key_names(args)
+    caller = Caller.of(args)
+    signer = context.signer(caller.who)
+    names = caller.who.key_names()
     chooser: Chooser
     if args.bot:
         chooser, stand_in = Immediate(Computer(args.bot)), None
@@ -130,7 +136,8 @@ def play(args: argparse.Namespace) -> int:
         from chips_cli.terminal import PersonChooser  # noqa: PLC0415 - only a person's play needs the terminal
 
         chooser, stand_in = PersonChooser(), Computer("perfect")
-    with context.chain(args, signer) as chain, context.store(args, signer.public_key) as stored:
+    chained = context.chain(caller.where, signer, args.wait)
+    with chained as chain, context.store(caller.who, signer.public_key) as stored:
         reader = TournamentReader(chain.client)
 
         def play_match(current: Tournament, board: int) -> bool:

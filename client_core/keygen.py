@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from client_core import session
+from client_core.caller import Who
 from client_core.errors import InvalidInput
 from xo_core.keyfiles import KeyFileError, write_key_pair
 from xo_core.signing import Signer
@@ -20,10 +20,11 @@ def keygen(args: argparse.Namespace) -> int:
     Without NAME the key is named as the commands that sign would look for it:
     ``--username`` (given before the command), ``$XO_USERNAME``, the OS user.
     """
-    name = session.key_name(args.key_name if args.key_name is not None else getattr(args, "username", None))
+    who = Who.of(args, args.key_name)
+    name = who.name()
     signer = Signer.generate()
     try:
-        private_path, public_path = write_key_pair(session.key_dir(args), name, signer, overwrite=args.force)
+        private_path, public_path = write_key_pair(who.key_dir, name, signer, overwrite=args.force)
     except KeyFileError as error:
         raise InvalidInput(str(error)) from None
     except OSError as error:

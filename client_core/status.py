@@ -18,8 +18,8 @@ import json
 import math
 import re
 
-from client_core import session
 from client_core.batch_prefix import ShortBatchId
+from client_core.caller import Caller
 from client_core.errors import REJECTED, TIMED_OUT, stopped
 from client_core.rest import BatchStatus
 from client_core.runner import sigterm_interrupts
@@ -32,8 +32,9 @@ EXIT_CODES = {"COMMITTED": 0, "INVALID": REJECTED, "PENDING": TIMED_OUT, "UNKNOW
 
 def status(args: argparse.Namespace) -> int:
     """Print the batch's status; with ``--wait``, once it is decided or the wait ends (as for a move)."""
+    caller = Caller.of(args)
     shortened = None if BATCH_ID.fullmatch(args.batch_id) else ShortBatchId.parse(args.batch_id)
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         batch_id = args.batch_id.lower() if shortened is None else shortened.find(client)
         if args.wait is None:
             outcome = client.batch_status(batch_id)

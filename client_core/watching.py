@@ -22,7 +22,6 @@ no game.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import sys
 import time
@@ -30,8 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from client_core import session
 from client_core.blocks import BlockChanges, BlockRef, ChainChanged
+from client_core.caller import Caller
 from client_core.errors import INTERRUPTED, TERMINATED, InvalidInput, TerminateRequest
 from client_core.follow import Follower
 from client_core.game_book import GameBook, Named
@@ -101,20 +100,19 @@ class WatchedFamily(Generic[GameT, ChangeT]):
     """Change lines kept under the redrawn card on a terminal."""
 
 
-def watch(args: argparse.Namespace, family: WatchedFamily[GameT, ChangeT]) -> int:
-    """Follow one game until it ends, or every game until Ctrl-C."""
-    name: str | None = args.name
+def watch(caller: Caller, family: WatchedFamily[GameT, ChangeT], name: str | None, output: str) -> int:
+    """Follow the game ``name`` until it ends, or every game (None) until Ctrl-C; ``output``: ``json`` or ``table``."""
     if name is not None and (problem := family.impossible_name(name)):
         raise InvalidInput(problem)
-    names = session.key_names(args)
-    if args.format == "json":
+    names = caller.who.key_names()
+    if output == "json":
         screen: Screen[ChangeT] = JsonLines(family)
     elif name is not None and sys.stdout.isatty():
-        screen = Card(family, names, session.own_public_key(args))
+        screen = Card(family, names, caller.who.own_public_key())
     else:
-        screen = TextLines(family, names, session.own_public_key(args))
+        screen = TextLines(family, names, caller.who.own_public_key())
     try:
-        with sigterm_interrupts(), session.rest_client(args) as client:
+        with sigterm_interrupts(), caller.where.rest_client() as client:
             watcher = GameWatch(family, client, name, screen)
             while True:
                 try:

@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from client_core import session
+from client_core.caller import Caller, Who
 from client_core.errors import InvalidInput, UsageError
-from client_core.keys import KeyNames, load_signer
+from client_core.keys import KeyNames
 from client_core.runner import sigterm_interrupts, warn
 from client_core.submission import await_outcome, require_committed, submit
 from rps_cli import render
@@ -38,68 +39,95 @@ from xo_core.text import game_label
 OpMaker = Callable[[Game | None], Op]
 
 
+@dataclass(frozen=True)
+class Sending:
+    """What an ``rps`` op's command line asks beyond who and where: the game, local checks, the wait, the output."""
+
+    name: str
+    validate: bool
+    """Check the name and refuse locally what the processor would (not ``--no-validate``)."""
+    wait: float | None
+    output: str
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Sending:
+        """From ``NAME``, ``--no-validate``, ``--wait`` and ``--json``."""
+        return cls(args.name, not args.no_validate, args.wait, args.format)
+
+
 def create(args: argparse.Namespace) -> int:
     """``rps create NAME [--first-to N] [--timeout SECONDS] [--no-join]``."""
-    given = settings_given(args, None)
-    return send(args, lambda _game: Create(args.name, join=not args.no_join, settings=given))
+    sending, join = Sending.of(args), not args.no_join
+    given = settings_given(args.first_to, args.timeout, None)
+    return send(Caller.of(args), sending, lambda _game: Create(sending.name, join=join, settings=given))
 
 
 def join(args: argparse.Namespace) -> int:
     """``rps join NAME``: the first to join a game hosts it."""
-    return send(args, lambda game: Join(args.name, signed_for(game)))
+    sending = Sending.of(args)
+    return send(Caller.of(args), sending, lambda game: Join(sending.name, signed_for(game)))
 
 
 def setup(args: argparse.Namespace) -> int:
     """``rps setup NAME [--first-to N] [--timeout SECONDS]``: the host's new settings; what is not given is kept."""
-    if args.first_to is None and args.timeout is None:
+    first_to, timeout = args.first_to, args.timeout
+    if first_to is None and timeout is None:
         raise UsageError("rps setup needs --first-to or --timeout (or both): the settings to change")
-    return send(args, lambda game: Setup(args.name, signed_for(game), settings_given(args, game) or DEFAULT_SETTINGS))
+    sending = Sending.of(args)
+    return send(
+        Caller.of(args),
+        sending,
+        lambda game: Setup(sending.name, signed_for(game), settings_given(first_to, timeout, game) or DEFAULT_SETTINGS),
+    )
 
 
 def ready(args: argparse.Namespace) -> int:
     """``rps ready NAME``: agree to the settings the game has now (the processor refuses if they change meanwhile)."""
+    sending = Sending.of(args)
     return send(
-        args, lambda game: Ready(args.name, signed_for(game), game.settings if game is not None else DEFAULT_SETTINGS)
+        Caller.of(args),
+        sending,
+        lambda game: Ready(sending.name, signed_for(game), game.settings if game is not None else DEFAULT_SETTINGS),
     )
 
 
 def resign(args: argparse.Namespace) -> int:
     """``rps resign NAME``: give the game up; the opponent wins."""
-    return send(args, lambda game: Resign(args.name, signed_for(game)))
+    sending = Sending.of(args)
+    return send(Caller.of(args), sending, lambda game: Resign(sending.name, signed_for(game)))
 
 
 def claim(args: argparse.Namespace) -> int:
     """``rps claim NAME``: win a game whose opponent has not taken their step within its time-out."""
-    return send(args, lambda game: Claim(args.name, signed_for(game)))
+    sending = Sending.of(args)
+    return send(Caller.of(args), sending, lambda game: Claim(sending.name, signed_for(game)))
 
 
 def delete(args: argparse.Namespace) -> int:
     """``rps delete NAME``: the host removes a game that is not being played."""
-    return send(args, lambda game: Delete(args.name, signed_for(game)))
+    sending = Sending.of(args)
+    return send(Caller.of(args), sending, lambda game: Delete(sending.name, signed_for(game)))
 
 
-def settings_given(args: argparse.Namespace, game: Game | None) -> Settings | None:
+def settings_given(first_to: int | None, timeout: int | None, game: Game | None) -> Settings | None:
     """``--first-to`` and ``--timeout`` over the game's settings (the defaults without a game); ``None`` if neither."""
-    if args.first_to is None and args.timeout is None:
+    if first_to is None and timeout is None:
         return None
     base = game.settings if game is not None else DEFAULT_SETTINGS
-    return Settings(
-        base.points if args.first_to is None else args.first_to,
-        base.timeout if args.timeout is None else args.timeout,
-    )
+    return Settings(base.points if first_to is None else first_to, base.timeout if timeout is None else timeout)
 
 
-def send(args: argparse.Namespace, make_op: OpMaker) -> int:
+def send(caller: Caller, sending: Sending, make_op: OpMaker) -> int:
     """One op, from the command line to its outcome. Local checks first, so a typo costs no request."""
-    name: str = args.name
-    if not args.no_validate and (problem := impossible_name(name)):
+    name = sending.name
+    if sending.validate and (problem := impossible_name(name)):
         raise InvalidInput(problem)
-    signer = load_signer(session.key_dir(args), session.username(args), "rps")
+    signer = caller.who.signer("rps")
     you = signer.public_key
-    with sigterm_interrupts(), session.rest_client(args) as client:
-        game = read_game(client, name, lenient=args.no_validate)
+    with sigterm_interrupts(), caller.where.rest_client() as client:
+        game = read_game(client, name, lenient=not sending.validate)
         op = make_op(game)
-        if not args.no_validate:
+        if sending.validate:
             now = claim_time(client) if isinstance(op, Claim) else None
             refused = refusal(game, op, you, now)
             if refused:
@@ -107,28 +135,28 @@ def send(args: argparse.Namespace, make_op: OpMaker) -> int:
         transaction = make_rps_transaction(signer, op)
         batch_id = submit(client, signer, [transaction])
         what = describe(op)
-        if args.wait is None:
+        if sending.wait is None:
             submitted = op_json(op, batch_id, "SUBMITTED")
-            print(submitted if args.format == "json" else say(f"Submitted {what}: batch {batch_id}"))
+            print(submitted if sending.output == "json" else say(f"Submitted {what}: batch {batch_id}"))
             return 0
-        outcome = await_outcome(client, batch_id, args.wait)
-        require_committed(outcome, what, batch_id, args.wait)
+        outcome = await_outcome(client, batch_id, sending.wait)
+        require_committed(outcome, what, batch_id, sending.wait)
         found, after = resulting_game(client, transaction.header_signature, name)
     if found and (after is None or after.state == CONCLUDED):
-        forget_spent(args, you, name, after)
-    if args.format == "json":
+        forget_spent(caller.who, you, name, after)
+    if sending.output == "json":
         print(op_json(op, batch_id, "COMMITTED", game_json(after) if after is not None else None))
         return 0
     print(say(f"Committed {what}: batch {batch_id}"))
     if found and after is not None:
-        print(say(f"{game_label(name)}: {standing(after, you, session.key_names(args))}"))
+        print(say(f"{game_label(name)}: {standing(after, you, caller.who.key_names())}"))
     return 0
 
 
-def forget_spent(args: argparse.Namespace, you: str, name: str, game: Game | None) -> None:
+def forget_spent(who: Who, you: str, name: str, game: Game | None) -> None:
     """A game over or gone leaves nothing to reveal: drop its entries from the vault (a warning if it cannot be)."""
     try:
-        Vault.of(session.key_dir(args), you).forget(spent_in(name, game))
+        Vault.of(who.key_dir, you).forget(spent_in(name, game))
     except VaultProblem as problem:
         warn("rps", problem.message)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from client_core import session
+from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.runner import warn
 from rps_cli import render
@@ -22,8 +22,9 @@ from xo_core.text import game_label, quoted
 
 def list_games(args: argparse.Namespace) -> int:
     """Every game under the rps namespace, across all of the REST API's pages, sorted by name."""
+    caller = Caller.of(args)
     found: list[Game] = []
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         for address, data in client.list_state(NAMESPACE):
             games, problems = decode_games(address, data)
             for problem in problems:
@@ -33,17 +34,18 @@ def list_games(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps([game_json(game) for game in found], indent=2))
     else:
-        print(render.games_table(found, session.key_names(args)))
+        print(render.games_table(found, caller.who.key_names()))
     return 0
 
 
 def show(args: argparse.Namespace) -> int:
     """One game, or why there is none to show."""
+    caller = Caller.of(args)
     name: str = args.name
     if problem := impossible_name(name):
         raise InvalidInput(problem)
     address = game_address(name)
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         data = client.get_state(address)
     games, problems = decode_games(address, data) if data else ([], [])
     if problems:
@@ -54,5 +56,5 @@ def show(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(game_json(game), indent=2))
     else:
-        print(render.game_card(game, session.own_public_key(args), session.key_names(args)))
+        print(render.game_card(game, caller.who.own_public_key(), caller.who.key_names()))
     return 0

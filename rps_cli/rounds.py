@@ -24,10 +24,11 @@ import argparse
 import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from client_core import session
+from client_core.caller import Caller
 from client_core.errors import CommandError, InvalidInput, Rejected, TimedOut, stopped
-from client_core.keys import KeyNames, load_signer
+from client_core.keys import KeyNames
 from client_core.rest import BatchStatus, RestClient
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
@@ -52,19 +53,37 @@ ROUND_COMPLETE = "ROUND_COMPLETE"
 GAME_OVER = "GAME_OVER"
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What ``rps throw`` or ``rps reveal`` asks beyond who and where: the game, local checks, the wait, the output."""
+
+    name: str
+    validate: bool
+    """Check the name and refuse locally what the processor would (not ``--no-validate``)."""
+    commit_only: bool
+    wait: float | None
+    json: bool
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Asked:
+        """From ``NAME``, ``--no-validate``, ``--commit-only`` (throw only), ``--wait`` and ``--json``."""
+        commit_only = getattr(args, "commit_only", False)
+        return cls(args.name, not args.no_validate, commit_only, args.wait, args.format == "json")
+
+
 class Round:
     """One player's round in one game: the key, the vault, the output, and what has been sent so far."""
 
-    def __init__(self, args: argparse.Namespace, signer: Signer, vault: Vault) -> None:
-        self.args = args
-        self.name: str = args.name
+    def __init__(self, asked: Asked, signer: Signer, vault: Vault, names: KeyNames) -> None:
+        self.asked = asked
+        self.name = asked.name
         self.label = game_label(self.name)
         self.signer = signer
         self.you = signer.public_key
         self.vault = vault
-        self.names: KeyNames = session.key_names(args)
-        self.budget = Budget(math.inf if args.wait is None else args.wait)
-        self.json = args.format == "json"
+        self.names = names
+        self.budget = Budget(math.inf if asked.wait is None else asked.wait)
+        self.json = asked.json
         self.commit_batch: str | None = None
         self.reveal_batch: str | None = None
 
@@ -124,7 +143,7 @@ class Round:
         round_number = game.round if game is not None and game.round else 1
         entry = VaultEntry(self.name, round_number, throw, new_salt())
         op = Commit(self.name, commit_moment(round_number), entry.commitment(self.you))
-        if not self.args.no_validate:
+        if self.asked.validate:
             refused = refusal(game, op, self.you)
             if refused:
                 raise InvalidInput(f"{refused}{self.committed_hint(game)}; nothing was submitted")
@@ -136,7 +155,7 @@ class Round:
         except CommandError as error:
             raise type(error)(f"{error.message}; {kept}") from error
         what = f"commit in round {round_number} of {self.label}"
-        if self.args.commit_only and self.args.wait is None:
+        if self.asked.commit_only and self.asked.wait is None:
             self.say(f"Submitted your {what}: batch {self.commit_batch}")
             return entry
         try:
@@ -286,30 +305,32 @@ class Round:
 
 def throw(args: argparse.Namespace) -> int:
     """``rps throw NAME THROW [--commit-only]``: commit to a throw, then (unless ``--commit-only``) play the round."""
-    name: str = args.name
-    if not args.no_validate and (problem := impossible_name(name)):
+    caller, asked = Caller.of(args), Asked.of(args)
+    name = asked.name
+    if asked.validate and (problem := impossible_name(name)):
         raise InvalidInput(problem)
-    signer = load_signer(session.key_dir(args), session.username(args), "rps")
-    played = Round(args, signer, Vault.of(session.key_dir(args), signer.public_key))
-    with sigterm_interrupts(), session.rest_client(args) as client:
-        game = read_game(client, name, lenient=args.no_validate)
+    signer = caller.who.signer("rps")
+    played = Round(asked, signer, Vault.of(caller.who.key_dir, signer.public_key), caller.who.key_names())
+    with sigterm_interrupts(), caller.where.rest_client() as client:
+        game = read_game(client, name, lenient=not asked.validate)
         entry = played.commit(client, game, args.throw)
-        if args.commit_only:
+        if asked.commit_only:
             played.say(f"Reveal it with {played.command('reveal')} (which first waits for your opponent's commitment)")
-            return played.finish(SUBMITTED if args.wait is None else COMMITTED, None, entry.round)
+            return played.finish(SUBMITTED if asked.wait is None else COMMITTED, None, entry.round)
         return played.play_out(client, entry)
 
 
 def reveal(args: argparse.Namespace) -> int:
     """``rps reveal NAME``: reveal the commitment the chain holds for you, from the vault, and play the round out."""
-    name: str = args.name
+    caller, asked = Caller.of(args), Asked.of(args)
+    name = asked.name
     if problem := impossible_name(name):
         raise InvalidInput(problem)
-    signer = load_signer(session.key_dir(args), session.username(args), "rps")
-    vault = Vault.of(session.key_dir(args), signer.public_key)
-    played = Round(args, signer, vault)
+    signer = caller.who.signer("rps")
+    vault = Vault.of(caller.who.key_dir, signer.public_key)
+    played = Round(asked, signer, vault, caller.who.key_names())
     you = signer.public_key
-    with sigterm_interrupts(), session.rest_client(args) as client:
+    with sigterm_interrupts(), caller.where.rest_client() as client:
         game = read_game(client, name)
         seat = seat_of(game, you) if game is not None else None
         if game is None or seat is None or game.state != PLAYING_GAME:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from client_core import watching
+from client_core.caller import Caller
 from rps_cli import feed, render
 from rps_client.changes import DELETED, Change, is_over, snapshot
 from rps_client.game_book import GameBook
@@ -22,7 +23,7 @@ from rps_tp.game import Game
 
 def watch(args: argparse.Namespace) -> int:
     """Follow one game until it ends, or every game until Ctrl-C."""
-    return watching.watch(args, RPS_WATCH)
+    return watching.watch(Caller.of(args), RPS_WATCH, args.name, args.format)
 
 
 def end_of_game(changes: list[Change]) -> int | None:

@@ -121,61 +121,86 @@ def wallet_key(data_dir: Path) -> str:
     return key
 
 
-def plugin_options(args: argparse.Namespace) -> list[str]:
+@dataclass(frozen=True)
+class AgentFlags:
+    """What ``xo aries agent``'s command line asks for, resolved once at its edge."""
+
+    label: str
+    inbound: Address
+    admin: Address
+    endpoint: str | None
+    admin_api_key: str | None
+    webhook_urls: tuple[str, ...]
+    auto_play: str | None
+    anchor_url: str | None
+    username: str | None
+    key_dir: str | None
+    data_dir: Path | None
+    verbose: bool
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> AgentFlags:
+        """From the parsed command line, flag for flag."""
+        return cls(
+            args.label, args.inbound, args.admin, args.endpoint, args.admin_api_key, tuple(args.webhook_url or ()),
+            args.auto_play, args.anchor_url, args.username, args.key_dir, args.data_dir, bool(args.verbose),
+        )  # fmt: skip
+
+
+def plugin_options(flags: AgentFlags) -> list[str]:
     """The plugin's settings as ACA-Py ``-o`` options."""
-    settings: dict[str, str] = {}
-    if args.auto_play:
-        settings["auto_play"] = args.auto_play
-    if args.anchor_url:
-        settings |= {"anchor_url": args.anchor_url, "username": args.username}
-        if args.key_dir:
-            settings["key_dir"] = str(Path(args.key_dir).expanduser())
+    settings: dict[str, str | None] = {}
+    if flags.auto_play:
+        settings["auto_play"] = flags.auto_play
+    if flags.anchor_url:
+        settings |= {"anchor_url": flags.anchor_url, "username": flags.username}
+        if flags.key_dir:
+            settings["key_dir"] = str(Path(flags.key_dir).expanduser())
     # ACA-Py reads each VALUE as YAML: JSON strings stay strings (a username "yes" is not a boolean)
     return [item for key, value in settings.items() for item in ("-o", f"{PLUGIN}.{key}={json.dumps(value)}")]
 
 
-def acapy_command(args: argparse.Namespace) -> list[str]:
-    """The command line that starts ACA-Py for ``args`` (pure: the tests read it); no secret is on it."""
-    inbound: Address = args.inbound
-    admin: Address = args.admin
+def acapy_command(flags: AgentFlags) -> list[str]:
+    """The command line that starts ACA-Py for ``flags`` (pure: the tests read it); no secret is on it."""
+    inbound, admin = flags.inbound, flags.admin
     command = [
         sys.executable, "-m", ACAPY_MODULE, "start",
-        "--label", args.label,
+        "--label", flags.label,
         "--inbound-transport", "http", inbound.host, str(inbound.port),
         "--outbound-transport", "http",
-        "--endpoint", args.endpoint or inbound.url(),
+        "--endpoint", flags.endpoint or inbound.url(),
         "--admin", admin.host, str(admin.port),
         "--wallet-type", "askar", "--wallet-name", "wallet", "--auto-provision",
         "--no-ledger",
         "--auto-accept-invites", "--auto-accept-requests", "--auto-ping-connection",
         "--plugin", PLUGIN,
-        "--log-level", "info" if args.verbose else "warning",
+        "--log-level", "info" if flags.verbose else "warning",
     ]  # fmt: skip
-    if not args.admin_api_key:
+    if not flags.admin_api_key:
         command.append("--admin-insecure-mode")
-    for url in args.webhook_url or ():
+    for url in flags.webhook_urls:
         command += ["--webhook-url", url]
-    return command + plugin_options(args)
+    return command + plugin_options(flags)
 
 
-def acapy_environment(args: argparse.Namespace, key: str, data_dir: Path) -> dict[str, str]:
+def acapy_environment(flags: AgentFlags, key: str, data_dir: Path) -> dict[str, str]:
     """ACA-Py's environment: the wallet key and the admin API key go here, not on its command line,
     where any local user could read them (``ps``, ``/proc/PID/cmdline``)."""
     environment = dict(os.environ, ACAPY_HOME=str(data_dir), ACAPY_WALLET_KEY=key,
                        PYTHONWARNINGS="ignore::DeprecationWarning")  # fmt: skip
     environment.pop("ACAPY_ADMIN_API_KEY", None)  # the key is --admin-api-key's, or none (insecure mode, said loudly)
-    if args.admin_api_key:
-        environment["ACAPY_ADMIN_API_KEY"] = args.admin_api_key
+    if flags.admin_api_key:
+        environment["ACAPY_ADMIN_API_KEY"] = flags.admin_api_key
     return environment
 
 
-def check_arguments(args: argparse.Namespace) -> None:
+def check_arguments(flags: AgentFlags) -> None:
     """What argparse cannot check alone."""
-    if not LABEL_PATTERN.fullmatch(args.label):
-        raise InvalidInput(f"--label {args.label!r}: use 1 to 64 letters, digits, '.', '_' or '-'")
-    if not is_loopback(args.admin.host):
-        raise InvalidInput(f"--admin {args.admin.host}: the admin API is bound to a loopback address only")
-    if args.anchor_url and not args.username:
+    if not LABEL_PATTERN.fullmatch(flags.label):
+        raise InvalidInput(f"--label {flags.label!r}: use 1 to 64 letters, digits, '.', '_' or '-'")
+    if not is_loopback(flags.admin.host):
+        raise InvalidInput(f"--admin {flags.admin.host}: the admin API is bound to a loopback address only")
+    if flags.anchor_url and not flags.username:
         raise InvalidInput("--anchor-url needs --username, the key that signs this agent's moves on the ledger")
 
 
@@ -197,23 +222,24 @@ def require_free(flag: str, where: Address) -> None:
 
 def agent(args: argparse.Namespace) -> int:
     """Start the agent, print its invitation, and run until interrupted."""
-    check_arguments(args)
+    flags = AgentFlags.of(args)
+    check_arguments(flags)
     require_acapy("xo aries agent")
-    require_free("--inbound", args.inbound)
-    require_free("--admin", args.admin)
-    data_dir = (args.data_dir or default_data_dir(args.label)).expanduser()
-    command = acapy_command(args)
-    environment = acapy_environment(args, wallet_key(data_dir), data_dir)
-    if not args.admin_api_key:
-        warn("xo", f"the admin API at {args.admin.url()} has NO API KEY: any local process can control this agent; "
+    require_free("--inbound", flags.inbound)
+    require_free("--admin", flags.admin)
+    data_dir = (flags.data_dir or default_data_dir(flags.label)).expanduser()
+    command = acapy_command(flags)
+    environment = acapy_environment(flags, wallet_key(data_dir), data_dir)
+    if not flags.admin_api_key:
+        warn("xo", f"the admin API at {flags.admin.url()} has NO API KEY: any local process can control this agent; "
              "give --admin-api-key KEY to guard it")  # fmt: skip
     with sigterm_interrupts():
         process = subprocess.Popen(command, env=environment, stdout=sys.stderr, start_new_session=True)
         try:
-            client = AdminClient(args.admin.url(), args.admin_api_key)
+            client = AdminClient(flags.admin.url(), flags.admin_api_key)
             wait_ready(client, process)
             require_plugin(client)
-            print_invitation(client, args.label)
+            print_invitation(client, flags.label)
             return process.wait()
         except TerminateRequest:
             stop(process)

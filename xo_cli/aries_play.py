@@ -73,12 +73,12 @@ def read_line() -> str | None:
     return line.strip() if line else None
 
 
-def opening(client: AdminClient, args: argparse.Namespace) -> dict[str, Any]:
-    """The game to play: ``--thread``'s, or a new one (X's first cell is asked for first)."""
-    if args.thread:
-        return client.get(f"/tictactoe/games/{in_path(args.thread)}")
-    body: dict[str, Any] = {"connection_id": args.connection, "me": args.me}
-    if args.me == "X":
+def opening(client: AdminClient, thread: str | None, connection: str | None, me: str) -> dict[str, Any]:
+    """The game to play: ``--thread``'s, or a new one with ``connection`` as ``me`` (X's first cell is asked first)."""
+    if thread:
+        return client.get(f"/tictactoe/games/{in_path(thread)}")
+    body: dict[str, Any] = {"connection_id": connection, "me": me}
+    if me == "X":
         print("\n".join(board_lines("-" * 9)))
         print("You play X and open. Your first move (A1-C3 or 1-9):", flush=True)
         while True:
@@ -98,7 +98,7 @@ def play(args: argparse.Namespace) -> int:
     if not 0 < args.wait <= 86_400:
         raise InvalidInput("--wait must be more than 0 and at most 86400 seconds")
     client = AdminClient(args.admin, args.admin_api_key)
-    game = opening(client, args)
+    game = opening(client, args.thread, args.connection, args.me)
     thread = game["thread_id"]
     print(f"Game {printable(thread)}")
     while True:

@@ -29,13 +29,13 @@ import argparse
 import json
 from typing import NamedTuple
 
-from client_core import session
+from client_core.caller import Caller, Who, key_name
 from client_core.errors import InvalidInput, Rejected
 from client_core.keys import KeyNames, load_signer
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
 from xo_cli import render
-from xo_cli.moves import check_move
+from xo_cli.moves import Move, check_move
 from xo_cli.thread_files import described, read_thread
 from xo_client import aries, games
 from xo_client.checks import check_name
@@ -79,6 +79,7 @@ class Step(NamedTuple):
 
 def replay(args: argparse.Namespace) -> int:
     """Check, sign, submit as one batch, and with ``--wait`` report the game the ledger now holds."""
+    caller = Caller.of(args)
     name: str = args.name
     check_name(name, validate=not args.no_validate)
     thread = read_thread(args.file)
@@ -86,13 +87,14 @@ def replay(args: argparse.Namespace) -> int:
         moves = aries.moves_of(thread)
     except aries.InvalidThread as invalid:
         raise InvalidInput(refusal(args.file, invalid.problem)) from None
-    x_player, o_player = signers(args, moves)
+    x_player, o_player = signers(caller.who, args.opponent, args.both_seats, moves)
     steps = plan(name, moves, x_player, o_player)
     abandoned = isinstance(thread, list) and aries.abandoned(thread)
     what = f"the replay of {game_label(name)} ({summary(moves)})"
-    with sigterm_interrupts(), session.rest_client(args) as client:
+    with sigterm_interrupts(), caller.where.rest_client() as client:
         if not args.no_validate:
-            check_move(client, args, CREATE, None, x_player.public_key)
+            create = Move(CREATE, name, None, True, args.both_seats, args.wait, args.format)
+            check_move(client, caller.who, create, x_player.public_key)
         batch_id = submit(client, x_player, [step.transaction for step in steps])
         found, game = False, None
         if args.wait is not None:
@@ -103,9 +105,11 @@ def replay(args: argparse.Namespace) -> int:
                 raise Rejected(f"{error.message}; the batch is all or nothing, so none of it was committed") from None
             found, game = resulting_game(client, steps[-1].transaction.header_signature, name)
     if args.format == "json":
-        print(replay_json(args, steps, batch_id, abandoned, game.as_json() if game else None))
+        left = game.as_json() if game else None
+        waited = args.wait is not None
+        print(replay_json(name, args.file, steps, batch_id, waited=waited, abandoned=abandoned, game=left))
         return 0
-    names = session.key_names(args)
+    names = caller.who.key_names()
     if args.wait is None:
         last = f"Submitted {what}: batch {batch_id}"
     else:
@@ -124,7 +128,7 @@ def refusal(source: str, problem: aries.Problem) -> str:
     )
 
 
-def signers(args: argparse.Namespace, moves: list[aries.Placement]) -> tuple[Signer, Signer]:
+def signers(who: Who, opponent: str | None, both_seats: bool, moves: list[aries.Placement]) -> tuple[Signer, Signer]:
     """X's signer (``--username``) and O's (``--opponent``), both loaded before anything is sent.
 
     Without ``--opponent``, O's moves are signed with the computer player's key ``xo-ai`` (made on first use, as
@@ -132,16 +136,16 @@ def signers(args: argparse.Namespace, moves: list[aries.Placement]) -> tuple[Sig
     (``xo aries replay FILE NAME``) should just work. One key for both seats is what the ledger allows but seldom
     what is meant (a mistyped name), so it needs ``--both-seats``, as for ``xo take``.
     """
-    key_dir = session.key_dir(args)
-    x_name = session.username(args)
+    key_dir = who.key_dir
+    x_name = who.name()
     x_player = load_signer(key_dir, x_name, "xo")
-    if args.opponent is None:
+    if opponent is None:
         o_name, o_player = AI_KEY_NAME, ai_signer(key_dir).signer
     else:
-        o_name = session.key_name(args.opponent)
+        o_name = key_name(opponent)
         o_player = load_signer(key_dir, o_name, "xo")
     o_moves = any(move.mark == rules.PLAYER_2_MARK for move in moves)
-    if o_moves and x_player.public_key == o_player.public_key and not args.both_seats:
+    if o_moves and x_player.public_key == o_player.public_key and not both_seats:
         raise InvalidInput(
             f"--username ({x_name!r}) and --opponent ({o_name!r}) are the same key, which would hold both seats; "
             "to replay both sides with one key on purpose, add --both-seats; nothing was submitted"
@@ -175,21 +179,24 @@ def standing(game: games.Game, names: KeyNames, abandoned: bool) -> str:
 
 
 def replay_json(
-    args: argparse.Namespace,
+    name: str,
+    source: str,
     steps: list[Step],
     batch_id: str,
+    *,
+    waited: bool,
     abandoned: bool,
     game: dict[str, str] | None = None,
 ) -> str:
     """``--json``: the batch, its transactions in order, and once committed (``--wait``) the game it left."""
     document: dict[str, object] = {
-        "name": args.name,
-        "source": args.file,
+        "name": name,
+        "source": source,
         "batch_id": batch_id,
-        "status": "SUBMITTED" if args.wait is None else "COMMITTED",
+        "status": "COMMITTED" if waited else "SUBMITTED",
         "transactions": [step.as_json() for step in steps],
         "abandoned": abandoned,
     }
-    if args.wait is not None:
+    if waited:
         document["game"] = game
     return json.dumps(document, indent=2)

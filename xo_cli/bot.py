@@ -31,8 +31,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from client_core import interruptible, session
+from client_core import interruptible
 from client_core.blocks import ChainChanged
+from client_core.caller import Caller
 from client_core.errors import (
     INTERRUPTED,
     TERMINATED,
@@ -44,7 +45,6 @@ from client_core.errors import (
     UsageError,
 )
 from client_core.follow import pause
-from client_core.keys import load_signer
 from client_core.rest import RestClient
 from client_core.runner import notice, sigterm_interrupts, warn
 from xo_cli import render
@@ -74,13 +74,13 @@ def bot(args: argparse.Namespace) -> int:
     for name in names:
         if problem := impossible_name(name):
             raise InvalidInput(problem)
-    key_dir = session.key_dir(args)
-    username = session.username(args)
-    signer = ai_signer(key_dir).signer if username == AI_KEY_NAME else load_signer(key_dir, username, "xo")
+    caller = Caller.of(args)
+    who = caller.who
+    signer = ai_signer(who.key_dir).signer if who.name() == AI_KEY_NAME else who.signer("xo")
     level = Level(args.level or Level.PERFECT)
-    with sigterm_interrupts(), session.rest_client(args) as client:
+    with sigterm_interrupts(), caller.where.rest_client() as client:
         player = SeatPlayer(
-            client, signer, level=level, seed=args.seed, opens=not args.all, names=session.key_names(args)
+            client, signer, level=level, seed=args.seed, opens=not args.all, names=who.key_names()
         )
         robot = Bot(client, player, None if args.all else list(dict.fromkeys(names)))
         try:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from typing import Final
 
 from chips_client import chain_words as chips_words
-from client_core import session
 from client_core.blocks import ChainTransaction, ListedBatch, ListedBlock
+from client_core.caller import Caller
 from client_core.chain_words import Namer, Words, block_info_words, block_time, namer, said_by, utc_time
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
@@ -45,8 +45,9 @@ def said(transaction: ChainTransaction, name: Namer) -> str:
 
 def blocks(args: argparse.Namespace) -> int:
     """The newest ``--limit`` blocks (0: all): number, time, id, batches, transactions, signer, families."""
-    names = session.key_names(args)
-    with session.rest_client(args) as client:
+    caller = Caller.of(args)
+    names = caller.who.key_names()
+    with caller.where.rest_client() as client:
         found = list(itertools.islice(client.listed_blocks(args.limit or BLOCKS_PER_PAGE), args.limit or None))
     if args.format == "json":
         print(json.dumps([block_json(block, names) for block in found], indent=2))
@@ -84,11 +85,12 @@ def families(block: ListedBlock) -> str:
 
 def transactions(args: argparse.Namespace) -> int:
     """The newest ``--limit`` transactions (0: all), of ``--family`` only when given, each in words."""
-    names = session.key_names(args)
+    caller = Caller.of(args)
+    names = caller.who.key_names()
     name = namer(names)
     # N blocks hold N transactions or more (BlockInfo opens each): a page of N is enough, and more pages follow if not.
     page = args.limit if args.limit and args.family is None else BLOCKS_PER_PAGE
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         if args.family is not None and args.family not in FAMILY_WORDS:
             check_family(client, args.family)
         listed = newest_transactions(client.listed_blocks(page), args.family)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from client_core import session
 from client_core.answers import StateChange
 from client_core.blocks import ListedBlock
+from client_core.caller import Caller
 from client_core.chain_lookup import Found, ShortId, find_block, find_transaction, outcome_words, transaction_json
 from client_core.chain_words import block_time
 from client_core.errors import InvalidInput
@@ -26,11 +26,12 @@ from xo_core.text import counted, printable
 
 def block(args: argparse.Namespace) -> int:
     """``xo chain block ID|NUM``: the block, then a row per transaction of each batch."""
+    caller = Caller.of(args)
     text: str = args.block
     number = int(text) if text.isascii() and text.isdigit() else None
     short = None if number is not None else ShortId.parse(text, "block")
-    names = session.key_names(args)
-    with session.rest_client(args) as client:
+    names = caller.who.key_names()
+    with caller.where.rest_client() as client:
         found = client.listed_block_at(number) if short is None else find_block(client, short)
     if found is None:
         raise InvalidInput(f"there is no block {number} on this chain yet (see 'xo chain blocks' for the newest)")
@@ -69,9 +70,10 @@ def block_card(listed: ListedBlock, names: KeyNames) -> str:
 
 def transaction(args: argparse.Namespace) -> int:
     """``xo chain transaction ID``: what it did, who signed it, where it is, and the state it changed."""
+    caller = Caller.of(args)
     short = ShortId.parse(args.transaction, "transaction")
-    names = session.key_names(args)
-    with session.rest_client(args) as client:
+    names = caller.who.key_names()
+    with caller.where.rest_client() as client:
         found = find_transaction(client, short)
         changes = client.state_changes(found[2].transaction_id)
     if args.format == "json":

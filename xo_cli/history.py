@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from client_core import session
+from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.runner import warn
@@ -29,10 +29,11 @@ DELETED = "(deleted)"
 
 def history(args: argparse.Namespace) -> int:
     """Print the committed moves of every game called NAME (or of game ``--game N``)."""
+    caller = Caller.of(args)
     name: str = args.name
     if problem := impossible_name(name):
         raise InvalidInput(problem)
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         moves = committed_moves(client, name)
     games, problems = replay(name, moves)
     for problem in problems:
@@ -49,7 +50,7 @@ def history(args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(json.dumps(history_json(name, games), indent=2))
     else:
-        print(history_text(name, games, total, session.key_names(args)))
+        print(history_text(name, games, total, caller.who.key_names()))
     return 0
 
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 
-from client_core import session
+from client_core.caller import Caller, Who
 from client_core.errors import InvalidInput
-from client_core.keys import load_signer
 from client_core.rest import RestClient
 from client_core.runner import sigterm_interrupts
 from client_core.submission import await_outcome, require_committed, submit
@@ -33,12 +33,12 @@ from xo_tp.family import game_address
 
 def create(args: argparse.Namespace) -> int:
     """``xo create NAME``."""
-    return play(args, "create", None)
+    return play(Caller.of(args), Move.of(args, "create", None))
 
 
 def delete(args: argparse.Namespace) -> int:
     """``xo delete NAME``."""
-    return play(args, "delete", None)
+    return play(Caller.of(args), Move.of(args, "delete", None))
 
 
 def take(args: argparse.Namespace) -> int:
@@ -47,49 +47,69 @@ def take(args: argparse.Namespace) -> int:
         space = parse_space(args.space)
     except BadSpace as error:
         raise InvalidInput(str(error)) from None
-    return play(args, "take", space)
+    return play(Caller.of(args), Move.of(args, "take", space))
 
 
-def play(args: argparse.Namespace, action: str, space: int | None) -> int:
+@dataclass(frozen=True)
+class Move:
+    """One move as its command line asks for it: what to do to which game, and how to report it."""
+
+    action: str
+    name: str
+    space: int | None
+    validate: bool
+    """Read the game and refuse locally what the validator would reject (not ``--no-validate``)."""
+    both_seats: bool
+    wait: float | None
+    output: str
+
+    @classmethod
+    def of(cls, args: argparse.Namespace, action: str, space: int | None) -> Move:
+        """The move ``xo create|take|delete`` asks for, with its flags."""
+        both_seats = getattr(args, "both_seats", False)
+        return cls(action, args.name, space, not args.no_validate, both_seats, args.wait, args.format)
+
+
+def play(caller: Caller, move: Move) -> int:
     """One move, from the command line to its outcome: the steps are the same for every action.
 
     Local checks come first (name, key) so that a typo costs no request, and the
     game is read before signing so that a refused move is never sent.
     """
-    name: str = args.name
-    check_name(name, validate=not args.no_validate)
-    signer = load_signer(session.key_dir(args), session.username(args), "xo")
+    action, name, space = move.action, move.name, move.space
+    check_name(name, validate=move.validate)
+    signer = caller.who.signer("xo")
     what = describe(action, name, space)
     transaction = make_xo_transaction(signer, name, action, space)
-    with sigterm_interrupts(), session.rest_client(args) as client:
-        if not args.no_validate:
-            check_move(client, args, action, space, signer.public_key)
+    with sigterm_interrupts(), caller.where.rest_client() as client:
+        if move.validate:
+            check_move(client, caller.who, move, signer.public_key)
         batch_id = submit(client, signer, [transaction])
-        if args.wait is None:
+        if move.wait is None:
             submitted = move_json(action, name, space, batch_id, status="SUBMITTED")
-            print(submitted if args.format == "json" else f"Submitted {what}: batch {batch_id}")
+            print(submitted if move.output == "json" else f"Submitted {what}: batch {batch_id}")
             return 0
-        outcome = await_outcome(client, batch_id, args.wait)
-        require_committed(outcome, what, batch_id, args.wait)
+        outcome = await_outcome(client, batch_id, move.wait)
+        require_committed(outcome, what, batch_id, move.wait)
         found, game = resulting_game(client, transaction.header_signature, name)
-    if args.format == "json":
+    if move.output == "json":
         print(move_json(action, name, space, batch_id, status="COMMITTED", game=game.as_json() if game else None))
         return 0
     ending = None
     if found and game is not None:
         mark = mover_text(game, signer.public_key) if action == "take" else None
-        ending = outcome_text(game, session.key_names(args)) or mark
+        ending = outcome_text(game, caller.who.key_names()) or mark
     print(f"Committed {what}{', ' + ending if ending else ''}: batch {batch_id}")
     return 0
 
 
-def check_move(client: RestClient, args: argparse.Namespace, action: str, space: int | None, player_key: str) -> None:
+def check_move(client: RestClient, who: Who, move: Move, player_key: str) -> None:
     """Read the game and refuse, before anything is signed or sent, a move the validator would reject.
 
     Data at the game's address that does not decode stops every move there: the
     processor decodes the whole address too, and fails on it.
     """
-    name: str = args.name
+    action, name, space = move.action, move.name, move.space
     address = game_address(name)
     data = client.get_state(address)
     found, problems = games.decode_games(address, data) if data is not None else ([], [])
@@ -100,13 +120,13 @@ def check_move(client: RestClient, args: argparse.Namespace, action: str, space:
         )
     game = games.find_game(found, name)
     if action == "create":
-        refusal = checks.refuse_create(name, game, session.key_names(args))
+        refusal = checks.refuse_create(name, game, who.key_names())
     elif action == "delete":
         refusal = checks.refuse_delete(name, game)
     else:
         assert space is not None
-        names = session.key_names(args)
-        refusal = checks.refuse_take(name, game, player_key, space, names=names, both_seats=args.both_seats)
+        names = who.key_names()
+        refusal = checks.refuse_take(name, game, player_key, space, names=names, both_seats=move.both_seats)
     if refusal is not None:
         raise InvalidInput(f"{refusal}; nothing was submitted")
 

@@ -36,8 +36,9 @@ import sys
 from collections import deque
 from dataclasses import dataclass
 
-from client_core import interruptible, session
+from client_core import interruptible
 from client_core.blocks import ChainChanged
+from client_core.caller import Caller
 from client_core.errors import (
     INTERRUPTED,
     TERMINATED,
@@ -47,7 +48,7 @@ from client_core.errors import (
     TimedOut,
     UsageError,
 )
-from client_core.keys import KeyNames, load_signer
+from client_core.keys import KeyNames
 from client_core.lines import LineReader
 from client_core.rest import RestClient
 from client_core.runner import sigterm_interrupts, warn
@@ -90,18 +91,19 @@ def play(args: argparse.Namespace) -> int:
     check_name(name, validate=True)
     if args.vs != "ai" and (args.level is not None or args.seed is not None):
         raise UsageError("--level and --seed choose how the computer plays: add --vs ai")
-    key_dir = session.key_dir(args)
-    me = load_signer(key_dir, session.username(args), "xo")
+    caller = Caller.of(args)
+    key_dir = caller.who.key_dir
+    me = caller.who.signer("xo")
     made_ai_key = False
     ai_key: Signer | None = None
     if args.vs == "ai":
         ai_key, made_ai_key = ai_signer(key_dir)
         if ai_key.public_key == me.public_key:
             raise InvalidInput(f"--vs ai plays with the key {AI_KEY_NAME!r}: choose another --username for yourself")
-    names = session.key_names(args)
+    names = caller.who.key_names()
     interactive = os.isatty(STDIN)  # a closed stdin is no terminal, and ends at once
     screen: Screen = TerminalScreen(me.public_key, names) if interactive and sys.stdout.isatty() else LineScreen(names)
-    with sigterm_interrupts(), session.rest_client(args) as client:
+    with sigterm_interrupts(), caller.where.rest_client() as client:
         ai = None
         if ai_key is not None:
             level = Level(args.level or Level.PERFECT)

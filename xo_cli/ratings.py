@@ -18,7 +18,7 @@ import json
 from typing import Final
 
 from chips_client import results as chips_results
-from client_core import session
+from client_core.caller import Caller
 from client_core.keys import NO_NAMES, KeyNames, key_label
 from client_core.ratings import ORDER_WORDS, PROVISIONAL_WORDS, TABLE_PLACES, Ratings, Standing, system
 from client_core.results_book import ResultBook
@@ -37,7 +37,8 @@ MAX_PROBLEMS_SHOWN: Final = 5
 
 def ratings(args: argparse.Namespace) -> int:
     """Read the chain's games (from the cache on), rate them (from the cached ratings on), print the table."""
-    with session.rest_client(args) as client:
+    caller = Caller.of(args)
+    with caller.where.rest_client() as client:
         path = cache_path(client.base_url)
         cached = load_book(path, RATED)
         read_from = cached.cursor
@@ -58,7 +59,7 @@ def ratings(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(ratings_json(book, args.game, standings), indent=2))
     else:
-        print(ratings_text(book, args.game, standings, session.key_names(args)))
+        print(ratings_text(book, args.game, standings, caller.who.key_names()))
     return 0
 
 

@@ -14,6 +14,7 @@ from functools import partial
 
 from client_core import watching
 from client_core.blocks import BlockRef
+from client_core.caller import Caller
 from client_core.keys import KeyNames
 from xo_cli import feed, render
 from xo_client.changes import DELETED, Change
@@ -24,7 +25,7 @@ from xo_tp.family import NAMESPACE, game_address
 
 def watch(args: argparse.Namespace) -> int:
     """Follow one game until it ends, or every game until Ctrl-C."""
-    return watching.watch(args, XO_WATCH)
+    return watching.watch(Caller.of(args), XO_WATCH, args.name, args.format)
 
 
 def has_ended(change: Change) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 from aiohttp import web as aiohttp_web
 
-from client_core import session
+from client_core.caller import Caller
 from client_core.errors import CommandError, InvalidInput, UsageError
 from client_core.keys import private_key_names
 from client_core.results_reader import cache_path
@@ -35,12 +35,13 @@ from xo_web.security import new_token
 def web(args: argparse.Namespace) -> int:
     """Serve the page for ``args`` until stopped; 0 once stopped by Ctrl-C or SIGTERM."""
     host, remote_warning = listen_address(args.bind, args.allow_remote)
-    key_dir = session.key_dir(args)
+    caller = Caller.of(args)
+    key_dir = caller.who.key_dir
     try:
-        default_key: str | None = session.username(args)
+        default_key: str | None = caller.who.name()
     except InvalidInput:
         default_key = None
-    with session.rest_client(args) as client:
+    with caller.where.rest_client() as client:
         client.head_block()  # an unreachable REST API is the usual one-line error (exit 3), before serving
         rest_url, auth, trace = client.base_url, client.auth, client.trace
     listener = bind(host, args.port)

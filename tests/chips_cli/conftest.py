@@ -14,5 +14,5 @@ from tests.chips_cli.ledger import HandlerChain, Table, chain_at
 def table(tmp_path, monkeypatch, capsys) -> Table:
     chain = HandlerChain()
     monkeypatch.setattr(context, "chain", chain_at(chain))
-    monkeypatch.setattr(context, "followed", lambda _args, _address, _say: contextlib.nullcontext(None))
+    monkeypatch.setattr(context, "followed", lambda _where, _address, _say: contextlib.nullcontext(None))
     return Table(chain, str(tmp_path / "keys"), capsys)

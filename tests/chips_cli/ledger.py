@@ -9,7 +9,6 @@ sent, so a test can tell a refusal made before submitting from one the chain mad
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from chips_client.channels import account_balance, account_of, challenge_floor, 
 from chips_tp.family import ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, account_address
 from chips_tp.handler import ChipsTransactionHandler
 from chips_tp.state import Account, Channel, decode_channel
+from client_core.caller import Where
 from client_core.errors import Rejected
 from tests.chips_tp.harness import Chain, request
 from tests.fake_context import FakeContext
@@ -111,11 +111,11 @@ class Table:
         return code, captured.out, captured.err
 
 
-def chain_at(chain: HandlerChain) -> Callable[[argparse.Namespace, Signer | None], contextlib.AbstractContextManager]:
-    """A stand-in for :func:`chips_cli.context.chain` that always yields ``chain``."""
+def chain_at(chain: HandlerChain) -> Callable[..., contextlib.AbstractContextManager]:
+    """A stand-in for :func:`chips_cli.context.chain` that always yields ``chain``, wherever and however long."""
 
     @contextlib.contextmanager
-    def at(_args: argparse.Namespace, _key: Signer | None) -> Iterator[HandlerChain]:
+    def at(_where: Where, _key: Signer | None, _wait: float | None = None) -> Iterator[HandlerChain]:
         yield chain
 
     return at

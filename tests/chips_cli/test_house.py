@@ -5,9 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from chips_cli import house
+from chips_cli.context import Playing
 from chips_cli.house import House
 from chips_client.store import ChannelTerms
 from chips_tp.channel import Fixed
+from client_core.broker import BrokerAddress
 from client_core.errors import Unavailable
 from client_core.keys import KeyNames
 from xo_core.signing import Signer
@@ -39,5 +41,10 @@ def test_a_match_is_started_again_until_the_rest_api_answers_and_said_once(monke
 
 def test_a_house_is_patient_for_a_minute_unless_told_otherwise():
     """Without patience a house would wait for ever on an accepter who walked away, its deposit held."""
-    assert house.patience(SimpleNamespace(patience=None)) == house.HOUSE_PATIENCE_SECONDS == 60.0
-    assert house.patience(SimpleNamespace(patience=2.5)) == 2.5
+    assert house.patience(playing(None)) == house.HOUSE_PATIENCE_SECONDS == 60.0
+    assert house.patience(playing(2.5)) == 2.5
+
+
+def playing(patience: float | None) -> Playing:
+    """A house's flags as ``chips offer --bot perfect [--patience SECONDS]`` resolves them."""
+    return Playing(BrokerAddress.parse("mqtt://127.0.0.1:1883"), "perfect", patience, auto_respond=True, wait=None)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from chips_cli import offers
+from chips_cli.context import Playing
 from chips_client import offer_board
 from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of
@@ -20,11 +22,16 @@ from chips_tp.channel import channel_id
 from chips_tp.state import FUNDING, Channel, encode_channel
 from client_core.answers import BatchStatus, StateChange
 from client_core.blocks import BlockChanges, BlockRef
+from client_core.broker import BrokerAddress
+from client_core.caller import Caller, Where, Who
 from client_core.errors import Rejected, Unavailable
 from client_core.ratings import Standing
 from xo_core.signing import Signer
 
 BOB = Signer.from_hex("22" * 32)
+CALLER = Caller(Who("bob", "bob", Path("/nonexistent/keys")),
+                Where("http://127.0.0.1:8008", None, None, "chips", False))
+PLAYING = Playing(BrokerAddress.parse("mqtt://127.0.0.1:1883"), None, None, auto_respond=True, wait=None)
 
 
 class FlakyChain:
@@ -60,9 +67,8 @@ def test_the_offer_waits_for_a_rest_api_away_saying_so_once_and_is_withdrawn_whe
     monkeypatch.setattr(offers, "CHAIN_RETRY_SECONDS", (0.01, 0.02))
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 2), 1)
     chain, board = FlakyChain(down=3), Board()
-    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, board, published,  # type: ignore[arg-type]
+    offering = offers.Offering(CALLER, PLAYING, BOB, chain, board, published,  # type: ignore[arg-type]
                                threading.Event(), None, ChannelBook(), no_decline)  # fmt: skip
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     offers._serve(offering)
     said = capsys.readouterr().out
     assert said.count("cannot reach the REST API") == 1 and "retrying (the offer stays open)" in said
@@ -111,13 +117,12 @@ class Accepted:
 
 
 def test_a_house_joins_every_accept_in_one_post_and_says_the_one_cancelled_first_without_stopping(capsys, monkeypatch):
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
     crowd = [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)]
     chain = Accepted(published, crowd)
     started: list[bytes] = []
     house = SimpleNamespace(start=lambda channel, _name: started.append(channel.id), admits=lambda _pending: 100)
-    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+    offering = offers.Offering(CALLER, PLAYING, BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), house, chain.book, no_decline)  # fmt: skip
     desk = offers.Desk()
     offers._one_pass(offering, desk)
@@ -132,12 +137,11 @@ def test_a_house_joins_every_accept_in_one_post_and_says_the_one_cancelled_first
 
 
 def test_a_join_never_seen_is_asked_after_and_a_refusal_said_and_forgotten(capsys, monkeypatch):
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     monkeypatch.setattr(offers, "JOIN_CHECK_SECONDS", 0.0)
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
     chain = Accepted(published, [Signer.from_hex("01" * 32)])
     chain.client = SimpleNamespace(batch_status=lambda _id: BatchStatus("INVALID", ["the offerer cannot pay"]))  # type: ignore[attr-defined]
-    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+    offering = offers.Offering(CALLER, PLAYING, BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), SimpleNamespace(start=None, admits=lambda _n: 100), chain.book,
                                no_decline)  # fmt: skip
     desk = offers.Desk()
@@ -149,12 +153,11 @@ def test_a_join_never_seen_is_asked_after_and_a_refusal_said_and_forgotten(capsy
 
 
 def test_a_person_joins_one_accept_a_pass_and_looks_again_after_the_match(monkeypatch):
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     played: list[str] = []
-    monkeypatch.setattr(offers.play, "play", lambda args: played.append(args.channel))
+    monkeypatch.setattr(offers.play, "play_channel", lambda _caller, _playing, channel: played.append(channel))
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
     chain = Accepted(published, [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 4)])
-    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+    offering = offers.Offering(CALLER, PLAYING, BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), None, chain.book, no_decline)  # fmt: skip
     desk = offers.Desk()
     offers._one_pass(offering, desk)
@@ -165,14 +168,13 @@ def test_a_person_joins_one_accept_a_pass_and_looks_again_after_the_match(monkey
 
 
 def test_accepts_the_house_cannot_fund_are_declined_at_once_and_a_busy_house_waits_then_declines(capsys, monkeypatch):
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
     published = Published(make_offer(BOB, Terms("xo", 10, 50, 1, 600), int(time.time()) + 60), 10)
     chain = Accepted(published, [Signer.from_hex(f"{n:02x}" * 32) for n in range(1, 5)])
     chain.balance = lambda _key: 120  # type: ignore[method-assign]  # two deposits of 50, not three
     declined: dict[bytes, str] = {}
     busy = [False]
     house = SimpleNamespace(start=lambda _channel, _name: None, admits=lambda _n: 0 if busy[0] else 1)
-    offering = offers.Offering(argparse.Namespace(key_dir=None, username="bob"), BOB, chain, Board(), published,  # type: ignore[arg-type]
+    offering = offers.Offering(CALLER, PLAYING, BOB, chain, Board(), published,  # type: ignore[arg-type]
                                threading.Event(), house, chain.book,
                                lambda channel, reason: declined.__setitem__(channel.id, reason))  # fmt: skip
     desk = offers.Desk()
@@ -216,12 +218,10 @@ def test_an_offerers_rating_counts_games_with_their_plural_and_marks_a_provision
 
 
 @pytest.mark.parametrize("game", ["xo", "rps"])
-def test_no_open_offers_of_a_game_suggests_offering_one_of_that_game(monkeypatch, capsys, game):
-    monkeypatch.setattr(offers, "_board", lambda _args, _game, _floor: offer_board.Board([], 0))
-    monkeypatch.setattr(offers, "chain_floor", lambda _args: 600)
-    args = argparse.Namespace(game=game, format="table", key_dir=None, username="dave", url=None)
-    monkeypatch.setattr(offers.session, "own_public_key", lambda _args: None)
-    monkeypatch.setattr(offers.session, "key_names", lambda _args: offers.KeyNames({}))
+def test_no_open_offers_of_a_game_suggests_offering_one_of_that_game(monkeypatch, capsys, tmp_path, game):
+    monkeypatch.setattr(offers, "_board", lambda _broker, _game, _floor: offer_board.Board([], 0))
+    monkeypatch.setattr(offers, "chain_floor", lambda _where: 600)
+    args = argparse.Namespace(game=game, format="table", key_dir=str(tmp_path), username="dave", url=None, broker=None)
     assert offers.offers(args) == 0
     said = capsys.readouterr().out
     assert said == f"no open offers of {game}; make one with: chips offer --game {game} --stake 10 --deposit 50\n"

@@ -10,6 +10,7 @@ import pytest
 
 from client_core.answers import StateChange
 from client_core.blocks import BlockChanges, BlockRef
+from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.game_book import GameBook
 from client_core.keys import KeyNames
@@ -92,9 +93,8 @@ def test_a_block_that_did_nothing_to_the_watched_game_shows_nothing():
 
 
 def test_a_name_no_game_can_have_is_refused_before_any_request():
-    args = argparse.Namespace(name="a=b", format="text")
     with pytest.raises(InvalidInput, match="a toy name has no '='"):
-        watch(args, TOY)
+        watch(Caller.of(argparse.Namespace()), TOY, "a=b", "text")
 
 
 def test_text_lines_print_the_card_or_the_waiting_line_then_a_line_per_change(capsys):

@@ -12,13 +12,13 @@ import pytest
 from tests.ports import reserved_port
 from xo_cli import aries_agent
 from xo_cli.arguments import parse
-from xo_cli.aries_agent import acapy_command, acapy_environment, wallet_key
+from xo_cli.aries_agent import AgentFlags, acapy_command, acapy_environment, wallet_key
 from xo_cli.aries_connect import decode_invitation
 
 
-def agent_args(*extra: str):
-    return parse(["aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:8020", "--admin", "127.0.0.1:8021",
-                  *extra])  # fmt: skip
+def agent_args(*extra: str) -> AgentFlags:
+    line = ["aries", "agent", "--label", "alice", "--inbound", "127.0.0.1:8020", "--admin", "127.0.0.1:8021", *extra]
+    return AgentFlags.of(parse(line))
 
 
 def test_acapy_runs_under_this_python_with_the_plugin_no_ledger_and_auto_accepting():

@@ -32,7 +32,8 @@ class OneGame:
 def play(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], game: dict, stdin: str) -> str:
     monkeypatch.setattr(aries_play, "AdminClient", lambda url, key: OneGame(url, key, game))
     monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, thread=HOSTILE, wait=1.0)
+    args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, connection="c1", me="X",
+                              thread=HOSTILE, wait=1.0)
     assert aries_play.play(args) == 0
     return capsys.readouterr().out
 
@@ -56,7 +57,8 @@ def test_a_thread_id_with_a_slash_a_space_and_a_question_mark_is_one_path_segmen
     game = {"thread_id": "a/b c?d", "board": "XXXOO----", "state": "done", "winner": "X", "me": "X"}
     admin = OneGame("http://127.0.0.1:1", None, game)
     monkeypatch.setattr(aries_play, "AdminClient", lambda url, key: admin)
-    args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, thread="a/b c?d", wait=1.0)
+    args = argparse.Namespace(admin="http://127.0.0.1:1", admin_api_key=None, connection="c1", me="X",
+                              thread="a/b c?d", wait=1.0)
     assert aries_play.play(args) == 0
     assert admin.paths == ["/tictactoe/games/a%2Fb%20c%3Fd"]
 
@@ -92,7 +94,8 @@ def test_a_refused_move_is_said_in_game_words_not_as_http(monkeypatch, capsys):
     try:
         monkeypatch.setattr("sys.stdin", io.StringIO("C3\nq\n"))
         admin = f"http://127.0.0.1:{server.server_address[1]}"
-        args = argparse.Namespace(admin=admin, admin_api_key=None, thread="t1", wait=1.0)
+        args = argparse.Namespace(admin=admin, admin_api_key=None, connection="c1", me="X",
+                              thread="t1", wait=1.0)
         assert aries_play.play(args) == 0
     finally:
         server.shutdown()

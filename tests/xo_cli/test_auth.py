@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from client_core import session
+from client_core import caller
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_password_is_prompted_for_when_only_the_user_is_given(guarded, monkeypat
         prompts.append(prompt)
         return "s3cret:with colon"
 
-    monkeypatch.setattr(session.getpass, "getpass", fake_getpass)
+    monkeypatch.setattr(caller.getpass, "getpass", fake_getpass)
     assert run("show", "g1", "--url", guarded.url, "--auth-user", "player")[0] == 0
     assert prompts == [f"Password for player at {guarded.url}: "]
 
@@ -42,7 +42,7 @@ def test_no_password_at_the_prompt_is_invalid_input(guarded, monkeypatch, run):
     def no_input(_prompt):
         raise EOFError
 
-    monkeypatch.setattr(session.getpass, "getpass", no_input)
+    monkeypatch.setattr(caller.getpass, "getpass", no_input)
     code, _, err = run("show", "g1", "--url", guarded.url, "--auth-user", "player")
     assert code == 1
     assert err == "xo: error: no password given for 'player'\n"
@@ -69,7 +69,7 @@ def test_ctrl_c_at_the_password_prompt_exits_130(guarded, monkeypatch, run):
     def interrupted(_prompt):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(session.getpass, "getpass", interrupted)
+    monkeypatch.setattr(caller.getpass, "getpass", interrupted)
     assert run("show", "g1", "--url", guarded.url, "--auth-user", "player") == (130, "", "xo: error: interrupted\n")
     assert guarded.requests == []
 

@@ -4,7 +4,7 @@ import stat
 
 import pytest
 
-from client_core import session
+from client_core import caller
 from xo_core.signing import Signer
 
 
@@ -43,7 +43,7 @@ def test_keygen_force_replaces_the_key(tmp_path, run):
 
 
 def test_keygen_names_the_key_after_the_os_user_by_default(tmp_path, monkeypatch, run):
-    monkeypatch.setattr(session.getpass, "getuser", lambda: "dana")
+    monkeypatch.setattr(caller.getpass, "getuser", lambda: "dana")
     assert run("keygen", "--key-dir", tmp_path)[0] == 0
     assert (tmp_path / "dana.priv").exists()
 
