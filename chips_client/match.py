@@ -164,6 +164,8 @@ class Match:
         self._opponents_challenge: tuple[int, int] | None = None
         self._unprovable: tuple[SignedState, int] | None = None
         self._challenge_expired = False
+        self._unsynced = 0
+        """The newest store transaction holding a write of this match not yet on disk (0: none)."""
         self._reconnected = threading.Event()
         self._next_poll = 0.0
         self._countersigned_at = float("-inf")
@@ -290,7 +292,7 @@ class Match:
         Patience counts only time this loop could hear the opponent: a pass that comes far later than it was due (the
         process was too busy to run it) moves the opponent's last sign of life on by the delay, and so does the time
         the broker is away (nothing the opponent sends can arrive)."""
-        self._drain(wait)
+        handled = self._drain(wait)
         now = time.monotonic()
         late = now - self._last_pass - wait - STALL_SECONDS
         if not getattr(self.session, "connected", True):
@@ -302,7 +304,12 @@ class Match:
             self._reconnected.clear()
             self._send_latest()
         try:
-            outcome = self._act()
+            try:
+                outcome = self._act()
+            finally:  # what came in is on disk (with the answer, if one was made: one commit) before it is acknowledged
+                self._sync()
+                for done in handled:
+                    done.set_result(None)
             if outcome is None and time.monotonic() >= self._next_poll and self._chain_due():
                 closing = time.monotonic() - self._countersigned_at < CLOSING_SECONDS
                 self._next_poll = time.monotonic() + (PASS_SECONDS if closing else POLL_SECONDS)
@@ -316,24 +323,34 @@ class Match:
             self._withdraw(f"the channel is {outcome}")
         return outcome
 
-    def _drain(self, wait: float) -> None:
+    def _drain(self, wait: float) -> list[Future[None]]:
+        """Take in the messages waiting (the first up to ``wait``), written to the store but not yet on disk: what
+        tells the broker each was handled, to be done once :meth:`_sync` made them durable."""
+        handled: list[Future[None]] = []
         try:
             message = self.inbox.get(timeout=wait) if wait > 0 else self.inbox.get_nowait()
         except queue.Empty:
-            return
+            return handled
         while True:
             if message is not None:  # None: only a wake-up
-                payload, handled = message
-                self.receive(payload)  # if it raises (the store failed), the broker is never told: it redelivers
-                handled.set_result(None)
+                payload, done = message
+                self.receive(payload, durable=False)  # if it raises (the store failed), the broker redelivers
+                handled.append(done)
             try:
                 message = self.inbox.get_nowait()
             except queue.Empty:
-                return
+                return handled
 
-    def receive(self, payload: bytes) -> None:
+    def _sync(self) -> None:
+        """Make what this match wrote without waiting for the disk durable (one commit for all of it)."""
+        unsynced, self._unsynced = self._unsynced, 0
+        self.store.sync(unsynced)
+
+    def receive(self, payload: bytes, durable: bool = True) -> None:
         """A message from the broker: accepted (stored first), ignored as stale, or refused; a refused state the
-        opponent signed is kept as evidence, junk nobody signed is only counted (anyone on a broker can send it)."""
+        opponent signed is kept as evidence, junk nobody signed is only counted (anyone on a broker can send it).
+        Not ``durable``, the state is on disk only at the next :meth:`_sync`, which comes before it is acknowledged:
+        a reply then waits for one commit, of the state received and the answer together."""
         channel = self._channel
         try:
             signed = decode_message(payload)
@@ -356,7 +373,7 @@ class Match:
             return
         countersigned = state.turn == channel.latest.state.turn
         channel.accept(state, signed)
-        self.store.save_state(self.id, state.turn, channel.latest.signed)
+        self._unsynced = max(self._unsynced, self.store.save_state(self.id, state.turn, channel.latest.signed, durable))
         self._progress = time.monotonic()
         if countersigned:
             self.say(f"{self.opponent} signed the final state too")
@@ -456,7 +473,8 @@ class Match:
             if throw is None:
                 raise moves.IllegalMove("a proposal needs a throw")
             secret = Secret(throw, secrets.token_bytes(32))
-            self.store.save_secret(self.id, data.round + 1, secret)  # type: ignore[attr-defined]
+            written = self.store.save_secret(self.id, data.round + 1, secret, durable=False)  # type: ignore[attr-defined]
+            self._unsynced = max(self._unsynced, written)  # on disk with the commitment, before it is sent
             return moves.rps_next(latest, self.fixed, secret.throw, secret.salt)
         if position == "RoundProposed":
             return moves.rps_next(latest, self.fixed, throw, None)
@@ -472,7 +490,8 @@ class Match:
         channel = self._channel
         signed = tx.sign_move(self.fixed, state, self.signer)
         channel.accept(state, signed)
-        self.store.save_state(self.id, state.turn, signed)
+        self._unsynced = max(self._unsynced, self.store.save_state(self.id, state.turn, signed, durable=False))
+        self._sync()  # the move, and the state it answers: one commit, before it is sent
         self._progress = time.monotonic()
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
