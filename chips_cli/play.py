@@ -19,6 +19,7 @@ from chips_cli import context
 from chips_cli.terminal import PersonChooser
 from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
+from chips_client.channel_feed import CHANNELS, ChannelFeed
 from chips_client.computer import Computer
 from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
@@ -183,14 +184,25 @@ def watch(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store) -> None:
-    """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``."""
+    """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``.
+    The channels are followed through the ledger's events, looked at as each block comes (at least every --poll
+    seconds); without a feed (a command's test), read every --poll seconds."""
+    with context.followed(args, CHANNELS, say) as feed:
+        if feed is not None:
+            patiently(feed.start)
+        _watch_channels(args, signer, chain, stored, feed)
+
+
+def _watch_channels(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store,
+                    feed: ChannelFeed | None) -> None:  # fmt: skip
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
     names = session.key_names(args)
     retry, lost, first = 0.0, False, True
     while True:
+        block = -1 if feed is None else feed.block_num
         try:
-            channels = chain.channels()
+            channels = chain.channels() if feed is None else feed.channels()
             if first and not any(signer.public_key in c.fixed.participants for c in channels):
                 say("you take part in no channel yet: each one you open or join is said here")
             first = False
@@ -218,7 +230,10 @@ def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: S
         if lost:
             say("the REST API answers again: watching")
         retry, lost = 0.0, False
-        time.sleep(args.poll)
+        if feed is None:
+            time.sleep(args.poll)
+        else:
+            feed.reaches(block + 1, args.poll)  # the next block, or --poll seconds
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:
