@@ -186,8 +186,9 @@ def watch(args: argparse.Namespace) -> int:
 def _watch(args: argparse.Namespace, signer: Signer, chain: RestChain, stored: Store) -> None:
     """Watch until interrupted: each change of the player's channels said, challenges answered with ``--defend``.
     The channels are followed through the ledger's events, looked at as each block comes (at least every --poll
-    seconds); without a feed (a command's test), read every --poll seconds."""
-    with context.followed(args, CHANNELS, say) as feed:
+    seconds, when the REST API is also asked whether it is there, and says so once if not: the follower's own
+    notices are left unsaid); without a feed (a command's test), read every --poll seconds."""
+    with context.followed(args, CHANNELS, _unsaid) as feed:
         if feed is not None:
             patiently(feed.start)
         _watch_channels(args, signer, chain, stored, feed)
@@ -198,10 +199,12 @@ def _watch_channels(args: argparse.Namespace, signer: Signer, chain: RestChain, 
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
     names = session.key_names(args)
-    retry, lost, first = 0.0, False, True
+    retry, lost, first, woken = 0.0, False, True, True
     while True:
         block = -1 if feed is None else feed.block_num
         try:
+            if not woken:  # no block for --poll seconds: a REST API away is said, as a read of it would
+                chain.head()
             channels = chain.channels() if feed is None else feed.channels()
             if first and not any(signer.public_key in c.fixed.participants for c in channels):
                 say("you take part in no channel yet: each one you open or join is said here")
@@ -233,7 +236,11 @@ def _watch_channels(args: argparse.Namespace, signer: Signer, chain: RestChain, 
         if feed is None:
             time.sleep(args.poll)
         else:
-            feed.reaches(block + 1, args.poll)  # the next block, or --poll seconds
+            woken = feed.reaches(block + 1, args.poll)  # the next block, or --poll seconds
+
+
+def _unsaid(_line: str) -> None:
+    pass
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:

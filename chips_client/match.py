@@ -650,7 +650,8 @@ class Match:
         held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
         self.say(f"the challenge at turn {record.turn} ran out at {clock_time(challenge.deadline, self.clock())}: "
                  f"finalized, paying the challenged state ({held})")  # fmt: skip
-        return "concluded" if self._channel.concluded else "finalized"
+        closed = self.chain.channel(self.address)
+        return self._closed(closed) if closed is not None and closed.status == CLOSED else "finalized"
 
     def _defend(self, record: Record) -> None:
         """Answer the opponent's challenge on ``record`` (once per challenge, again after a refusal)."""
