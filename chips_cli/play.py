@@ -20,6 +20,7 @@ from chips_cli import context
 from chips_cli.terminal import PersonChooser
 from chips_client.asking import Chooser, Immediate
 from chips_client.chain import RestChain
+from chips_client.channel_feed import CHANNELS, ChannelFeed
 from chips_client.computer import Computer
 from chips_client.match import CHAIN_RETRY_SECONDS, Connector, Match, NotPlayable
 from chips_client.messages import client_id, topic
@@ -32,7 +33,7 @@ from chips_tp.channel import channel_id
 from chips_tp.channel_state import decode_state
 from chips_tp.state import CLOSED, Channel
 from client_core.broker import BrokerAddress, BrokerError, BrokerSession
-from client_core.caller import Caller, Who
+from client_core.caller import Caller, Where, Who
 from client_core.errors import (
     INTERRUPTED,
     TERMINATED,
@@ -185,7 +186,7 @@ def watch(args: argparse.Namespace) -> int:
     try:
         chained, kept = context.chain(caller.where, signer, None), context.store(caller.who, signer.public_key)
         with chained as chain, kept as stored, sigterm_interrupts():
-            _watch(signer, chain, stored, caller.who.key_names(), defend=args.defend, poll=args.poll)
+            _watch(caller.where, signer, chain, stored, caller.who.key_names(), defend=args.defend, poll=args.poll)
     except KeyboardInterrupt as interrupt:
         terminated = isinstance(interrupt, TerminateRequest)
         say(f"stopped watching ({'SIGTERM' if terminated else 'Ctrl-C'})" + (
@@ -194,15 +195,29 @@ def watch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(signer: Signer, chain: RestChain, stored: Store, names: KeyNames, *, defend: bool, poll: float) -> None:
-    """Watch until interrupted: each change of the player's channels said, challenges answered with ``defend``, the
-    chain read every ``poll`` seconds."""
+def _watch(where: Where, signer: Signer, chain: RestChain, stored: Store, names: KeyNames, *, defend: bool,
+           poll: float) -> None:  # fmt: skip
+    """Watch until interrupted: each change of the player's channels said, challenges answered with ``defend``.
+    The channels are followed through the ledger's events, looked at as each block comes (at least every ``poll``
+    seconds, when the REST API is also asked whether it is there, and says so once if not: the follower's own
+    notices are left unsaid); without a feed (a command's test), read every ``poll`` seconds."""
+    with context.followed(where, CHANNELS, _unsaid) as feed:
+        if feed is not None:
+            patiently(feed.start)
+        _watch_channels(signer, chain, stored, names, feed, defend=defend, poll=poll)
+
+
+def _watch_channels(signer: Signer, chain: RestChain, stored: Store, names: KeyNames, feed: ChannelFeed | None, *,
+                    defend: bool, poll: float) -> None:  # fmt: skip
     seen: dict[bytes, tuple] = {}
     towers: dict[bytes, Match] = {}
-    retry, lost, first = 0.0, False, True
+    retry, lost, first, woken = 0.0, False, True, True
     while True:
+        block = -1 if feed is None else feed.block_num
         try:
-            channels = chain.channels()
+            if not woken:  # no block for --poll seconds: a REST API away is said, as a read of it would
+                chain.head()
+            channels = chain.channels() if feed is None else feed.channels()
             if first and not any(signer.public_key in c.fixed.participants for c in channels):
                 say("you take part in no channel yet: each one you open or join is said here")
             first = False
@@ -230,7 +245,14 @@ def _watch(signer: Signer, chain: RestChain, stored: Store, names: KeyNames, *, 
         if lost:
             say("the REST API answers again: watching")
         retry, lost = 0.0, False
-        time.sleep(poll)
+        if feed is None:
+            time.sleep(poll)
+        else:
+            woken = feed.reaches(block + 1, poll)  # the next block, or ``poll`` seconds
+
+
+def _unsaid(_line: str) -> None:
+    pass
 
 
 def stored_name(stored: Store, found: Channel) -> str | None:

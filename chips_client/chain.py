@@ -7,6 +7,9 @@ validator's reason (``Rejected``), an unreachable REST API as ``Unavailable``.
 
 from __future__ import annotations
 
+import time
+from typing import Final
+
 from chips_client.channels import (
     OnChain,
     account_balance,
@@ -18,11 +21,18 @@ from chips_client.channels import (
 )  # fmt: skip
 from chips_tp.family import CHANNEL_TYPE, ISSUERS_ADDRESS, MIN_CHALLENGE_ADDRESS, NAMESPACE, account_address
 from chips_tp.state import Account, Channel, decode_channel
+from client_core.errors import Rejected, Unavailable, stopped
 from client_core.rest import RestClient
-from client_core.submission import require_committed, submit_and_wait
+from client_core.submission import STOPPED_WAITING, require_committed
+from client_core.waiting import wait_for_batch
 from xo_core.batches import make_batch, make_batch_list
 from xo_core.protobuf.transaction_pb2 import Transaction
 from xo_core.signing import Signer
+
+#: A POST lost to the network is tried this many times in all, the same signed batch (see :meth:`RestChain.submit_all`).
+POST_ATTEMPTS: Final = 4
+#: Before looking whether a lost POST arrived, a pause growing by this much each time (seconds).
+POST_RETRY_SECONDS: Final = 0.5
 
 
 class RestChain:
@@ -77,8 +87,43 @@ class RestChain:
         self.submit_all([transaction], what)
 
     def submit_all(self, transactions: list[Transaction], what: str) -> str:
-        """Submit ``transactions`` as one batch (all or none commit) and wait until it committed; its id."""
+        """Submit ``transactions`` as one batch (all or none commit) and wait until it committed; its id.
+
+        A POST lost to the network (a REST API that reset the connection under a crowd's POSTs) is sent again, the
+        same signed batch, only when the REST API does not know the batch: one that arrived after all is waited
+        for, never sent twice, so whatever it pays in is paid once."""
         assert self.signer is not None, "a chain without a key only reads"
-        batch_id, outcome = submit_and_wait(self.client, self.signer, transactions, self.wait_seconds)
+        batch = make_batch(self.signer, transactions)
+        batch_id = batch.header_signature
+        self._post(make_batch_list([batch]), batch_id)
+        try:
+            outcome = wait_for_batch(self.client, batch_id, self.wait_seconds)
+        except KeyboardInterrupt as interrupt:
+            raise stopped(interrupt, STOPPED_WAITING.replace("{batch}", batch_id)) from None
         require_committed(outcome, what, batch_id, self.wait_seconds)
         return batch_id
+
+    def _post(self, batch_list: bytes, batch_id: str) -> None:
+        """POST ``batch_list`` (of the one batch ``batch_id``), again after a lost POST while the REST API does not
+        know the batch, up to :data:`POST_ATTEMPTS` times; the last failure is raised."""
+        for attempt in range(1, POST_ATTEMPTS + 1):
+            try:
+                self.client.submit_batches(batch_list)
+                return
+            except KeyboardInterrupt as interrupt:
+                raise stopped(interrupt, f"submitting batch {batch_id}: it may still commit") from None
+            except (Unavailable, Rejected) as error:  # a resent batch that arrived meanwhile is refused as a duplicate
+                if attempt > 1 and isinstance(error, Rejected) and self._known(batch_id):
+                    return
+                if isinstance(error, Rejected) or attempt == POST_ATTEMPTS:
+                    raise
+            time.sleep(POST_RETRY_SECONDS * attempt)
+            if self._known(batch_id):
+                return
+
+    def _known(self, batch_id: str) -> bool:
+        """Whether the REST API knows batch ``batch_id`` (pending, committed or invalid): a POST that arrived."""
+        try:
+            return self.client.batch_status(batch_id).status != "UNKNOWN"
+        except Unavailable:
+            return False

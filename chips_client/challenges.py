@@ -8,6 +8,7 @@ it), never the opener at turn 0 (the first move is theirs), never a final state 
 from __future__ import annotations
 
 from chips_client import transactions as tx
+from chips_client.defence import candidate_proofs
 from chips_client.engine import KEPT, Held
 from chips_client.engine import Channel as Engine
 from chips_client.store import Store
@@ -15,6 +16,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel_state import decode_state
 from chips_tp.ops import SignedState
 from chips_tp.state import Channel
+from chips_tp.support import Refused, supported
 from client_core.errors import InvalidInput
 
 
@@ -39,3 +41,25 @@ def challenge_proof(engine: Engine, channel: str) -> tuple[SignedState, ...]:
         raise InvalidInput(f"the first move in {channel!r} is yours: play it; "
                            "a challenge now would only hold you to make it")  # fmt: skip
     return proof
+
+
+def provable(engine: Engine, record: Channel) -> tuple[SignedState, ...]:
+    """The newest proof held that the chain takes for a challenge on ``record`` now, judged by the chain's own rule of
+    support: the engine's proof first, then each state held at or above the chain's turn (alone, then with the one
+    before). :class:`Refused` with the chain's reason when none qualifies, so the loop says why once and does not
+    submit a challenge the chain refuses again and again."""
+    proofs = [engine.proof(), *candidate_proofs(engine.history, record.turn - 1)]
+    reasons: list[str] = []
+    for proof in proofs:
+        if not proof:
+            continue
+        try:
+            state = supported(record, proof, chain_turn_zero=True)
+        except Refused as refused:
+            reasons.append(str(refused))
+            continue
+        if state.turn < record.turn:
+            reasons.append(f"the state of turn {state.turn} is stale: the chain has recorded turn {record.turn}")
+            continue
+        return proof
+    raise Refused(reasons[0] if reasons else "no state is held that the chain can be held to")

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Final, NamedTuple, Protocol
 
-from chips_client import defence, moves
+from chips_client import challenges, defence, moves
 from chips_client import transactions as tx
 from chips_client.asking import Answer, Chooser, Picker, Question, pick
 from chips_client.engine import KEPT, Channel, Held, Refusal, Stale
@@ -46,6 +46,7 @@ from chips_tp.hashes import sign, state_message
 from chips_tp.ops import SignedState
 from chips_tp.state import CLOSED
 from chips_tp.state import Channel as Record
+from chips_tp.support import Refused
 from client_core.broker import BrokerError
 from client_core.errors import Rejected, TimedOut, Unavailable
 from client_core.keys import NO_NAMES, KeyNames
@@ -161,6 +162,10 @@ class Match:
         self._due: Due | None = None
         self._cannot_move: bytes | None = None
         self._opponents_challenge: tuple[int, int] | None = None
+        self._unprovable: tuple[SignedState, int] | None = None
+        self._challenge_expired = False
+        self._unsynced = 0
+        """The newest store transaction holding a write of this match not yet on disk (0: none)."""
         self._reconnected = threading.Event()
         self._next_poll = 0.0
         self._countersigned_at = float("-inf")
@@ -287,7 +292,7 @@ class Match:
         Patience counts only time this loop could hear the opponent: a pass that comes far later than it was due (the
         process was too busy to run it) moves the opponent's last sign of life on by the delay, and so does the time
         the broker is away (nothing the opponent sends can arrive)."""
-        self._drain(wait)
+        handled = self._drain(wait)
         now = time.monotonic()
         late = now - self._last_pass - wait - STALL_SECONDS
         if not getattr(self.session, "connected", True):
@@ -299,7 +304,12 @@ class Match:
             self._reconnected.clear()
             self._send_latest()
         try:
-            outcome = self._act()
+            try:
+                outcome = self._act()
+            finally:  # what came in is on disk (with the answer, if one was made: one commit) before it is acknowledged
+                self._sync()
+                for done in handled:
+                    done.set_result(None)
             if outcome is None and time.monotonic() >= self._next_poll and self._chain_due():
                 closing = time.monotonic() - self._countersigned_at < CLOSING_SECONDS
                 self._next_poll = time.monotonic() + (PASS_SECONDS if closing else POLL_SECONDS)
@@ -313,24 +323,34 @@ class Match:
             self._withdraw(f"the channel is {outcome}")
         return outcome
 
-    def _drain(self, wait: float) -> None:
+    def _drain(self, wait: float) -> list[Future[None]]:
+        """Take in the messages waiting (the first up to ``wait``), written to the store but not yet on disk: what
+        tells the broker each was handled, to be done once :meth:`_sync` made them durable."""
+        handled: list[Future[None]] = []
         try:
             message = self.inbox.get(timeout=wait) if wait > 0 else self.inbox.get_nowait()
         except queue.Empty:
-            return
+            return handled
         while True:
             if message is not None:  # None: only a wake-up
-                payload, handled = message
-                self.receive(payload)  # if it raises (the store failed), the broker is never told: it redelivers
-                handled.set_result(None)
+                payload, done = message
+                self.receive(payload, durable=False)  # if it raises (the store failed), the broker redelivers
+                handled.append(done)
             try:
                 message = self.inbox.get_nowait()
             except queue.Empty:
-                return
+                return handled
 
-    def receive(self, payload: bytes) -> None:
+    def _sync(self) -> None:
+        """Make what this match wrote without waiting for the disk durable (one commit for all of it)."""
+        unsynced, self._unsynced = self._unsynced, 0
+        self.store.sync(unsynced)
+
+    def receive(self, payload: bytes, durable: bool = True) -> None:
         """A message from the broker: accepted (stored first), ignored as stale, or refused; a refused state the
-        opponent signed is kept as evidence, junk nobody signed is only counted (anyone on a broker can send it)."""
+        opponent signed is kept as evidence, junk nobody signed is only counted (anyone on a broker can send it).
+        Not ``durable``, the state is on disk only at the next :meth:`_sync`, which comes before it is acknowledged:
+        a reply then waits for one commit, of the state received and the answer together."""
         channel = self._channel
         try:
             signed = decode_message(payload)
@@ -353,7 +373,7 @@ class Match:
             return
         countersigned = state.turn == channel.latest.state.turn
         channel.accept(state, signed)
-        self.store.save_state(self.id, state.turn, channel.latest.signed)
+        self._unsynced = max(self._unsynced, self.store.save_state(self.id, state.turn, channel.latest.signed, durable))
         self._progress = time.monotonic()
         if countersigned:
             self.say(f"{self.opponent} signed the final state too")
@@ -453,7 +473,8 @@ class Match:
             if throw is None:
                 raise moves.IllegalMove("a proposal needs a throw")
             secret = Secret(throw, secrets.token_bytes(32))
-            self.store.save_secret(self.id, data.round + 1, secret)  # type: ignore[attr-defined]
+            written = self.store.save_secret(self.id, data.round + 1, secret, durable=False)  # type: ignore[attr-defined]
+            self._unsynced = max(self._unsynced, written)  # on disk with the commitment, before it is sent
             return moves.rps_next(latest, self.fixed, secret.throw, secret.salt)
         if position == "RoundProposed":
             return moves.rps_next(latest, self.fixed, throw, None)
@@ -469,7 +490,8 @@ class Match:
         channel = self._channel
         signed = tx.sign_move(self.fixed, state, self.signer)
         channel.accept(state, signed)
-        self.store.save_state(self.id, state.turn, signed)
+        self._unsynced = max(self._unsynced, self.store.save_state(self.id, state.turn, signed, durable=False))
+        self._sync()  # the move, and the state it answers: one commit, before it is sent
         self._progress = time.monotonic()
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
@@ -509,10 +531,15 @@ class Match:
             record = self.chain.channel(self.address)
             if record is not None and record.status == CLOSED:
                 return "concluded"
+            if record is not None and self._expired(record):
+                return self._finalize_expired(record)
             try:
                 self.chain.submit(tx.conclude(self.signer, self.fixed, final.signed), "the conclude")
-            except Rejected:  # the opponent's conclude landed first: the chain says whether it is closed
+            except Rejected:  # the opponent's conclude landed first, or a challenge expired: the chain says which
                 record = self.chain.channel(self.address)
+                if record is not None and record.challenge is not None and record.status != CLOSED:
+                    self._challenge_expired = True  # by the chain's clock, which may be ahead of ours
+                    return self._finalize_expired(record)
                 if record is None or record.status != CLOSED:
                     raise
             self.say(f"concluded the channel on chain, paying {self.story.balances(final.state.balances)}")
@@ -546,6 +573,8 @@ class Match:
             return self._closed(record)
         self._follow(record)
         challenge = record.challenge
+        if challenge is not None and challenge.challenger != self.signer.public_key and self._expired(record):
+            return self._finalize_expired(record)
         if challenge is None or challenge.challenger == self.signer.public_key:
             if self._due is not None:
                 self.say("the challenge against you is cleared")
@@ -593,6 +622,36 @@ class Match:
         self.say(f"{self.opponent} did not answer your challenge by {by}: finalized, paying the challenged "
                  f"state ({held})")  # fmt: skip
         return "finalized"
+
+    def _expired(self, record: Record) -> bool:
+        """Whether the challenge on ``record`` ran out (by this clock, or by a refusal that said so): then only a
+        finalize is left, and anyone may send it."""
+        challenge = record.challenge
+        if challenge is None:
+            return False
+        return self._challenge_expired or self.clock() >= challenge.deadline + FINALIZE_MARGIN_SECONDS
+
+    def _finalize_expired(self, record: Record) -> str | None:
+        """Close a channel whose challenge ran out with the finalize the rules leave (the challenger's, or this
+        player's if theirs does not come), so that no side leaves it stuck; it pays the challenged state."""
+        challenge = record.challenge
+        assert challenge is not None
+        if self.clock() < max(challenge.deadline, self._finalize_after):
+            return None
+        try:
+            self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
+        except Rejected as refused:  # finalized meanwhile, or the chain's clock is behind ours: look again soon
+            latest = self.chain.channel(self.address)
+            if latest is not None and latest.status == CLOSED:
+                return self._closed(latest)
+            self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
+            self.say(f"not final yet: {clock_times(refused.message, [challenge.deadline], self.clock())}")
+            return None
+        held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
+        self.say(f"the challenge at turn {record.turn} ran out at {clock_time(challenge.deadline, self.clock())}: "
+                 f"finalized, paying the challenged state ({held})")  # fmt: skip
+        closed = self.chain.channel(self.address)
+        return self._closed(closed) if closed is not None and closed.status == CLOSED else "finalized"
 
     def _defend(self, record: Record) -> None:
         """Answer the opponent's challenge on ``record`` (once per challenge, again after a refusal)."""
@@ -657,14 +716,25 @@ class Match:
         self._challenge()
 
     def _challenge(self) -> None:
-        proof = self._channel.proof()
-        if not proof:
+        """Challenge with the newest proof the chain takes now. When the chain would refuse every proof held (or did
+        refuse one), that is said once and not tried again until this player holds a newer state or the chain moves:
+        a refused challenge submitted again only loads a ledger that is already behind."""
+        if not self._channel.proof():
             raise NotPlayable("no state is held that the chain can be held to: the match is concluded")
+        record = self.chain.channel(self.address)
+        if record is None or record.status == CLOSED or record.challenge is not None:
+            return  # closed, or challenged already (this player's waits for its deadline; the opponent's is defended)
+        self._progress = time.monotonic()  # whatever comes of it, patience starts again
+        tried = (self._channel.latest.signed, record.turn)
+        if self._unprovable == tried:
+            return
         try:
+            proof = challenges.provable(self._channel, record)
             self.chain.submit(tx.challenge(self.signer, self.fixed, proof), "the challenge")
-        except Rejected as refused:  # e.g. the opponent challenged first: defending comes first, then patience again
-            self._progress = time.monotonic()
-            self.say(f"could not challenge: {refused.message}")
+        except (Refused, Rejected) as refused:  # e.g. the opponent challenged first: defending comes first
+            self._unprovable = tried
+            reason = refused.message if isinstance(refused, Rejected) else str(refused)
+            self.say(f"could not challenge {self.opponent}: {reason}; not trying again until the channel moves on")
             return
         self._progress = float("inf")
         self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "

@@ -135,7 +135,7 @@ class Store:
         self.close()
 
     @contextlib.contextmanager
-    def _write(self) -> Iterator[None]:
+    def _write(self, durable: bool = True) -> Iterator[int]:
         """One write, on disk when the block ends: its statements run inside the store's open transaction (a
         savepoint of their own, so a write that fails leaves the others), and the block ends once a commit that
         holds them is done.
@@ -144,6 +144,10 @@ class Store:
         come while a commit waits join the next transaction, and one commit (one fsync) makes them all durable,
         instead of one fsync each, one after another. The transaction is taken at once (``BEGIN IMMEDIATE``) so
         two processes never deadlock upgrading, and the connection is used by one thread at a time.
+
+        Not ``durable``, the block ends at once, its write in the open transaction: the caller passes the transaction
+        it yielded to :meth:`sync` before it sends or acknowledges what it wrote (so a state received and the answer to
+        it are made durable by one commit).
         """
         failure: BaseException | None = None
         with self._lock:
@@ -153,14 +157,20 @@ class Store:
             self._db.execute("SAVEPOINT one_write")
             mine = self._generation
             try:
-                yield
+                yield mine
             except BaseException as error:
                 self._db.execute("ROLLBACK TO one_write")
                 failure = error
             self._db.execute("RELEASE one_write")
-        self._commit_through(mine)  # a failed write too: the transaction must not hold the file for other processes
+        if durable or failure is not None:  # a failed write too: the transaction must not hold the file for others
+            self._commit_through(mine)
         if failure is not None:
             raise failure
+
+    def sync(self, transaction: int) -> None:
+        """Return once ``transaction`` (what a write that was not durable yielded; 0 for none) is on disk."""
+        if transaction:
+            self._commit_through(transaction)
 
     def _commit_through(self, generation: int) -> None:
         """Return once the transaction ``generation`` is committed: by this thread, or by one that came first."""
@@ -209,11 +219,12 @@ class Store:
         """Every channel recorded, by id."""
         return {bytes.fromhex(row[0]): _terms(row) for row in self._rows("SELECT * FROM channels", ())}
 
-    def save_state(self, channel_id: bytes, turn: int, signed: SignedState) -> None:
-        """Write (or add signatures to) the state of ``turn``; on disk when this returns. Other bytes for a turn
-        replace what was held with their own signatures only: a signature never moves to bytes it did not sign."""
+    def save_state(self, channel_id: bytes, turn: int, signed: SignedState, durable: bool = True) -> int:
+        """Write (or add signatures to) the state of ``turn``; on disk when this returns, unless not ``durable``: then
+        :meth:`sync` the transaction returned before sending or acknowledging it. Other bytes for a turn replace
+        what was held with their own signatures only: a signature never moves to bytes it did not sign."""
         sig0, sig1 = signed.signatures
-        with self._write():
+        with self._write(durable) as transaction:
             self._db.execute(
                 "INSERT INTO states VALUES (?, ?, ?, ?, ?) ON CONFLICT (channel, turn) DO UPDATE SET "
                 "data = excluded.data, "
@@ -223,6 +234,7 @@ class Store:
                 "ELSE excluded.signature1 END",
                 (channel_id.hex(), turn, signed.state, sig0, sig1),
             )
+        return transaction
 
     def states(self, channel_id: bytes, last: int = 2) -> list[tuple[int, SignedState]]:
         """The ``last`` newest states of the channel, oldest first, with their turns."""
@@ -237,10 +249,12 @@ class Store:
         rows = self._rows("SELECT data FROM states WHERE channel = ? ORDER BY turn", (channel_id.hex(),))
         return [row[0] for row in rows]
 
-    def save_secret(self, channel_id: bytes, round_: int, secret: Secret) -> None:
-        """Keep the throw and salt of a round this player proposes, before its commitment is sent."""
-        with self._write():
+    def save_secret(self, channel_id: bytes, round_: int, secret: Secret, durable: bool = True) -> int:
+        """Keep the throw and salt of a round this player proposes, before its commitment is sent (durable as
+        :meth:`save_state` is)."""
+        with self._write(durable) as transaction:
             self._db.execute("INSERT OR REPLACE INTO secrets VALUES (?, ?, ?, ?)", (channel_id.hex(), round_, *secret))
+        return transaction
 
     def secret(self, channel_id: bytes, round_: int) -> Secret | None:
         """The throw and salt this player committed to in ``round_`` of the channel, or None if none was kept."""

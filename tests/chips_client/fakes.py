@@ -2,8 +2,8 @@
 
 The broker keeps what is published to a topic nobody is subscribed to (a persistent
 session, QoS 1) and can be told to drop or forge; the chain runs each submitted
-transaction through :mod:`chips_tp.rules`, exactly as the processor judges it, with a
-clock the test moves.
+transaction through :mod:`chips_tp.rules`, exactly as the processor judges it (a refusal
+raised as the REST API's :class:`Rejected`), with a clock the test moves.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from chips_tp.family import channel_address
 from chips_tp.ops import Challenge, Checkpoint, Conclude, Finalize, Join, Open, Respond
 from chips_tp.payload import parse_payload
 from chips_tp.state import Channel
-from client_core.errors import Unavailable
+from client_core.errors import Rejected, Unavailable
 from xo_core.protobuf.transaction_pb2 import Transaction, TransactionHeader
 
 
@@ -135,9 +135,9 @@ class FakeChain:
                         self.record = rules.respond(self.record, op, signer, now)
                     case Finalize():
                         self.record = rules.finalize(self.record, op, now)
-            except rules.Refused as refused:
+            except rules.Refused as refused:  # as the REST API reports the validator's refusal
                 self.refusals.append(str(refused))
-                raise
+                raise Rejected(f"the validator rejected {what}: {refused}") from refused
             self.submitted.append(op.NAME)
 
 

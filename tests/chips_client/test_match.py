@@ -227,11 +227,12 @@ def test_a_state_received_is_acknowledged_to_the_broker_only_once_it_is_in_the_s
             handled = on_message(topic, payload)
             data = decode_message(payload).state
             handled.add_done_callback(
-                lambda _done: stored_when_acknowledged.append(data in bob.store.all_states(bob.id))
+                lambda _done: stored_when_acknowledged.append(data in on_disk.all_states(bob.id))
             )
 
         return broker.session(deliver, on_reconnect)
 
+    on_disk = Store(tmp_path / "bob.sqlite")  # a connection of its own: it reads only what was committed
     bob = Match(
         signer=BOB, terms=channel, store=Store(tmp_path / "bob.sqlite"), chain=chain, connect=acknowledging,
         chooser=Immediate(Bot(2)), say=lambda _line: None, clock=chain.clock,
@@ -246,13 +247,38 @@ def test_a_message_the_match_could_not_keep_is_never_acknowledged_so_the_broker_
     bob = match(BOB, channel, tmp_path, broker, chain)
     handled = bob._on_message(topic(bob.id, BOB.public_key), b"a state")
 
-    def disk_full(_payload: bytes) -> None:
+    def disk_full(_payload: bytes, durable: bool = True) -> None:
         raise OSError("disk full")
 
     bob.receive = disk_full
     with pytest.raises(OSError, match="disk full"):
         bob._drain(0.1)
     assert handled is not None and not handled.done()
+
+
+def test_a_reply_waits_for_one_commit_of_the_state_received_and_the_answer_and_is_sent_after_it(tmp_path):
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice, bob = (match(s, channel, tmp_path, broker, chain) for s in (ALICE, BOB))
+    alice.start()
+    bob.start()
+    on_disk = Store(tmp_path / f"{ALICE.public_key}.sqlite")
+    sent_after_commit: list[bool] = []
+    publish = alice.session.publish
+
+    def publishing(where: str, payload: bytes, timeout: float) -> None:
+        sent_after_commit.append(decode_message(payload).state in on_disk.all_states(alice.id))
+        publish(where, payload, timeout)
+
+    alice.session.publish = publishing
+    alice.step(0)  # Alice's first move: sent to Bob, who answers it
+    bob.step(0)
+    commits = alice.store.commits
+    alice.step(0)  # Bob's move comes in, and Alice answers it
+    assert alice.channel.latest.state.turn == 3 and alice.store.commits == commits + 1
+    assert sent_after_commit == [True, True]
+    for side in (alice, bob):
+        side.session.close()
 
 
 def test_a_message_on_another_topic_is_dropped_unread_as_a_broker_may_deliver_retained_ones_of_other_topics(tmp_path):

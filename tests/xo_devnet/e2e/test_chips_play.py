@@ -302,11 +302,11 @@ def test_an_opener_who_never_moves_is_challenged_at_turn_0_and_finalize_returns_
     assert net.transactions_touching(address) == ["open", "join", "challenge", "finalize"]
 
 
-def test_chips_watch_defend_answers_a_challenge_while_no_match_runs(net):
+def test_chips_watch_defend_answers_a_challenge_while_no_match_runs_in_the_block_it_lands_in(net):
     fixed = open_and_join(net, "watched", "xo", "--challenge", "60")
     address = channel_address(channel_id(fixed))
-    tower = subprocess.Popen(
-        net.command("bob", "watch", "--defend", "--poll", "0.3"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    tower = subprocess.Popen(  # a minute between reads: the challenge's block wakes it, well within the 30 s below
+        net.command("bob", "watch", "--defend", "--poll", "60"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True,
     )  # fmt: skip
     alice = net.bot("alice", "watched", "--patience", "0.5")
