@@ -41,7 +41,9 @@ def test_malformed_requests_are_answered_400_and_logged_once_at_info_without_a_t
     assert [(record.levelname, record.exc_info) for record in records] == [("INFO", None)]
     assert "malformed HTTP request from 127.0.0.1" in records[0].getMessage()
     offline_server.app[LOG_LIMITER].flush()
-    assert "(19 more like it in the last" in caplog.records[-1].getMessage()
+    counted = [record.getMessage() for record in caplog.records if "more like it" in record.getMessage()]
+    assert len(counted) == 1
+    assert "(19 more like it in the last" in counted[0]
 
 
 def test_without_a_rest_api_the_server_tells_the_person_running_it_and_keeps_trying(offline_server):
