@@ -21,7 +21,7 @@ from typing import Any
 from client_core.errors import CommandError
 from xo_cli.arguments import parse
 from xo_cli.aries_admin import AdminClient
-from xo_cli.aries_agent import HANDSHAKE, acapy_command, acapy_environment, wallet_key
+from xo_cli.aries_agent import HANDSHAKE, AgentFlags, acapy_command, acapy_environment, wallet_key
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -153,9 +153,9 @@ def _start_agent(label: str, data_dir: Path, *extra: str, api_key: str | None, c
             process = subprocess.Popen([sys.executable, "-m", "xo_cli.main", *argv], stdout=subprocess.PIPE,
                                        stderr=errors, env=environment)  # fmt: skip
         return Agent(label, process, client, _read_invitation(process, log), log)
-    args = parse(argv)
-    command = [*acapy_command(args), "--plugin", "xo_aries_cheat"]
-    secrets = acapy_environment(args, wallet_key(data_dir), data_dir)
+    flags = AgentFlags.of(parse(argv))  # as the command's edge resolves them
+    command = [*acapy_command(flags), "--plugin", "xo_aries_cheat"]
+    secrets = acapy_environment(flags, wallet_key(data_dir), data_dir)
     with log.open("wb") as errors:
         process = subprocess.Popen(
             command, stdout=errors, stderr=errors, env=dict(secrets, PYTHONPATH=environment["PYTHONPATH"])
