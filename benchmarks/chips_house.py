@@ -235,6 +235,8 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
         issuer.submit_all([tx.issue(issuer.signer, house.public_key, DEPOSIT * count)]
                           + [tx.issue(issuer.signer, p.signer.public_key, DEPOSIT) for p in players], "the issue")  # type: ignore[arg-type]  # fmt: skip
         issued = total_chips(client)
+    assert devnet.process is not None
+    ledger_cpu = tree_cpu_seconds(devnet.process.pid)
     log = (work / "house.log").open("w")
     offering = subprocess.Popen(
         [sys.executable, "-m", "chips_cli.main", "offer", "--game", "xo", "--stake", str(STAKE), "--deposit",
@@ -247,6 +249,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
         signed = wait_for_offer(broker, house.public_key)
         played, crowd_cpu = play_all(devnet.rest_url, broker_url, signed, players, work)
         used = waited(offering, MATCH_SECONDS)
+        ledger_cpu = tree_cpu_seconds(devnet.process.pid) - ledger_cpu
     finally:
         if offering.poll() is None:
             offering.kill()
@@ -256,7 +259,6 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
     with RestClient(devnet.rest_url) as client:
         conserved = total_chips(client) == issued
         ops = chips_ops(client)
-    assert devnet.process is not None
     devnet_peak = peak_rss_mb(devnet.process.pid)
     first = sorted(p.first_move_ms for p in players if p.first_move_ms is not None)
     replies = sorted(ms for p in players for ms in p.replies_ms)
@@ -271,6 +273,7 @@ def run(devnet: DevnetProcess, work: Path, count: int, rounds: int, broker_url: 
         "house_cpu_seconds": round(used.ru_utime + used.ru_stime, 2),
         "house_cpu_ms_per_match": round((used.ru_utime + used.ru_stime) * 1000 / count, 1),
         "house_peak_rss_mb": round(used.ru_maxrss / 1024, 1), "devnet_peak_rss_mb": devnet_peak,
+        "ledger_cpu_ms_per_match": round(ledger_cpu * 1000 / count, 1),
         "declined": output.count("told them so"), "accepts_declined": sum(p.declines for p in players),
         "on_chain": ops,
         "players_cpu_seconds": round(crowd_cpu, 2),
@@ -468,6 +471,23 @@ def peak_rss_mb(pid: int) -> float | None:
     except OSError:
         pass
     return None
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) a running process and its running descendants used so far: xo-devnet with its
+    processors. From /proc; 0 for what it cannot read."""
+    seconds, pending = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK")
+    while pending:
+        current = pending.pop()
+        try:
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            seconds += (int(fields[11]) + int(fields[12])) / tick  # utime and stime, fields 14 and 15 of stat
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+        except (OSError, IndexError, ValueError):
+            continue
+    return seconds
 
 
 def total_chips(client: RestClient) -> int:

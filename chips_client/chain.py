@@ -43,8 +43,12 @@ class RestChain:
 
     def channel(self, address: str) -> Channel | None:
         """The channel at ``address``, or None when there is none."""
-        data = self.client.get_state(address)
-        return decode_channel(address, data) if data else None
+        return self.channel_at_head(address)[0]
+
+    def channel_at_head(self, address: str) -> tuple[Channel | None, str | None]:
+        """The channel at ``address`` (None when there is none) and the id of the block it was read at, if named."""
+        data, head = self.client.state_at_head(address)
+        return (decode_channel(address, data) if data else None), head
 
     def channels(self) -> list[Channel]:
         """Every channel on the chain."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Final
 
@@ -35,6 +36,8 @@ from client_core.rest import RestClient
 CHANNELS: Final = NAMESPACE + CHANNEL_TYPE
 #: After the follower ended on an error it does not retry, a fresh reading is tried after this long (seconds).
 RESTART_SECONDS: Final = 1.0
+#: The blocks a book remembers having applied, newest last (about a minute of xo-devnet's blocks).
+SEEN_BLOCKS: Final = 1024
 
 Listener = Callable[[list[Channel]], None]
 """Called on the follower's thread with the channels one block changed (new or updated; a deleted one is absent)."""
@@ -47,12 +50,23 @@ class ChannelBook:
         self._changed = threading.Condition()
         self._records: dict[str, Channel] = {}
         self._block_num = -1
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._readings = 0
         self._listeners: list[Listener] = []
 
     @property
     def block_num(self) -> int:
         """The block the records are as of (-1 before the first reading)."""
         return self._block_num
+
+    @property
+    def readings(self) -> int:
+        """How many times the records were read afresh (:meth:`reset`): a reading shows every block before it."""
+        return self._readings
+
+    def has_seen(self, block_id: str) -> bool:
+        """Whether block ``block_id`` is one of the last SEEN_BLOCKS blocks the records took in."""
+        return block_id in self._seen
 
     def channel(self, address: str) -> Channel | None:
         """The channel at ``address``, or None when there is none (as of :attr:`block_num`)."""
@@ -79,6 +93,9 @@ class ChannelBook:
         with self._changed:
             self._records = {address_of(channel.fixed): channel for channel in fresh}
             self._block_num = at.block_num
+            self._seen.clear()
+            self._saw(at.block_id)
+            self._readings += 1
             listeners = list(self._listeners)
             self._changed.notify_all()
         for listener in listeners:
@@ -98,10 +115,16 @@ class ChannelBook:
                     self._records[change.address] = record
                     changed.append(record)
             self._block_num = block.block_num
+            self._saw(block.block_id)
             listeners = list(self._listeners) if changed else []
             self._changed.notify_all()
         for listener in listeners:
             listener(changed)
+
+    def _saw(self, block_id: str) -> None:
+        self._seen[block_id] = None
+        if len(self._seen) > SEEN_BLOCKS:
+            self._seen.popitem(last=False)
 
     def wake(self) -> None:
         """Have the waiters look again now (something else they wait on happened)."""

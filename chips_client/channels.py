@@ -56,9 +56,14 @@ def rounds_of(fixed: Fixed) -> int:
     return fixed.nonce & 0xFF
 
 
+def tag_of(fixed: Fixed) -> int:
+    """The tag of the name the channel's nonce binds (:func:`name_tag`): which name it has, without knowing it."""
+    return fixed.nonce >> 8
+
+
 def named(fixed: Fixed, name: str) -> bool:
     """Whether ``fixed`` is a channel named ``name``."""
-    return fixed.nonce >> 8 == name_tag(name)
+    return tag_of(fixed) == name_tag(name)
 
 
 def challenge_floor(data: bytes | None) -> int:

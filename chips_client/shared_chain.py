@@ -4,10 +4,10 @@ A match reads its channel's record on every pass; a thousand matches reading the
 would be thousands of requests a second. Here the records come from a
 :class:`chips_client.channel_feed.ChannelBook` (one reading followed by the ledger's
 events, shared by every match of a process), and only a submission goes to the REST API.
-After its own commit a match must not read an older record than the one it committed:
-it waits (briefly) for the book to reach the chain's head, and reads the REST API itself
-until it does. A house's matches submit through a few connections taken in turn
-(:class:`ChainPool`) rather than one each.
+After its own commit a match must not read an older record than the one it committed: its
+next read asks the REST API for its channel, which names the block it was read at, and the
+match reads the REST API until the book has taken that block in. A house's matches submit
+through a few connections taken in turn (:class:`ChainPool`) rather than one each.
 """
 
 from __future__ import annotations
@@ -15,28 +15,24 @@ from __future__ import annotations
 import queue
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Final, Protocol
+from typing import Protocol
 
 from chips_tp.state import Channel
-from client_core.errors import Rejected
 from xo_core.protobuf.transaction_pb2 import Transaction
-
-#: How long a match waits, after its own commit, for the followed records to show it before reading the REST API.
-CATCH_UP_SECONDS: Final = 2.0
 
 
 class Book(Protocol):
     """What is read: :class:`chips_client.channel_feed.ChannelBook` or a test's."""
 
     @property
-    def block_num(self) -> int:
-        """The block the records are as of."""
+    def readings(self) -> int:
+        """How many times the records were read afresh."""
+
+    def has_seen(self, block_id: str) -> bool:
+        """Whether the records took in block ``block_id``."""
 
     def channel(self, address: str) -> Channel | None:
-        """The channel at ``address`` as of :attr:`block_num`."""
-
-    def reaches(self, block_num: int, timeout: float) -> bool:
-        """Whether the records reach block ``block_num`` within ``timeout`` seconds."""
+        """The channel at ``address`` as of the newest block the records took in."""
 
 
 class Own(Protocol):
@@ -45,11 +41,8 @@ class Own(Protocol):
     def submit(self, transaction: Transaction, what: str) -> None:
         """Submit ``transaction`` and return once it committed."""
 
-    def channel(self, address: str) -> Channel | None:
-        """The channel at ``address`` as the REST API has it now."""
-
-    def head(self) -> int:
-        """The newest block's number."""
+    def channel_at_head(self, address: str) -> tuple[Channel | None, str | None]:
+        """The channel at ``address`` as the REST API has it now, and the id of the block it was read at."""
 
 
 class MatchChain:
@@ -57,30 +50,32 @@ class MatchChain:
 
     def __init__(self, book: Book, own: Own) -> None:
         self.book, self.own = book, own
-        self._direct_until: int | None = None
+        self._committed = False
+        self._ahead: tuple[str, int] | None = None
+        """The block the REST API last read this match's channel at, while the book has not taken it in, and the
+        book's readings then (a fresh reading since shows it too)."""
 
     def channel(self, address: str) -> Channel | None:
-        """The channel at ``address``: the book's, once it shows this match's last commit; the REST API's before."""
-        if self._direct_until is not None:
-            if self.book.block_num < self._direct_until:
-                return self.own.channel(address)
-            self._direct_until = None
+        """The channel at ``address``: the book's, once it shows the block the REST API read it at after this match's
+        last commit; the REST API's before."""
+        if self._committed or (self._ahead is not None and self._behind(*self._ahead)):
+            self._committed = False
+            record, head = self.own.channel_at_head(address)
+            self._ahead = None if head is None or self.book.has_seen(head) else (head, self.book.readings)
+            return record
+        self._ahead = None
         return self.book.channel(address)
+
+    def _behind(self, head: str, readings: int) -> bool:
+        return not self.book.has_seen(head) and self.book.readings == readings
 
     def submit(self, transaction: Transaction, what: str) -> None:
         """Submit on this match's connection; its next reads show the chain as of that commit or later (a refusal too:
         the chain may have moved on, and the match reads why)."""
         try:
             self.own.submit(transaction, what)
-        except Rejected:
-            self._catch_up()
-            raise
-        self._catch_up()
-
-    def _catch_up(self) -> None:
-        head = self.own.head()
-        if not self.book.reaches(head, CATCH_UP_SECONDS):
-            self._direct_until = head
+        finally:
+            self._committed = True
 
 
 class ChainPool:
@@ -107,10 +102,6 @@ class ChainPool:
         with self._lent() as chain:
             chain.submit(transaction, what)
 
-    def channel(self, address: str) -> Channel | None:
+    def channel_at_head(self, address: str) -> tuple[Channel | None, str | None]:
         with self._lent() as chain:
-            return chain.channel(address)
-
-    def head(self) -> int:
-        with self._lent() as chain:
-            return chain.head()
+            return chain.channel_at_head(address)

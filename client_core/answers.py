@@ -126,11 +126,18 @@ class Answers:
 
     def state_value(self, response: Response, path: str) -> bytes | None:
         """``GET /state/{address}``: the bytes stored there, or None when nothing is."""
+        return self.state_at_head(response, path)[0]
+
+    def state_at_head(self, response: Response, path: str) -> tuple[bytes | None, str | None]:
+        """``GET /state/{address}``: the bytes stored there (None when nothing is) and the id of the block they were
+        read at (None when the answer names none, as Sawtooth's "not found" does not)."""
         if response.status == 404:
             error = sawtooth_error(response)
             if error is not None and error.get("code") == STATE_NOT_FOUND:
-                return None
-        return self.data(self.envelope(response, "data")["data"], path)
+                return None, None
+        envelope = self.envelope(response, "data")
+        head = envelope.get("head")
+        return self.data(envelope["data"], path), head if isinstance(head, str) else None
 
     def state_page(self, response: Response, path: str) -> tuple[list[tuple[str, bytes]], str | None]:
         """``GET /state?...``: the page's ``(address, data)`` entries and the query of the next page, if any."""

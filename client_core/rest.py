@@ -126,6 +126,12 @@ class RestClient:
         path = f"/state/{address}" + ("" if head is None else f"?head={quote(head)}")
         return self._answers.state_value(self._request("GET", path), path)
 
+    def state_at_head(self, address: str) -> tuple[bytes | None, str | None]:
+        """The bytes stored at ``address`` now (None when nothing is), and the id of the newest block they were read at
+        (None when the REST API names none): a block a follower of the chain must show to be as new as this read."""
+        path = f"/state/{address}"
+        return self._answers.state_at_head(self._request("GET", path), path)
+
     def list_state(self, prefix: str, head: str | None = None) -> Iterator[tuple[str, bytes]]:
         """Every ``(address, data)`` under ``prefix`` (as of block ``head``), following ``paging.next`` to the end."""
         query = f"address={quote(prefix)}" + ("" if head is None else f"&head={quote(head)}")

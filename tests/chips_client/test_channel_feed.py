@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+from chips_client import channel_feed
 from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of, nonce_of
 from chips_tp.channel import Fixed, channel_id
@@ -58,3 +59,15 @@ def test_a_waiter_is_woken_by_the_block_it_waits_for_and_a_wait_in_vain_ends_on_
     threading.Timer(0.05, book.apply, (block(2, setting(joined)),)).start()
     assert book.wait_for(lambda: (found := book.channel(address)) is not None and found.funded[1], 5.0)
     assert book.reaches(2, 0.0) and not book.reaches(3, 0.05)
+
+
+def test_a_book_knows_the_blocks_it_took_in_the_last_ones_only_and_counts_its_fresh_readings(monkeypatch) -> None:
+    monkeypatch.setattr(channel_feed, "SEEN_BLOCKS", 3)
+    book = ChannelBook()
+    book.reset([], BlockRef("01" * 8, 1))
+    for number in range(2, 5):
+        book.apply(block(number))
+    assert [book.has_seen(f"{n:02x}" * 8) for n in range(1, 6)] == [False, True, True, True, False]
+    assert book.readings == 1
+    book.reset([], BlockRef("09" * 8, 9))
+    assert book.readings == 2 and book.has_seen("09" * 8) and not book.has_seen("04" * 8)

@@ -6,7 +6,6 @@ import threading
 
 import pytest
 
-from chips_client import shared_chain
 from chips_client.channel_feed import ChannelBook
 from chips_client.channels import address_of, nonce_of
 from chips_client.shared_chain import ChainPool, MatchChain
@@ -24,11 +23,11 @@ def channel(name: str, status: str = "running", turn: int = 0) -> Channel:
 
 def block(number: int, *records: Channel) -> BlockChanges:
     changes = tuple(StateChange(address_of(r.fixed), "SET", encode_channel(r)) for r in records)
-    return BlockChanges(f"{number:02x}" * 8, number, f"{number - 1:02x}" * 8, changes)
+    return BlockChanges(block_id(number), number, block_id(number - 1), changes)
 
 
 class Own:
-    """A match's own connection: it counts its reads, and the chain's head is what the test says."""
+    """A match's own connection: it counts its reads, and the block it reads at is what the test says."""
 
     def __init__(self, record: Channel | None, head: int, refuse: bool = False) -> None:
         self.record, self.head_num, self.refuse = record, head, refuse
@@ -40,46 +39,62 @@ class Own:
         if self.refuse:
             raise Rejected(f"the validator rejected {what}: the channel is closed")
 
-    def channel(self, _address: str) -> Channel | None:
+    def channel_at_head(self, _address: str) -> tuple[Channel | None, str | None]:
         self.reads += 1
-        return self.record
+        return self.record, block_id(self.head_num)
 
-    def head(self) -> int:
-        return self.head_num
+
+def block_id(number: int) -> str:
+    return f"{number:02x}" * 8
 
 
 def test_records_come_from_the_book_without_a_request() -> None:
     book = ChannelBook()
     running = channel("a")
-    book.reset([running], BlockRef("01" * 8, 1))
+    book.reset([running], BlockRef(block_id(1), 1))
     own = Own(None, 1)
     assert MatchChain(book, own).channel(address_of(running.fixed)) == running and own.reads == 0
 
 
-def test_after_its_commit_a_match_reads_the_rest_api_until_the_book_reaches_that_block(monkeypatch) -> None:
-    monkeypatch.setattr(shared_chain, "CATCH_UP_SECONDS", 0.01)
+def test_after_its_commit_a_match_reads_the_rest_api_until_the_book_takes_in_the_block_it_read_at() -> None:
     book = ChannelBook()
     before, after = channel("a", turn=3), channel("a", status="closed", turn=3)
-    book.reset([before], BlockRef("04" * 8, 4))
+    book.reset([before], BlockRef(block_id(4), 4))
     own = Own(after, head=5)
     match = MatchChain(book, own)
     match.submit(object(), "the conclude")  # type: ignore[arg-type]
     address = address_of(before.fixed)
-    assert match.channel(address) == after and own.reads == 1  # the book still says block 4
+    assert match.channel(address) == after and own.reads == 1  # read at block 5; the book still says block 4
+    assert match.channel(address) == after and own.reads == 2  # and again while it does
     book.apply(block(5, after))
-    assert match.channel(address) == after and own.reads == 1  # the book shows the commit: no more requests
+    assert match.channel(address) == after and own.reads == 2  # the book shows the commit: no more requests
 
 
-def test_a_commit_the_book_shows_at_once_costs_no_read_and_a_refusal_catches_up_too() -> None:
+def test_a_commit_the_book_already_shows_costs_one_read_and_a_refusal_catches_up_too() -> None:
     book = ChannelBook()
     before, closed = channel("a"), channel("a", status="closed")
-    book.reset([before], BlockRef("04" * 8, 4))
+    book.reset([before], BlockRef(block_id(4), 4))
     own = Own(closed, head=5, refuse=True)
     match = MatchChain(book, own)
-    threading.Timer(0.05, book.apply, (block(5, closed),)).start()
+    book.apply(block(5, closed))
     with pytest.raises(Rejected):
         match.submit(object(), "the conclude")  # type: ignore[arg-type]
-    assert match.channel(address_of(before.fixed)) == closed and own.reads == 0
+    address = address_of(before.fixed)
+    assert match.channel(address) == closed and own.reads == 1
+    assert match.channel(address) == closed and own.reads == 1
+
+
+def test_a_book_read_afresh_after_the_commit_is_as_new_as_it() -> None:
+    book = ChannelBook()
+    before, after = channel("a", turn=3), channel("a", status="closed", turn=3)
+    book.reset([before], BlockRef(block_id(4), 4))
+    own = Own(after, head=5)
+    match = MatchChain(book, own)
+    match.submit(object(), "the conclude")  # type: ignore[arg-type]
+    address = address_of(before.fixed)
+    assert match.channel(address) == after and own.reads == 1
+    book.reset([after], BlockRef(block_id(9), 9))  # the follower started afresh: block 5 was never applied
+    assert match.channel(address) == after and own.reads == 1
 
 
 def test_a_pool_lends_each_chain_to_one_caller_at_a_time() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from client_core.errors import Unavailable
 from client_core.rest import RestClient, normalize_url
+from tests.fake_sawtooth import HEAD
 from xo_tp.family import NAMESPACE, game_address
 
 
@@ -61,6 +62,13 @@ def test_next_links_without_the_proxys_prefix_are_followed_under_the_prefix(fake
 def test_missing_state_is_none_not_an_error(fake):
     with RestClient(fake.url) as client:
         assert client.get_state(game_address("nothing here")) is None
+        assert client.state_at_head(game_address("nothing here")) == (None, None)
+
+
+def test_a_state_read_names_the_block_it_was_read_at(fake):
+    fake.state[game_address("g1")] = b"g1,---------,P1-NEXT,,"
+    with RestClient(fake.url) as client:
+        assert client.state_at_head(game_address("g1")) == (b"g1,---------,P1-NEXT,,", HEAD)
 
 
 def test_an_unknown_batch_is_reported_as_unknown(fake):
