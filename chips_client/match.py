@@ -66,8 +66,12 @@ CONCLUDE_GRACE_SECONDS: Final = 10.0
 #: Resending the latest state to a peer that is behind: at most this often, unless the peer is further on than the last
 #: time it was answered (it came back from its store, say), which is answered at once.
 RESEND_SECONDS: Final = 1.0
-#: Waiting this long for the peer, the latest state is published again (a dropped message is not lost for good).
+#: Waiting this long for the peer, the latest state is published again (a dropped message is not lost for good)...
 IDLE_RESEND_SECONDS: Final = 3.0
+#: ...and each further time while the channel stays at that turn after twice as long, up to this: a peer that is only
+#: slow (a house or a broker under a crowd) is not given more to do, as a resend every few seconds from each of a
+#: thousand matches would.
+IDLE_RESEND_MAX_SECONDS: Final = 30.0
 #: Refusals of messages the opponent did not sign are said at most this often (a flood is one line, then a count).
 JUNK_NOTICE_SECONDS: Final = 10.0
 #: A finalize is tried this long after the deadline by the local clock (the chain's clock is its blocks').
@@ -151,6 +155,8 @@ class Match:
         self._last_resend = 0.0
         self._resent_for = -1
         self._last_send = 0.0
+        self._idle_resends = (-1, 0)
+        """The turn the channel was at when it was last resent while idle, and how many times it was resent then."""
         self._last_junk_notice = -JUNK_NOTICE_SECONDS
         self._progress = time.monotonic()
         self._last_pass = time.monotonic()
@@ -395,8 +401,9 @@ class Match:
         elif (self.patience is not None and channel.proof() and time.monotonic() - self._progress > self.patience
               and self._chain_due()):  # fmt: skip
             self._challenge()
-        elif time.monotonic() - max(self._progress, self._last_send) > IDLE_RESEND_SECONDS:
+        elif time.monotonic() - max(self._progress, self._last_send) > self._idle_wait(latest.state.turn):
             self._send_latest()  # the broker may have dropped a message either way: this heals it
+            self._idle_resends = (latest.state.turn, self._idle_resends[1] + 1)
         return None
 
     # -- this player's moves ----------------------------------------------------------------------------------
@@ -781,6 +788,14 @@ class Match:
         sign that this player is behind if it is ahead (it answers with its newer state)."""
         self._publish(self._channel.latest.signed)
         self._last_send = time.monotonic()
+
+    def _idle_wait(self, turn: int) -> float:
+        """How long the peer is waited for at ``turn`` before the latest state is resent (again)."""
+        at, resent = self._idle_resends
+        if at != turn:
+            self._idle_resends = (turn, 0)
+            resent = 0
+        return min(IDLE_RESEND_SECONDS * 2**resent, IDLE_RESEND_MAX_SECONDS)
 
     def _resend(self, behind: int) -> None:
         """Answer a peer that sent the older turn ``behind`` with the latest state. A peer further on than the last one

@@ -6,6 +6,7 @@ its own, as two ``chips bot`` processes would.
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from chips_client import match as match_loop
 from chips_client import transactions as tx
 from chips_client.asking import Immediate
 from chips_client.channels import nonce_of
@@ -466,3 +468,22 @@ def test_patience_counts_only_the_time_the_opponent_could_have_been_heard(tmp_pa
         alice.session.connected = False  # type: ignore[union-attr]
     alice.step(0)
     assert ("challenge" in chain.submitted) is challenged
+
+
+def test_a_silent_peer_is_sent_the_latest_state_again_less_and_less_often_up_to_a_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(match_loop, "IDLE_RESEND_SECONDS", 0.05)
+    monkeypatch.setattr(match_loop, "IDLE_RESEND_MAX_SECONDS", 0.2)
+    channel = terms("xo")
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain)
+    sent: list[tuple[float, bytes]] = []
+    broker.drop = lambda _topic, payload: sent.append((time.monotonic(), payload)) or False
+    thread, outcome = run_alone(alice, limit=3.0)
+    thread.join(LIMIT)
+    assert isinstance(outcome["alice"], TimeoutError)  # bob never came: no challenge without patience
+    move = alice.channel.latest.signed
+    times = [at for at, payload in sent if decode_message(payload) == move]  # the move, then its resends
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
+    for k, gap in enumerate(gaps):
+        assert gap >= min(0.05 * 2**k, 0.2) - 0.01  # doubling: 0.05, 0.1, 0.2, then the bound
+    assert len(gaps) >= 7  # still resent at the bound: doubling on (0.4, 0.8, 1.6) would fit 5 in 3 s
