@@ -25,6 +25,7 @@ from chips_tp.apps import APPS
 from chips_tp.channel import Fixed, channel_id
 from chips_tp.channel_state import State, decode_state
 from chips_tp.state import CLOSED, FUNDING, Channel
+from chips_tp.tournament import is_tournament_channel
 from client_core.caller import Caller
 from client_core.errors import InvalidInput
 from client_core.keys import KeyNames, key_label
@@ -119,9 +120,10 @@ def list_channels(args: argparse.Namespace) -> int:
         other = c.fixed.participants[1 - c.fixed.participants.index(me)]
         name = None if terms is None else terms.name
         said = commands(shell_word(name) if name is not None else c.id.hex()[:8], flags)
+        played_for = ("a tournament's match, for points, no chips" if is_tournament_channel(c.fixed)
+                      else f"stake {c.fixed.stake}  deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}")  # fmt: skip
         print(f"{c.id.hex()[:8]}  {printable(name or '-'):<16} {c.fixed.app:<3} with {key_label(other, names)}  "
-              f"stake {c.fixed.stake}  deposits {c.fixed.deposits[0]}/{c.fixed.deposits[1]}  "
-              f"rounds {rounds_of(c.fixed) or 'any'}")  # fmt: skip
+              f"{played_for}  rounds {rounds_of(c.fixed) or 'any'}")  # fmt: skip
         print(f"          {story.status(c, now, latest)}")
         if c.status != CLOSED:
             mark = " (open to you)" if open_to(c, me) else ""

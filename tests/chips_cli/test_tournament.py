@@ -78,7 +78,7 @@ def test_bad_flag_values_are_usage_errors(parse, text):
         parse(text)
 
 
-def test_a_round_channel_is_listed_like_any_other(field):
+def test_a_round_channel_is_listed_as_a_tournaments_match_not_as_stakes_of_nothing(field):
     two = [{"2..8": "2..2", "60,30,10": "100"}.get(arg, arg) for arg in CREATE]
     assert field.run("carol", *two)[0] == 0
     for name in ("alice", "bob"):
@@ -86,7 +86,9 @@ def test_a_round_channel_is_listed_like_any_other(field):
     field.chain.submit(ttx.start(CAROL, "spring cup"), "the start")
     shown = json.loads(field.run("alice", "tournament", "show", "spring cup", "--json")[1])
     ident = shown["pairings"][0][0]["channel"]
-    assert "stake 1  deposits 0/0  rounds 1" in field.run("alice", "list")[1]  # a round's match: one game for points
+    listing = field.run("alice", "list")[1]
+    assert "a tournament's match, for points, no chips  rounds 1" in listing  # a round's match: one game for points
+    assert "deposits 0/0" not in listing
     code, out, err = field.run("alice", "list", "--json")
     assert code == 0, err
     [listed] = [c for c in json.loads(out) if c["channel"] == ident]
