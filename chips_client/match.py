@@ -12,7 +12,9 @@ challenge against this player is answered, whatever the loop is doing, with the 
 state the chain will accept (:mod:`chips_client.defence`): ``conclude``, ``checkpoint``,
 or the player's next move as ``respond``, which the computer plays for them (``stand_in``)
 if it has not come by half the time left. With ``patience`` it also challenges an
-opponent silent that long, and finalizes once the deadline passes.
+opponent silent that long, and finalizes once the deadline passes; but once a state newer than the
+challenged one is held (the opponent's answer came off chain, or this player moved on since), it clears
+its own challenge with it at once (:func:`chips_client.defence.clearing`) and never finalizes it.
 
 A REST API that goes away is said once and retried with a capped backoff while the play
 off chain goes on; the broker reconnects on its own (:meth:`Match.reconnected` has the
@@ -164,6 +166,12 @@ class Match:
         self._opponents_challenge: tuple[int, int] | None = None
         self._unprovable: tuple[SignedState, int] | None = None
         self._challenge_expired = False
+        self._challenging = False
+        """This player's challenge stands on chain (as last read, or just sent): a newer state has the chain read."""
+        self._cleared: tuple[int, int] | None = None
+        """This player's challenge (turn, deadline) a clear was sent for: once per challenge, again after a refusal."""
+        self._unclearable: tuple[int, int] | None = None
+        """This player's challenge whose clear the chain refused past its deadline: only the finalize is left."""
         self._unsynced = 0
         """The newest store transaction holding a write of this match not yet on disk (0: none)."""
         self._reconnected = threading.Event()
@@ -380,7 +388,14 @@ class Match:
             return
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
+        self._clear_soon()
         self.say(self.story.tell(state))
+
+    def _clear_soon(self) -> None:
+        """A newer state is held: while this player's own challenge stands, the chain is read in this very pass, so
+        that the challenge is cleared with it now, not at the next poll."""
+        if self._challenging:
+            self._next_poll = 0.0
 
     def _act(self) -> str | None:
         channel = self._channel
@@ -496,6 +511,7 @@ class Match:
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
         self._publish(signed)
+        self._clear_soon()
         self.say(self.story.tell(state))
         due = self._due
         if due is not None and due.turn + 1 == state.turn:
@@ -575,11 +591,12 @@ class Match:
         challenge = record.challenge
         if challenge is not None and challenge.challenger != self.signer.public_key and self._expired(record):
             return self._finalize_expired(record)
-        if challenge is None or challenge.challenger == self.signer.public_key:
+        self._challenging = challenge is not None and challenge.challenger == self.signer.public_key
+        if challenge is None or self._challenging:
             if self._due is not None:
                 self.say("the challenge against you is cleared")
             self._due, self._opponents_challenge = None, None
-            return None if challenge is None else self._finalize_when_due(record, challenge.deadline)
+            return None if challenge is None else self._own_challenge(record)
         self._defend(record)
         return None
 
@@ -608,6 +625,48 @@ class Match:
                      f"{self.opponent} (you paid {deposit} in: {change})")  # fmt: skip
         return "finalized"
 
+    def _own_challenge(self, record: Record) -> str | None:
+        """This player's challenge on ``record``: cleared as soon as a newer state is held (once per challenge, again
+        after a refusal); finalized once its deadline passed only when nothing held clears it, or when the chain
+        refused the clear past the deadline (it ran out by the chain's clock)."""
+        challenge = record.challenge
+        assert challenge is not None
+        key = (record.turn, challenge.deadline)
+        reply = defence.clearing(self._channel, record)
+        if reply is None or self._unclearable == key:
+            return self._finalize_when_due(record, challenge.deadline)
+        if self._cleared == key:
+            return None  # sent and committed: the chain read next shows it
+        self._cleared = key
+        answered = (f"{self.opponent} answered off chain" if mover(record.turn + 1) != self.me
+                    else "you moved on since")  # fmt: skip
+        try:
+            if isinstance(reply, defence.Concluding):
+                self.chain.submit(tx.conclude(self.signer, self.fixed, reply.final), "the conclude")
+            else:
+                self.chain.submit(tx.checkpoint(self.signer, self.fixed, reply.proof), "the checkpoint")
+        except Rejected as refused:  # answered on chain meanwhile, or the challenge ran out: the chain says which
+            self._cleared = None
+            latest = self.chain.channel(self.address)
+            if latest is None or latest.status == CLOSED or latest.challenge != challenge or latest.turn != record.turn:
+                return None  # the chain moved on: the next read follows it
+            self.say(f"could not clear your challenge at turn {record.turn} yet: "
+                     f"{clock_times(refused.message, [challenge.deadline], self.clock())}")  # fmt: skip
+            if self.clock() < challenge.deadline:
+                return None
+            self._unclearable = key
+            return self._finalize_when_due(record, challenge.deadline)
+        except (Unavailable, TimedOut):
+            self._cleared = None
+            raise
+        if isinstance(reply, defence.Concluding):
+            self.say(f"{answered}: concluded the channel on chain in place of your challenge at turn {record.turn}, "
+                     f"paying {self.story.balances(self._decode(reply.final.state).balances)}")  # fmt: skip
+            return "concluded"
+        self.say(f"{answered}: cleared your challenge at turn {record.turn} on chain with turn {reply.turn}, "
+                 "and the match plays on")  # fmt: skip
+        return None
+
     def _finalize_when_due(self, record: Record, deadline: int) -> str | None:
         if self.clock() < max(deadline + FINALIZE_MARGIN_SECONDS, self._finalize_after):
             return None
@@ -615,6 +674,7 @@ class Match:
             self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
         except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
             self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
+            self._unclearable = None  # so a state that clears the challenge is sent first again
             self.say(f"not final yet: {clock_times(refused.message, [deadline], self.clock())}")
             return None
         held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
@@ -737,6 +797,7 @@ class Match:
             self.say(f"could not challenge {self.opponent}: {reason}; not trying again until the channel moves on")
             return
         self._progress = float("inf")
+        self._challenging = True
         self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "
                  f"{duration(self.fixed.duration)} to answer, or the chain pays that state out")  # fmt: skip
 

@@ -1,0 +1,128 @@
+"""A challenger whose opponent answered off chain clears its own challenge on chain with that answer, rather than win
+by the clock a match that was being played (issue 41): the opponent's REST API is out of reach (overloaded), but
+their next move comes over the broker, and the challenger checkpoints it at once, in the pass that brings it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from chips_client.match import PASS_SECONDS, Match
+from chips_client.messages import topic
+from chips_tp.state import CLOSED
+from client_core.errors import Rejected, Unavailable
+from client_core.keys import KeyNames
+from tests.chips_client.fakes import FakeBroker, FakeChain
+from tests.chips_client.test_match import ALICE, BOB, match, terms
+from tests.chips_client.test_match_words import NEVER
+
+NAMES = KeyNames({ALICE.public_key: "alice", BOB.public_key: "bob"})
+
+
+class Unreachable:
+    """A REST API that cannot be reached: Bob's, overloaded, while the broker still carries his moves."""
+
+    def channel(self, address: str) -> None:
+        raise Unavailable("cannot reach the REST API at http://127.0.0.1:9: Connection refused")
+
+    def submit(self, transaction: object, what: str) -> None:
+        self.channel("")
+
+
+def challenged_by_alice(tmp_path, said: list[str], delivered: bool = True) -> tuple[Match, Match, FakeChain]:
+    """Alice plays turn 1 and challenges Bob at once (patience 0, then none); Bob's REST API is out of reach, and his
+    answer (turn 2) is published to Alice but not yet taken in by her (or lost on the way, not ``delivered``)."""
+    channel = terms("xo", rounds=1)
+    broker, chain = FakeBroker(), FakeChain(channel.fixed)
+    alice = match(ALICE, channel, tmp_path, broker, chain, say=said.append, names=NAMES)
+    bob = match(BOB, channel, tmp_path, broker, chain, names=NAMES)
+    for side in (alice, bob):
+        side.start()
+    bob.chain = Unreachable()
+    alice.step(0)  # turn 1
+    alice.patience = 0.0
+    alice.step(0)
+    alice.patience = None
+    assert chain.submitted == ["challenge"] and chain.record.turn == 1
+    assert chain.record.challenge.challenger == ALICE.public_key
+    to_alice = topic(alice.id, ALICE.public_key)
+    broker.drop = lambda where, _payload: not delivered and where == to_alice
+    bob.step(0)  # Bob takes turn 1 in and answers with turn 2, over the broker only
+    assert bob.channel.latest.state.turn == 2 and chain.record.challenge is not None
+    return alice, bob, chain
+
+
+def played_out(alice: Match, bob: Match, chain: FakeChain) -> dict[str, str]:
+    """Both sides step until each has ended, the chain's clock standing still (Bob's REST API back: he reads it again
+    once his backoff is over, at most half a second on)."""
+    outcomes: dict[str, str] = {}
+    ends = time.monotonic() + 10.0
+    while len(outcomes) < 2 and time.monotonic() < ends:
+        for name, side in (("alice", alice), ("bob", bob)):
+            if name not in outcomes and (outcome := side.step(0.005)):
+                outcomes[name] = outcome
+    for side in (alice, bob):
+        side.session.close()
+    return outcomes
+
+
+def test_the_answer_off_chain_clears_the_challenge_at_once_and_the_match_plays_on_to_conclude(tmp_path):
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said)
+    deadline = chain.record.challenge.deadline
+    alice.step(0)  # Bob's answer comes in: the very same pass clears the challenge, long before its deadline
+    assert chain.submitted == ["challenge", "checkpoint"] and chain.record.challenge is None
+    assert chain.record.turn >= 2 and chain.now < deadline
+    [cleared] = [line for line in said if "cleared your challenge" in line]
+    assert cleared.startswith("bob answered off chain: cleared your challenge at turn 1 on chain with turn ")
+    bob.chain = chain  # Bob's REST API answers again
+    assert played_out(alice, bob, chain) == {"alice": "concluded", "bob": "concluded"}
+    assert chain.submitted == ["challenge", "checkpoint", "conclude"]
+    assert chain.record.payout == alice.channel.latest.state.balances
+    assert [line for line in said if NEVER.search(line)] == []
+
+
+def test_a_refused_clear_is_said_and_sent_again_at_the_next_read_of_the_chain(tmp_path):
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said)
+    submit, tried = chain.submit, []
+
+    def busy_once(transaction, what: str) -> None:
+        tried.append(what)
+        if len(tried) == 1:
+            raise Rejected("the REST API refused the batch: the validator's queue is full")
+        submit(transaction, what)
+
+    chain.submit = busy_once
+    alice.step(0)
+    assert tried == ["the checkpoint"] and chain.record.challenge is not None
+    assert any(line.startswith("could not clear your challenge at turn 1 yet: the REST API refused") for line in said)
+    for _ in range(20):  # a pass waits up to PASS_SECONDS for a message: the chain is read again within a few
+        alice.step(PASS_SECONDS)
+        if chain.record.challenge is None:
+            break
+    assert tried == ["the checkpoint", "the checkpoint"] and chain.record.challenge is None
+    for _ in range(10):  # once cleared, never sent again
+        alice.step(0)
+    assert tried == ["the checkpoint", "the checkpoint"] and chain.submitted == ["challenge", "checkpoint"]
+    chain.submit = submit
+    bob.chain = chain
+    assert played_out(alice, bob, chain) == {"alice": "concluded", "bob": "concluded"}
+
+
+@pytest.mark.parametrize("answer", ["never", "after the deadline"])
+def test_without_an_answer_in_time_the_challenger_finalizes_paying_the_challenged_state(tmp_path, answer):
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said, delivered=answer != "never")
+    chain.now = chain.record.challenge.deadline + 2
+    for _ in range(20):
+        if alice.step(PASS_SECONDS) == "finalized":
+            break
+    assert chain.record.status == CLOSED and chain.record.payout == (110, 90)  # turn 1: Alice's X for the stake
+    assert chain.submitted == ["challenge", "finalize"]
+    if answer == "after the deadline":  # the clear was tried, and the chain said the challenge ran out
+        assert any("expired" in line and "only finalize remains" in line for line in said if "could not clear" in line)
+    assert [line for line in said if NEVER.search(line)] == []
+    for side in (alice, bob):
+        side.session.close()
