@@ -258,10 +258,15 @@ class Match:
 
     def defend_offline(self, record: Record) -> None:
         """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``):
-        the same answer the loop gives, the move (if one is due) the chooser's."""
+        the same answer the loop gives, the move (if one is due) the chooser's. A challenge of this player's own is
+        cleared when the store holds a newer state (the opponent's answer, taken in by a match since stopped)."""
         self._load(record)
         self._follow(record)
-        if record.status == CLOSED or record.challenge is None or record.challenge.challenger == self.signer.public_key:
+        if record.status == CLOSED or record.challenge is None:
+            return
+        if record.challenge.challenger == self.signer.public_key:
+            if (reply := defence.clearing(self._channel, record)) is not None:
+                self._clear(record, reply)  # never a finalize: that is the player's call (chips finalize)
             return
         try:
             self._defend(record)
@@ -626,15 +631,25 @@ class Match:
         return "finalized"
 
     def _own_challenge(self, record: Record) -> str | None:
-        """This player's challenge on ``record``: cleared as soon as a newer state is held (once per challenge, again
-        after a refusal); finalized once its deadline passed only when nothing held clears it, or when the chain
-        refused the clear past the deadline (it ran out by the chain's clock)."""
+        """This player's challenge on ``record``: cleared as soon as a newer state is held; finalized once its deadline
+        passed only when nothing held clears it, or when the chain refused the clear past the deadline (it ran out by
+        the chain's clock)."""
         challenge = record.challenge
         assert challenge is not None
         key = (record.turn, challenge.deadline)
         reply = defence.clearing(self._channel, record)
-        if reply is None or self._unclearable == key:
-            return self._finalize_when_due(record, challenge.deadline)
+        if reply is not None and self._unclearable != key:
+            outcome = self._clear(record, reply)
+            if self._unclearable != key:
+                return outcome
+        return self._finalize_when_due(record, challenge.deadline)
+
+    def _clear(self, record: Record, reply: defence.Clearing) -> str | None:
+        """Clear this player's own challenge on ``record`` with ``reply`` (once per challenge, again after a refusal);
+        "concluded" when that was a conclude. A refusal past the deadline leaves only the finalize."""
+        challenge = record.challenge
+        assert challenge is not None
+        key = (record.turn, challenge.deadline)
         if self._cleared == key:
             return None  # sent and committed: the chain read next shows it
         self._cleared = key
@@ -652,10 +667,9 @@ class Match:
                 return None  # the chain moved on: the next read follows it
             self.say(f"could not clear your challenge at turn {record.turn} yet: "
                      f"{clock_times(refused.message, [challenge.deadline], self.clock())}")  # fmt: skip
-            if self.clock() < challenge.deadline:
-                return None
-            self._unclearable = key
-            return self._finalize_when_due(record, challenge.deadline)
+            if self.clock() >= challenge.deadline:
+                self._unclearable = key
+            return None
         except (Unavailable, TimedOut):
             self._cleared = None
             raise

@@ -126,3 +126,26 @@ def test_without_an_answer_in_time_the_challenger_finalizes_paying_the_challenge
     assert [line for line in said if NEVER.search(line)] == []
     for side in (alice, bob):
         side.session.close()
+
+
+def test_chips_watch_defend_clears_the_players_own_challenge_with_the_answer_its_store_holds_and_never_finalizes(
+    tmp_path,
+):
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said)
+    deadline = chain.record.challenge.deadline
+    tower_said: list[str] = []
+    tower = match(ALICE, alice.terms, tmp_path, FakeBroker(), chain, say=tower_said.append, names=NAMES)
+    chain.now = deadline + 5
+    tower.defend_offline(chain.record)  # nothing newer held: the finalize is the player's call, not the tower's
+    assert chain.submitted == ["challenge"] and chain.record.challenge is not None
+    chain.now = deadline - 30
+    alice._drain(0)  # Alice's match takes Bob's answer in, and is stopped before it does anything more
+    alice._sync()
+    tower.defend_offline(chain.record)
+    assert chain.submitted == ["challenge", "checkpoint"]
+    assert chain.record.challenge is None and chain.record.turn == 2
+    cleared = "bob answered off chain: cleared your challenge at turn 1 on chain with turn 2, and the match plays on"
+    assert tower_said == [cleared]
+    for side in (alice, bob):
+        side.session.close()
