@@ -8,12 +8,13 @@ import time
 
 import pytest
 
+from chips_client import transactions as tx
 from chips_client.match import PASS_SECONDS, Match
 from chips_client.messages import topic
 from chips_tp.state import CLOSED
 from client_core.errors import Rejected, Unavailable
 from client_core.keys import KeyNames
-from tests.chips_client.fakes import FakeBroker, FakeChain
+from tests.chips_client.fakes import FakeBroker, FakeChain, Silent
 from tests.chips_client.test_match import ALICE, BOB, match, terms
 from tests.chips_client.test_match_words import NEVER
 
@@ -147,5 +148,28 @@ def test_chips_watch_defend_clears_the_players_own_challenge_with_the_answer_its
     assert chain.record.challenge is None and chain.record.turn == 2
     cleared = "bob answered off chain: cleared your challenge at turn 1 on chain with turn 2, and the match plays on"
     assert tower_said == [cleared]
+    for side in (alice, bob):
+        side.session.close()
+
+
+def test_a_clear_refused_because_the_opponents_own_answer_landed_first_is_not_said_and_not_sent_again(tmp_path):
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said)
+    alice.chooser = Silent()  # Alice does not move on: her clear is Bob's turn 2 itself, as his own answer is
+    submit = chain.submit
+
+    def bobs_first(transaction, what: str) -> None:
+        if what == "the checkpoint" and "checkpoint" not in chain.submitted:  # Bob's REST API came back just before
+            submit(tx.checkpoint(BOB, alice.fixed, (bob.channel.latest.signed,)), "bob's checkpoint")
+        submit(transaction, what)
+
+    chain.submit = bobs_first
+    alice.step(0)
+    assert chain.submitted == ["challenge", "checkpoint"] and len(chain.refusals) == 1  # Bob's landed; Alice's not
+    assert chain.record.challenge is None and chain.record.turn == 2
+    assert [line for line in said if "clear" in line] == []
+    for _ in range(10):
+        alice.step(0)
+    assert chain.submitted == ["challenge", "checkpoint"] and len(chain.refusals) == 1
     for side in (alice, bob):
         side.session.close()
