@@ -14,7 +14,8 @@ or the player's next move as ``respond``, which the computer plays for them (``s
 if it has not come by half the time left. With ``patience`` it also challenges an
 opponent silent that long, and finalizes once the deadline passes; but once a state newer than the
 challenged one is held (the opponent's answer came off chain, or this player moved on since), it clears
-its own challenge with it at once (:func:`chips_client.defence.clearing`) and never finalizes it.
+its own challenge with it (:func:`chips_client.defence.clearing`), leaving the opponent a few seconds to
+put their answer on chain themselves, well before the deadline, and never finalizes it.
 
 A REST API that goes away is said once and retried with a capped backoff while the play
 off chain goes on; the broker reconnects on its own (:meth:`Match.reconnected` has the
@@ -65,6 +66,10 @@ PASS_SECONDS: Final = POLL_SECONDS / 5
 CLOSING_SECONDS: Final = 1.0
 #: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
 CONCLUDE_GRACE_SECONDS: Final = 10.0
+#: A challenger holding the opponent's answer (come off chain) leaves them this long, at most half the time left, to put
+#: it on chain themselves (their match does as it sends it) before clearing the challenge with it: one transaction, not
+#: two racing.
+CLEAR_GRACE_SECONDS: Final = 5.0
 #: Resending the latest state to a peer that is behind: at most this often, unless the peer is further on than the last
 #: time it was answered (it came back from its store, say), which is answered at once.
 RESEND_SECONDS: Final = 1.0
@@ -168,6 +173,8 @@ class Match:
         self._challenge_expired = False
         self._challenging = False
         """This player's challenge stands on chain (as last read, or just sent): a newer state has the chain read."""
+        self._clear_at: tuple[tuple[int, int], float] | None = None
+        """This player's challenge (turn, deadline) and when it is cleared, by this clock, with the answer that came."""
         self._cleared: tuple[int, int] | None = None
         """This player's challenge (turn, deadline) a clear was sent for: once per challenge, again after a refusal."""
         self._unclearable: tuple[int, int] | None = None
@@ -265,8 +272,7 @@ class Match:
         if record.status == CLOSED or record.challenge is None:
             return
         if record.challenge.challenger == self.signer.public_key:
-            if (reply := defence.clearing(self._channel, record)) is not None:
-                self._clear(record, reply)  # never a finalize: that is the player's call (chips finalize)
+            self._own_challenge(record, finalize=False)  # never a finalize: that is the player's call (chips finalize)
             return
         try:
             self._defend(record)
@@ -398,7 +404,7 @@ class Match:
 
     def _clear_soon(self) -> None:
         """A newer state is held: while this player's own challenge stands, the chain is read in this very pass, so
-        that the challenge is cleared with it now, not at the next poll."""
+        that the time to clear the challenge with it is counted from now, not from the next poll."""
         if self._challenging:
             self._next_poll = 0.0
 
@@ -630,19 +636,35 @@ class Match:
                      f"{self.opponent} (you paid {deposit} in: {change})")  # fmt: skip
         return "finalized"
 
-    def _own_challenge(self, record: Record) -> str | None:
-        """This player's challenge on ``record``: cleared as soon as a newer state is held; finalized once its deadline
-        passed only when nothing held clears it, or when the chain refused the clear past the deadline (it ran out by
-        the chain's clock)."""
+    def _own_challenge(self, record: Record, finalize: bool = True) -> str | None:
+        """This player's challenge on ``record``: cleared once a newer state is held (:meth:`_clear_due`); with
+        ``finalize``, finalized once its deadline passed only when nothing held clears it, or when the chain refused
+        the clear past the deadline (it ran out by the chain's clock)."""
         challenge = record.challenge
         assert challenge is not None
         key = (record.turn, challenge.deadline)
         reply = defence.clearing(self._channel, record)
         if reply is not None and self._unclearable != key:
+            if self.clock() < self._clear_due(record):
+                return None
             outcome = self._clear(record, reply)
             if self._unclearable != key:
                 return outcome
-        return self._finalize_when_due(record, challenge.deadline)
+        return self._finalize_when_due(record, challenge.deadline) if finalize else None
+
+    def _clear_due(self, record: Record) -> float:
+        """When this player clears its own challenge on ``record`` with the newer state it holds, by its clock: at once
+        when that is its own move; when it is the opponent's answer, once they had CLEAR_GRACE_SECONDS from the first
+        sight of it (at most half the time then left) to put it on chain themselves."""
+        challenge = record.challenge
+        assert challenge is not None
+        if mover(record.turn + 1) == self.me:
+            return float("-inf")
+        key = (record.turn, challenge.deadline)
+        if self._clear_at is None or self._clear_at[0] != key:
+            now = self.clock()
+            self._clear_at = (key, now + min(CLEAR_GRACE_SECONDS, max(0.0, (challenge.deadline - now) / 2)))
+        return self._clear_at[1]
 
     def _clear(self, record: Record, reply: defence.Clearing) -> str | None:
         """Clear this player's own challenge on ``record`` with ``reply`` (once per challenge, again after a refusal);

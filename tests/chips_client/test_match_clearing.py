@@ -1,6 +1,7 @@
 """A challenger whose opponent answered off chain clears its own challenge on chain with that answer, rather than win
 by the clock a match that was being played (issue 41): the opponent's REST API is out of reach (overloaded), but
-their next move comes over the broker, and the challenger checkpoints it at once, in the pass that brings it."""
+their next move comes over the broker, and the challenger checkpoints it once the opponent had a few seconds
+(CLEAR_GRACE_SECONDS) to put it on chain themselves, long before the deadline."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 import pytest
 
 from chips_client import transactions as tx
-from chips_client.match import PASS_SECONDS, Match
+from chips_client.match import CLEAR_GRACE_SECONDS, PASS_SECONDS, Match
 from chips_client.messages import topic
 from chips_tp.state import CLOSED
 from client_core.errors import Rejected, Unavailable
@@ -54,6 +55,12 @@ def challenged_by_alice(tmp_path, said: list[str], delivered: bool = True) -> tu
     return alice, bob, chain
 
 
+def read_chain(side: Match) -> str | None:
+    """One pass of ``side`` that reads the chain (as the block that changed the channel wakes it)."""
+    side.wake()
+    return side.step(0)
+
+
 def played_out(alice: Match, bob: Match, chain: FakeChain) -> dict[str, str]:
     """Both sides step until each has ended, the chain's clock standing still (Bob's REST API back: he reads it again
     once his backoff is over, at most half a second on)."""
@@ -68,13 +75,18 @@ def played_out(alice: Match, bob: Match, chain: FakeChain) -> dict[str, str]:
     return outcomes
 
 
-def test_the_answer_off_chain_clears_the_challenge_at_once_and_the_match_plays_on_to_conclude(tmp_path):
+def test_the_answer_off_chain_clears_the_challenge_after_the_grace_and_the_match_plays_on_to_conclude(tmp_path):
     said: list[str] = []
     alice, bob, chain = challenged_by_alice(tmp_path, said)
     deadline = chain.record.challenge.deadline
-    alice.step(0)  # Bob's answer comes in: the very same pass clears the challenge, long before its deadline
+    alice.step(0)  # Bob's answer comes in: Alice leaves him a few seconds to put it on chain himself
+    chain.now += CLEAR_GRACE_SECONDS - 1
+    read_chain(alice)
+    assert chain.submitted == ["challenge"]
+    chain.now += 1
+    read_chain(alice)
     assert chain.submitted == ["challenge", "checkpoint"] and chain.record.challenge is None
-    assert chain.record.turn >= 2 and chain.now < deadline
+    assert chain.record.turn >= 2 and chain.now < deadline - 50  # a 60 s challenge, cleared 5 s after the answer
     [cleared] = [line for line in said if "cleared your challenge" in line]
     assert cleared.startswith("bob answered off chain: cleared your challenge at turn 1 on chain with turn ")
     bob.chain = chain  # Bob's REST API answers again
@@ -97,6 +109,8 @@ def test_a_refused_clear_is_said_and_sent_again_at_the_next_read_of_the_chain(tm
 
     chain.submit = busy_once
     alice.step(0)
+    chain.now += CLEAR_GRACE_SECONDS
+    read_chain(alice)
     assert tried == ["the checkpoint"] and chain.record.challenge is not None
     assert any(line.startswith("could not clear your challenge at turn 1 yet: the REST API refused") for line in said)
     for _ in range(20):  # a pass waits up to PASS_SECONDS for a message: the chain is read again within a few
@@ -143,6 +157,9 @@ def test_chips_watch_defend_clears_the_players_own_challenge_with_the_answer_its
     chain.now = deadline - 30
     alice._drain(0)  # Alice's match takes Bob's answer in, and is stopped before it does anything more
     alice._sync()
+    tower.defend_offline(chain.record)  # the tower, too, leaves Bob a few seconds to put it on chain himself
+    assert chain.submitted == ["challenge"]
+    chain.now += CLEAR_GRACE_SECONDS
     tower.defend_offline(chain.record)
     assert chain.submitted == ["challenge", "checkpoint"]
     assert chain.record.challenge is None and chain.record.turn == 2
@@ -165,6 +182,8 @@ def test_a_clear_refused_because_the_opponents_own_answer_landed_first_is_not_sa
 
     chain.submit = bobs_first
     alice.step(0)
+    chain.now += CLEAR_GRACE_SECONDS
+    read_chain(alice)
     assert chain.submitted == ["challenge", "checkpoint"] and len(chain.refusals) == 1  # Bob's landed; Alice's not
     assert chain.record.challenge is None and chain.record.turn == 2
     assert [line for line in said if "clear" in line] == []
@@ -173,3 +192,20 @@ def test_a_clear_refused_because_the_opponents_own_answer_landed_first_is_not_sa
     assert chain.submitted == ["challenge", "checkpoint"] and len(chain.refusals) == 1
     for side in (alice, bob):
         side.session.close()
+
+
+def test_an_opponent_who_puts_the_answer_on_chain_within_the_grace_is_left_to_do_it_alone(tmp_path):
+    """As a player whose REST API answers does: the move goes over the broker first, its checkpoint a moment later."""
+    said: list[str] = []
+    alice, bob, chain = challenged_by_alice(tmp_path, said)
+    alice.step(0)  # Bob's answer comes in over the broker, and Alice moves on
+    bob.chain, bob._chain_at = chain, 0.0  # Bob's REST API answers: he sees the challenge and checkpoints his newest
+    read_chain(bob)
+    assert chain.submitted == ["challenge", "checkpoint"] and chain.record.challenge is None
+    chain.now += CLEAR_GRACE_SECONDS
+    for _ in range(3):
+        read_chain(alice)
+    assert chain.submitted == ["challenge", "checkpoint"] and len(chain.refusals) == 0
+    assert [line for line in said if "clear" in line] == []
+    assert played_out(alice, bob, chain) == {"alice": "concluded", "bob": "concluded"}
+    assert chain.submitted == ["challenge", "checkpoint", "conclude"]
