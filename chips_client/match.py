@@ -132,6 +132,18 @@ class Due(NamedTuple):
     computer_at: float | None
 
 
+class Own(NamedTuple):
+    """This player's challenge at ``turn`` until ``deadline``, as the chain was last read: cleared with the newer state
+    held from ``clear_at`` (by this clock; None while none is held), ``sent`` once (again after a refusal), unless the
+    chain refused it past the deadline (``expired``: only the finalize is left)."""
+
+    turn: int
+    deadline: int
+    clear_at: float | None = None
+    sent: bool = False
+    expired: bool = False
+
+
 class Match:
     """One player's side of one channel."""
 
@@ -171,14 +183,8 @@ class Match:
         self._opponents_challenge: tuple[int, int] | None = None
         self._unprovable: tuple[SignedState, int] | None = None
         self._challenge_expired = False
-        self._challenging = False
-        """This player's challenge stands on chain (as last read, or just sent): a newer state has the chain read."""
-        self._clear_at: tuple[tuple[int, int], float] | None = None
-        """This player's challenge (turn, deadline) and when it is cleared, by this clock, with the answer that came."""
-        self._cleared: tuple[int, int] | None = None
-        """This player's challenge (turn, deadline) a clear was sent for: once per challenge, again after a refusal."""
-        self._unclearable: tuple[int, int] | None = None
-        """This player's challenge whose clear the chain refused past its deadline: only the finalize is left."""
+        self._own: Own | None = None
+        """This player's challenge standing on chain (as last read): a newer state held has the chain read at once."""
         self._unsynced = 0
         """The newest store transaction holding a write of this match not yet on disk (0: none)."""
         self._reconnected = threading.Event()
@@ -405,7 +411,7 @@ class Match:
     def _clear_soon(self) -> None:
         """A newer state is held: while this player's own challenge stands, the chain is read in this very pass, so
         that the time to clear the challenge with it is counted from now, not from the next poll."""
-        if self._challenging:
+        if self._own is not None:
             self._next_poll = 0.0
 
     def _act(self) -> str | None:
@@ -602,12 +608,15 @@ class Match:
         challenge = record.challenge
         if challenge is not None and challenge.challenger != self.signer.public_key and self._expired(record):
             return self._finalize_expired(record)
-        self._challenging = challenge is not None and challenge.challenger == self.signer.public_key
-        if challenge is None or self._challenging:
+        if challenge is None or challenge.challenger == self.signer.public_key:
             if self._due is not None:
                 self.say("the challenge against you is cleared")
             self._due, self._opponents_challenge = None, None
-            return None if challenge is None else self._own_challenge(record)
+            if challenge is None:
+                self._own = None
+                return None
+            return self._own_challenge(record)
+        self._own = None
         self._defend(record)
         return None
 
@@ -642,39 +651,39 @@ class Match:
         the clear past the deadline (it ran out by the chain's clock)."""
         challenge = record.challenge
         assert challenge is not None
-        key = (record.turn, challenge.deadline)
+        if self._own is None or (self._own.turn, self._own.deadline) != (record.turn, challenge.deadline):
+            self._own = Own(record.turn, challenge.deadline)
         reply = defence.clearing(self._channel, record)
-        if reply is not None and self._unclearable != key:
+        if reply is not None and not self._own.expired:
             if self.clock() < self._clear_due(record):
                 return None
             outcome = self._clear(record, reply)
-            if self._unclearable != key:
+            if not self._own.expired:
                 return outcome
         return self._finalize_when_due(record, challenge.deadline) if finalize else None
 
     def _clear_due(self, record: Record) -> float:
-        """When this player clears its own challenge on ``record`` with the newer state it holds, by its clock: at once
-        when that is its own move; when it is the opponent's answer, once they had CLEAR_GRACE_SECONDS from the first
-        sight of it (at most half the time then left) to put it on chain themselves."""
-        challenge = record.challenge
-        assert challenge is not None
+        """When this player clears its own challenge with the newer state it holds, by its clock: at once when that is
+        its own move; when it is the opponent's answer, once they had CLEAR_GRACE_SECONDS from the first sight of it
+        (at most half the time then left) to put it on chain themselves."""
+        own = self._own
+        assert own is not None
         if mover(record.turn + 1) == self.me:
             return float("-inf")
-        key = (record.turn, challenge.deadline)
-        if self._clear_at is None or self._clear_at[0] != key:
+        if own.clear_at is None:
             now = self.clock()
-            self._clear_at = (key, now + min(CLEAR_GRACE_SECONDS, max(0.0, (challenge.deadline - now) / 2)))
-        return self._clear_at[1]
+            own = self._own = own._replace(clear_at=now + min(CLEAR_GRACE_SECONDS, max(0.0, (own.deadline - now) / 2)))
+        assert own.clear_at is not None
+        return own.clear_at
 
     def _clear(self, record: Record, reply: defence.Clearing) -> str | None:
         """Clear this player's own challenge on ``record`` with ``reply`` (once per challenge, again after a refusal);
         "concluded" when that was a conclude. A refusal past the deadline leaves only the finalize."""
-        challenge = record.challenge
-        assert challenge is not None
-        key = (record.turn, challenge.deadline)
-        if self._cleared == key:
+        own, challenge = self._own, record.challenge
+        assert own is not None and challenge is not None
+        if own.sent:
             return None  # sent and committed: the chain read next shows it
-        self._cleared = key
+        self._own = own._replace(sent=True)
         answered = (f"{self.opponent} answered off chain" if mover(record.turn + 1) != self.me
                     else "you moved on since")  # fmt: skip
         try:
@@ -683,23 +692,23 @@ class Match:
             else:
                 self.chain.submit(tx.checkpoint(self.signer, self.fixed, reply.proof), "the checkpoint")
         except Rejected as refused:  # answered on chain meanwhile, or the challenge ran out: the chain says which
-            self._cleared = None
+            self._own = own
             latest = self.chain.channel(self.address)
-            if latest is None or latest.status == CLOSED or latest.challenge != challenge or latest.turn != record.turn:
-                return None  # the chain moved on: the next read follows it
-            self.say(f"could not clear your challenge at turn {record.turn} yet: "
-                     f"{clock_times(refused.message, [challenge.deadline], self.clock())}")  # fmt: skip
-            if self.clock() >= challenge.deadline:
-                self._unclearable = key
+            if latest is None or (latest.status, latest.turn, latest.challenge) != (record.status, own.turn, challenge):
+                return None  # the chain moved on (answered on chain, or closed): the next read follows it
+            self.say(f"could not clear your challenge at turn {own.turn} yet: "
+                     f"{clock_times(refused.message, [own.deadline], self.clock())}")  # fmt: skip
+            if self.clock() >= own.deadline:
+                self._own = own._replace(expired=True)
             return None
         except (Unavailable, TimedOut):
-            self._cleared = None
+            self._own = own
             raise
         if isinstance(reply, defence.Concluding):
-            self.say(f"{answered}: concluded the channel on chain in place of your challenge at turn {record.turn}, "
+            self.say(f"{answered}: concluded the channel on chain in place of your challenge at turn {own.turn}, "
                      f"paying {self.story.balances(self._decode(reply.final.state).balances)}")  # fmt: skip
             return "concluded"
-        self.say(f"{answered}: cleared your challenge at turn {record.turn} on chain with turn {reply.turn}, "
+        self.say(f"{answered}: cleared your challenge at turn {own.turn} on chain with turn {reply.turn}, "
                  "and the match plays on")  # fmt: skip
         return None
 
@@ -710,7 +719,8 @@ class Match:
             self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
         except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
             self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
-            self._unclearable = None  # so a state that clears the challenge is sent first again
+            if self._own is not None:  # a state that clears the challenge is sent first again
+                self._own = self._own._replace(expired=False)
             self.say(f"not final yet: {clock_times(refused.message, [deadline], self.clock())}")
             return None
         held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
@@ -833,7 +843,7 @@ class Match:
             self.say(f"could not challenge {self.opponent}: {reason}; not trying again until the channel moves on")
             return
         self._progress = float("inf")
-        self._challenging = True
+        self._next_poll = 0.0  # read in this pass: from now on an answer that comes is seen as one
         self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "
                  f"{duration(self.fixed.duration)} to answer, or the chain pays that state out")  # fmt: skip
 
