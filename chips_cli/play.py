@@ -228,7 +228,7 @@ def _watch_channels(signer: Signer, chain: RestChain, stored: Store, names: KeyN
                 if seen.get(found.id) != now:
                     seen[found.id] = now
                     say(channel_line(found, stored_name(stored, found), signer.public_key, names, time.time()))
-                if defend and found.challenge and found.challenge.challenger != signer.public_key:
+                if defend and found.challenge:  # against this player; or its own, which a newer state clears
                     tower = towers.get(found.id) or _tower(signer, chain, stored, found, names)
                     if tower is not None:
                         towers[found.id] = tower

@@ -11,7 +11,9 @@ the chain, resuming from the store) and is never one the chain would refuse:
 3. ``respond`` with this player's move from the challenged state *as the chain recorded
    it*: an opponent who signed two versions of that turn cannot make the answer fail.
 
-ForceMove's promise rests on it: the newest state both committed to always wins.
+ForceMove's promise rests on it: the newest state both committed to always wins. So it
+holds for a challenge of this player's own too (:func:`clearing`): once the opponent's
+answer came off chain, the challenger clears its challenge with it rather than finalize.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Responding(NamedTuple):
 
 
 Answer = Concluding | Checkpointing | Responding
+Clearing = Concluding | Checkpointing
 
 
 def answer(engine: Engine, record: Record) -> Answer | None:
@@ -65,6 +68,15 @@ def answer(engine: Engine, record: Record) -> Answer | None:
     if mover(record.turn + 1) == engine.me:
         return Responding(chain_state(engine, record))
     return None
+
+
+def clearing(engine: Engine, record: Record) -> Clearing | None:
+    """What clears this player's own challenge on ``record`` with a state newer than the challenged one, or None: the
+    conclude or checkpoint :func:`answer` finds (the opponent's answer that came off chain, or this player's moves
+    since). A challenger holding one never finalizes: that would pay an older state than both have committed to since,
+    taking the stake from an opponent who answered in time, only not on chain."""
+    reply = answer(engine, record)
+    return None if isinstance(reply, Responding) else reply
 
 
 def candidate_proofs(history: list[Held], above: int) -> list[tuple[SignedState, ...]]:

@@ -12,7 +12,10 @@ challenge against this player is answered, whatever the loop is doing, with the 
 state the chain will accept (:mod:`chips_client.defence`): ``conclude``, ``checkpoint``,
 or the player's next move as ``respond``, which the computer plays for them (``stand_in``)
 if it has not come by half the time left. With ``patience`` it also challenges an
-opponent silent that long, and finalizes once the deadline passes.
+opponent silent that long, and finalizes once the deadline passes; but once a state newer than the
+challenged one is held (the opponent's answer came off chain, or this player moved on since), it clears
+its own challenge with it (:func:`chips_client.defence.clearing`), leaving the opponent a few seconds to
+put their answer on chain themselves, well before the deadline, and never finalizes it.
 
 A REST API that goes away is said once and retried with a capped backoff while the play
 off chain goes on; the broker reconnects on its own (:meth:`Match.reconnected` has the
@@ -63,6 +66,10 @@ PASS_SECONDS: Final = POLL_SECONDS / 5
 CLOSING_SECONDS: Final = 1.0
 #: How long the countersigner of the final state leaves the proposer to conclude before doing it itself.
 CONCLUDE_GRACE_SECONDS: Final = 10.0
+#: A challenger holding the opponent's answer (come off chain) leaves them this long, at most half the time left, to put
+#: it on chain themselves (their match does as it sends it) before clearing the challenge with it: one transaction, not
+#: two racing.
+CLEAR_GRACE_SECONDS: Final = 5.0
 #: Resending the latest state to a peer that is behind: at most this often, unless the peer is further on than the last
 #: time it was answered (it came back from its store, say), which is answered at once.
 RESEND_SECONDS: Final = 1.0
@@ -129,6 +136,18 @@ class Due(NamedTuple):
     computer_at: float | None
 
 
+class Own(NamedTuple):
+    """This player's challenge at ``turn`` until ``deadline``, as the chain was last read: cleared with the newer state
+    held from ``clear_at`` (by this clock; None while none is held), ``sent`` once (again after a refusal), unless the
+    chain refused it past the deadline (``expired``: only the finalize is left)."""
+
+    turn: int
+    deadline: int
+    clear_at: float | None = None
+    sent: bool = False
+    expired: bool = False
+
+
 class Match:
     """One player's side of one channel."""
 
@@ -170,6 +189,8 @@ class Match:
         self._opponents_challenge: tuple[int, int] | None = None
         self._unprovable: tuple[SignedState, int] | None = None
         self._challenge_expired = False
+        self._own: Own | None = None
+        """This player's challenge standing on chain (as last read): a newer state held has the chain read at once."""
         self._unsynced = 0
         """The newest store transaction holding a write of this match not yet on disk (0: none)."""
         self._reconnected = threading.Event()
@@ -256,10 +277,14 @@ class Match:
 
     def defend_offline(self, record: Record) -> None:
         """Answer a challenge against this player from the store alone, with no broker (``chips watch --defend``):
-        the same answer the loop gives, the move (if one is due) the chooser's."""
+        the same answer the loop gives, the move (if one is due) the chooser's. A challenge of this player's own is
+        cleared when the store holds a newer state (the opponent's answer, taken in by a match since stopped)."""
         self._load(record)
         self._follow(record)
-        if record.status == CLOSED or record.challenge is None or record.challenge.challenger == self.signer.public_key:
+        if record.status == CLOSED or record.challenge is None:
+            return
+        if record.challenge.challenger == self.signer.public_key:
+            self._own_challenge(record, finalize=False)  # never a finalize: that is the player's call (chips finalize)
             return
         try:
             self._defend(record)
@@ -386,7 +411,14 @@ class Match:
             return
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
+        self._clear_soon()
         self.say(self.story.tell(state))
+
+    def _clear_soon(self) -> None:
+        """A newer state is held: while this player's own challenge stands, the chain is read in this very pass, so
+        that the time to clear the challenge with it is counted from now, not from the next poll."""
+        if self._own is not None:
+            self._next_poll = 0.0
 
     def _act(self) -> str | None:
         channel = self._channel
@@ -503,6 +535,7 @@ class Match:
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
         self._publish(signed)
+        self._clear_soon()
         self.say(self.story.tell(state))
         due = self._due
         if due is not None and due.turn + 1 == state.turn:
@@ -586,7 +619,11 @@ class Match:
             if self._due is not None:
                 self.say("the challenge against you is cleared")
             self._due, self._opponents_challenge = None, None
-            return None if challenge is None else self._finalize_when_due(record, challenge.deadline)
+            if challenge is None:
+                self._own = None
+                return None
+            return self._own_challenge(record)
+        self._own = None
         self._defend(record)
         return None
 
@@ -615,6 +652,73 @@ class Match:
                      f"{self.opponent} (you paid {deposit} in: {change})")  # fmt: skip
         return "finalized"
 
+    def _own_challenge(self, record: Record, finalize: bool = True) -> str | None:
+        """This player's challenge on ``record``: cleared once a newer state is held (:meth:`_clear_due`); with
+        ``finalize``, finalized once its deadline passed only when nothing held clears it, or when the chain refused
+        the clear past the deadline (it ran out by the chain's clock)."""
+        challenge = record.challenge
+        assert challenge is not None
+        if self._own is None or (self._own.turn, self._own.deadline) != (record.turn, challenge.deadline):
+            self._own = Own(record.turn, challenge.deadline)
+        reply = defence.clearing(self._channel, record)
+        if reply is not None and not self._own.expired:
+            if self.clock() < self._clear_due(record):
+                return None
+            outcome = self._clear(record, reply)
+            if not self._own.expired:
+                return outcome
+        return self._finalize_when_due(record, challenge.deadline) if finalize else None
+
+    def _clear_due(self, record: Record) -> float:
+        """When this player clears its own challenge with the newer state it holds, by its clock: at once when that is
+        its own move; when it is the opponent's answer, once they had CLEAR_GRACE_SECONDS from the first sight of it
+        (at most half the time then left) to put it on chain themselves."""
+        own = self._own
+        assert own is not None
+        if mover(record.turn + 1) == self.me:
+            return float("-inf")
+        if own.clear_at is None:
+            now = self.clock()
+            own = self._own = own._replace(clear_at=now + min(CLEAR_GRACE_SECONDS, max(0.0, (own.deadline - now) / 2)))
+        assert own.clear_at is not None
+        return own.clear_at
+
+    def _clear(self, record: Record, reply: defence.Clearing) -> str | None:
+        """Clear this player's own challenge on ``record`` with ``reply`` (once per challenge, again after a refusal);
+        "concluded" when that was a conclude. A refusal past the deadline leaves only the finalize."""
+        own, challenge = self._own, record.challenge
+        assert own is not None and challenge is not None
+        if own.sent:
+            return None  # sent and committed: the chain read next shows it
+        self._own = own._replace(sent=True)
+        answered = (f"{self.opponent} answered off chain" if mover(record.turn + 1) != self.me
+                    else "you moved on since")  # fmt: skip
+        try:
+            if isinstance(reply, defence.Concluding):
+                self.chain.submit(tx.conclude(self.signer, self.fixed, reply.final), "the conclude")
+            else:
+                self.chain.submit(tx.checkpoint(self.signer, self.fixed, reply.proof), "the checkpoint")
+        except Rejected as refused:  # answered on chain meanwhile, or the challenge ran out: the chain says which
+            self._own = own
+            latest = self.chain.channel(self.address)
+            if latest is None or (latest.status, latest.turn, latest.challenge) != (record.status, own.turn, challenge):
+                return None  # the chain moved on (answered on chain, or closed): the next read follows it
+            self.say(f"could not clear your challenge at turn {own.turn} yet: "
+                     f"{clock_times(refused.message, [own.deadline], self.clock())}")  # fmt: skip
+            if self.clock() >= own.deadline:
+                self._own = own._replace(expired=True)
+            return None
+        except (Unavailable, TimedOut):
+            self._own = own
+            raise
+        if isinstance(reply, defence.Concluding):
+            self.say(f"{answered}: concluded the channel on chain in place of your challenge at turn {own.turn}, "
+                     f"paying {self.story.balances(self._decode(reply.final.state).balances)}")  # fmt: skip
+            return "concluded"
+        self.say(f"{answered}: cleared your challenge at turn {own.turn} on chain with turn {reply.turn}, "
+                 "and the match plays on")  # fmt: skip
+        return None
+
     def _finalize_when_due(self, record: Record, deadline: int) -> str | None:
         if self.clock() < max(deadline + FINALIZE_MARGIN_SECONDS, self._finalize_after):
             return None
@@ -622,6 +726,8 @@ class Match:
             self.chain.submit(tx.finalize(self.signer, self.fixed), "the finalize")
         except Rejected as refused:  # the chain's clock (its blocks') is behind ours: try again soon
             self._finalize_after = self.clock() + FINALIZE_MARGIN_SECONDS
+            if self._own is not None:  # a state that clears the challenge is sent first again
+                self._own = self._own._replace(expired=False)
             self.say(f"not final yet: {clock_times(refused.message, [deadline], self.clock())}")
             return None
         held = "" if record.state is None else self.story.balances(self._decode(record.state).balances)
@@ -744,6 +850,7 @@ class Match:
             self.say(f"could not challenge {self.opponent}: {reason}; not trying again until the channel moves on")
             return
         self._progress = float("inf")
+        self._next_poll = 0.0  # read in this pass: from now on an answer that comes is seen as one
         self.say(f"you challenged {self.opponent} at turn {self._decode(proof[-1].state).turn}: they have "
                  f"{duration(self.fixed.duration)} to answer, or the chain pays that state out")  # fmt: skip
 
