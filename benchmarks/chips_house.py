@@ -14,7 +14,8 @@ like ``chips accept``'s, waits for a broker out of reach. Timed per player:
   hops and the house's turn: at least one move's one-way latency, issue 25's figure).
 
 Reported too: the house's CPU time (user and system, in all and per match) and its peak
-memory (RSS), xo-devnet's peak memory, the players' process's CPU time, how many accepts
+memory (RSS), xo-devnet's peak memory, the ledger's CPU time per match (xo-devnet and its
+processors, from the house's start to its exit), the players' processes' CPU time, how many accepts
 the house declined, and the chips transactions on the chain by op (an honest crowd causes
 no ``challenge``, ``respond``, ``checkpoint`` or ``finalize``). Checks that every match
 concluded and that the chips in all accounts and channels are what was issued. Prints one
