@@ -56,14 +56,20 @@ def test_records_come_from_the_book_without_a_request() -> None:
     assert MatchChain(book, own).channel(address_of(running.fixed)) == running and own.reads == 0
 
 
-def test_after_its_commit_a_match_reads_the_rest_api_until_the_book_takes_in_the_block_it_read_at() -> None:
+def concluded_at_block_5() -> tuple[ChannelBook, Own, MatchChain, str, Channel]:
+    """A match whose conclude committed in block 5, while the book still shows block 4: the book, the match's own
+    connection and chain, the channel's address and its record as closed."""
     book = ChannelBook()
     before, after = channel("a", turn=3), channel("a", status="closed", turn=3)
     book.reset([before], BlockRef(block_id(4), 4))
     own = Own(after, head=5)
     match = MatchChain(book, own)
     match.submit(object(), "the conclude")  # type: ignore[arg-type]
-    address = address_of(before.fixed)
+    return book, own, match, address_of(before.fixed), after
+
+
+def test_after_its_commit_a_match_reads_the_rest_api_until_the_book_takes_in_the_block_it_read_at() -> None:
+    book, own, match, address, after = concluded_at_block_5()
     assert match.channel(address) == after and own.reads == 1  # read at block 5; the book still says block 4
     assert match.channel(address) == after and own.reads == 2  # and again while it does
     book.apply(block(5, after))
@@ -85,13 +91,7 @@ def test_a_commit_the_book_already_shows_costs_one_read_and_a_refusal_catches_up
 
 
 def test_a_book_read_afresh_after_the_commit_is_as_new_as_it() -> None:
-    book = ChannelBook()
-    before, after = channel("a", turn=3), channel("a", status="closed", turn=3)
-    book.reset([before], BlockRef(block_id(4), 4))
-    own = Own(after, head=5)
-    match = MatchChain(book, own)
-    match.submit(object(), "the conclude")  # type: ignore[arg-type]
-    address = address_of(before.fixed)
+    book, own, match, address, after = concluded_at_block_5()
     assert match.channel(address) == after and own.reads == 1
     book.reset([after], BlockRef(block_id(9), 9))  # the follower started afresh: block 5 was never applied
     assert match.channel(address) == after and own.reads == 1
