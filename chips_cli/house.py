@@ -99,6 +99,7 @@ class House:
             playing.broker, client_id, on_message, on_reconnect=on_reconnect, say=say,  # a broker away is waited for
         ))  # fmt: skip
         self.hub.connect(10.0)
+        self.computer = Computer(playing.level).ready()
         self.pulse = Pulse()
         self._threads: list[threading.Thread] = []
         self._playing: dict[str, Match] = {}
@@ -159,7 +160,7 @@ class House:
         """The computer's side of ``channel``, played to its end, woken by the blocks that change it."""
         match = Match(
             signer=self.signer, terms=terms, store=self.stored, chain=MatchChain(self.feed, self.pool),
-            connect=self.hub.session_for, chooser=Immediate(Computer(self.playing_as.level)),
+            connect=self.hub.session_for, chooser=Immediate(self.computer),
             say=lambda line: self.say(f"{shown}: {line}"), patience=patience(self.playing_as), names=self.names,
             pass_seconds=HOUSE_PASS_SECONDS,
         )  # fmt: skip
