@@ -39,9 +39,9 @@ def bind(host: str, port: int) -> list[socket.socket]:
     return bind_listeners(host, port, BACKLOG)
 
 
-def broker_url(listener: socket.socket) -> str:
-    """The ``mqtt://`` URL clients connect to for a bound socket (an IPv6 host in brackets)."""
-    host, port = listener.getsockname()[:2]
+def broker_url(host: str, listeners: Sequence[socket.socket]) -> str:
+    """The ``mqtt://`` URL clients connect to: ``host`` as given (an IPv6 one in brackets), at the port bound."""
+    port = listeners[0].getsockname()[1]
     return f"mqtt://[{host}]:{port}" if ":" in host else f"mqtt://{host}:{port}"
 
 

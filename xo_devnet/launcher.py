@@ -242,7 +242,7 @@ async def _start_broker(
     except OSError as error:
         raise StartupError(f"cannot start the MQTT broker: {error} (--no-broker runs none)") from error
     running.push_async_callback(sidecar.stop)
-    return broker_process.broker_url(listeners[0]), sidecar
+    return broker_process.broker_url(host, listeners), sidecar
 
 
 async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:
