@@ -49,6 +49,8 @@ class ReadyInfo:
     """A name no game on the chain has yet, for the example commands."""
     broker_url: str | None = None
     """The embedded MQTT broker players exchange off-chain messages through; None with --no-broker."""
+    broker_pid: int | None = None
+    """The process the embedded MQTT broker runs in (``xo_devnet.broker_process``); None with --no-broker."""
     chips: Mapping[str, KeyChips] = field(default_factory=dict)
     """Each key's chips on the chain (by public key), when the ledger takes chips."""
 
@@ -60,7 +62,7 @@ def banner(info: ReadyInfo) -> str:
         f"  REST API               {info.rest_url}",
         f"  metrics, health        {info.rest_url}/metrics (Prometheus), {info.rest_url}/health",
         f"  component endpoint     {info.component_endpoint}",
-        f"  MQTT broker            {info.broker_url or 'none (--no-broker)'}",
+        f"  MQTT broker            {_broker(info)}",
         f"  data dir               {data_dir}",
         *_processor_lines(info),
         "  BlockInfo              built into the ledger: it opens every block",
@@ -80,6 +82,12 @@ def banner(info: ReadyInfo) -> str:
         "Stop with Ctrl-C.",
     ]
     return "\n".join(lines)
+
+
+def _broker(info: ReadyInfo) -> str:
+    if info.broker_url is None:
+        return "none (--no-broker)"
+    return info.broker_url if info.broker_pid is None else f"{info.broker_url}, pid {info.broker_pid}"
 
 
 def _key_lines(info: ReadyInfo) -> list[str]:
@@ -122,6 +130,7 @@ def ready_document(info: ReadyInfo) -> dict[str, object]:
         "rest_url": info.rest_url,
         "component_endpoint": info.component_endpoint,
         "broker_url": info.broker_url,
+        "broker_pid": info.broker_pid,
         "data_dir": str(info.data_dir) if info.data_dir is not None else None,
         "pid": os.getpid(),
         "processors": [

@@ -242,9 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
 def configure_logging(verbosity: int) -> None:
     """Warnings by default, -v info, -vv debug; written like the processors' lines, which share the terminal."""
     logs.configure(sys.stderr, logging.DEBUG if verbosity >= 2 else logging.INFO if verbosity == 1 else logging.WARNING)
-    if verbosity < 2:
-        for chatty in ("aiohttp", "amqtt", "transitions"):  # the broker logs every connection and state change
-            logging.getLogger(chatty).setLevel(logging.WARNING)
+    if verbosity < 2:  # the broker's process quiets its own (xo_devnet.broker_process)
+        logging.getLogger("aiohttp").setLevel(logging.WARNING)
 
 
 def main(argv: list[str] | None = None) -> int:

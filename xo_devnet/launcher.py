@@ -1,4 +1,5 @@
-"""Running a whole devnet: the ledger, the REST API in front of it and a processor sidecar per family beside it.
+"""Running a whole devnet: the ledger, the REST API in front of it, a processor sidecar per family and the MQTT
+broker's process beside it.
 
 Startup goes ledger, processors, REST API; shutdown goes the other way: the REST API
 stops taking batches, the batches it accepted are given time to be decided, then the
@@ -26,6 +27,7 @@ from rps_tp import family as rps_family
 from xo_core.keyfiles import KeyFileError, load_signer
 from xo_core.signing import Signer
 from xo_core.text import counted
+from xo_devnet import broker_process
 from xo_devnet.already_running import serving_path
 from xo_devnet.banner import ProcessorStatus, ReadyInfo, banner, remove_ready_file, write_ready_file
 from xo_devnet.families import Family
@@ -135,7 +137,7 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout, requests:
             raise StartupError(f"cannot serve the REST API on {where}: {error}") from error
         for listener in listeners:
             running.callback(listener.close)
-        broker_url = await _start_broker(options.broker, running)
+        broker = await _start_broker(options.broker, options.verbosity, running)
         sidecars: list[tuple[Processor, ProcessorSidecar]] = []
         running.push_async_callback(_stop_sidecars, sidecars)
         if options.run_processor and not stop.is_set():
@@ -158,7 +160,8 @@ async def run_devnet(options: DevnetOptions, out: TextIO = sys.stdout, requests:
             info = ReadyInfo(
                 rest_url=rest.url,
                 component_endpoint=ledger.component_endpoint,
-                broker_url=broker_url,
+                broker_url=broker[0] if broker is not None else None,
+                broker_pid=broker[1].pid if broker is not None else None,
                 data_dir=options.data_dir,
                 processors=tuple(
                     ProcessorStatus(
@@ -219,21 +222,27 @@ def unused_game_name(ledger: Ledger) -> str:
     return f"game-{head[:8]}"
 
 
-async def _start_broker(where: tuple[str, int] | None, running: contextlib.AsyncExitStack) -> str | None:
-    """Start the embedded MQTT broker (stopped by ``running``) and return its URL; None when there is none."""
+async def _start_broker(
+    where: tuple[str, int] | None, verbosity: int, running: contextlib.AsyncExitStack
+) -> tuple[str, ProcessorSidecar] | None:
+    """Bind the embedded MQTT broker's address and start its process (both stopped by ``running``), without waiting
+    for it to serve: clients wait in the listen backlog meanwhile. Its URL and process; None when there is none."""
     if where is None:
         return None
-    from xo_devnet.mqtt_broker import EmbeddedBroker  # noqa: PLC0415 - amqtt loads only when a broker runs
-
     host, port = where
-    broker = EmbeddedBroker(host, port)
     try:
-        await broker.start()
-    except Exception as error:
-        await broker.stop()
+        listeners = broker_process.bind(host, port)
+    except OSError as error:
         raise StartupError(f"cannot serve the MQTT broker on {host}:{port}: {error} (--no-broker runs none)") from error
-    running.push_async_callback(broker.stop)
-    return broker.url
+    for listener in listeners:
+        running.callback(listener.close)
+    sidecar = broker_process.broker_sidecar(listeners, verbosity)
+    try:
+        await sidecar.start()
+    except OSError as error:
+        raise StartupError(f"cannot start the MQTT broker: {error} (--no-broker runs none)") from error
+    running.push_async_callback(sidecar.stop)
+    return broker_process.broker_url(host, listeners), sidecar
 
 
 async def _start_sidecars(endpoint: str, verbosity: int, sidecars: list[tuple[Processor, ProcessorSidecar]]) -> None:

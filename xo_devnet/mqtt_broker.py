@@ -1,9 +1,10 @@
 """xo-devnet's embedded MQTT broker (amqtt), through which players exchange their off-chain messages.
 
 xo-devnet owns the listening socket (so port 0 works and the bound port is known, as for the
-REST API) and hands each connection to an amqtt broker configured with one "external"
-listener. Every client counts as a named one: amqtt keeps what arrives for an offline
-persistent session only for clients that are not anonymous, and a local development broker
+REST API) and runs this broker in a process of its own on it (``xo_devnet.broker_process``), which
+hands each connection to an amqtt broker configured with one "external" listener. Every client
+counts as a named one: amqtt keeps what arrives for an offline persistent session only for clients
+that are not anonymous, and a local development broker
 on loopback has no accounts to check. Known limit of amqtt 0.12 (Yakifo/amqtt#401): a
 message in flight to a client that disconnects before acknowledging it is not redelivered;
 messages published while it is offline are, without holding up the client's own packets (amqtt 0.12
@@ -26,6 +27,8 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import socket
+from collections.abc import Sequence
 
 from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter
 from amqtt.broker import Broker
@@ -37,8 +40,9 @@ from xo_core.text import printable
 
 LOGGER = logging.getLogger(__name__)
 LISTENER = "default"
-STOP_TIMEOUT_SECONDS = 5.0
-"""How long a stop waits for the broker's sessions and connections to close."""
+STOP_TIMEOUT_SECONDS = 4.0
+"""How long a stop waits for the broker's sessions and connections to close, in all: less than the grace its
+process gets after SIGTERM (``xo_devnet.sidecar.STOP_GRACE_SECONDS``), so that it exits on its own."""
 _CONNECTING: contextvars.ContextVar[bool] = contextvars.ContextVar("connecting", default=False)
 """Set in a connection's own task from its CONNECT until its packets are read: no retained message goes out then."""
 
@@ -154,21 +158,25 @@ def _limit_amqtt_lines() -> None:
 
 
 class EmbeddedBroker:
-    """An amqtt broker on ``host:port`` (port 0: a free one) for as long as the devnet runs."""
+    """An amqtt broker on ``host:port`` (port 0: a free one) for as long as the devnet runs; on ``listeners`` instead,
+    when given: sockets bound (and listening) already, as xo-devnet hands them to the broker's process. ``backlog``:
+    the connections the kernel queues before the broker accepts them."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, listeners: Sequence[socket.socket] = (), backlog: int = 100) -> None:
         self.host = host
         self.requested_port = port
+        self._listeners = list(listeners)
+        self._backlog = backlog
         self._broker: Broker | None = None
-        self._server: asyncio.Server | None = None
+        self._servers: list[asyncio.Server] = []
         self._connections: set[asyncio.Task[None]] = set()
 
     @property
     def port(self) -> int:
         """The bound port (the requested one, or the one picked for port 0)."""
-        if self._server is None:
+        if not self._servers:
             raise RuntimeError("the broker is not started")
-        return int(self._server.sockets[0].getsockname()[1])
+        return int(self._servers[0].sockets[0].getsockname()[1])
 
     @property
     def url(self) -> str:
@@ -186,27 +194,39 @@ class EmbeddedBroker:
     async def start(self) -> None:
         """Bind, then start amqtt; OSError if the address cannot be bound (a port in use, say)."""
         _limit_amqtt_lines()
-        self._server = await asyncio.start_server(self._serve, self.host, self.requested_port)
+        if self._listeners:
+            for listener in self._listeners:
+                self._servers.append(await asyncio.start_server(self._serve, sock=listener, backlog=self._backlog))
+        else:
+            self._servers.append(
+                await asyncio.start_server(self._serve, self.host, self.requested_port, backlog=self._backlog)
+            )
         self._broker = _Broker(CONFIG)
         try:
             await self._broker.start()
         except BaseException:
-            self._server.close()
+            self._close_servers()
             raise
 
     async def stop(self) -> None:
-        """Stop listening, end every session and connection, within STOP_TIMEOUT_SECONDS."""
-        if self._server is not None:
-            self._server.close()
-        if self._broker is not None:
-            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-                await asyncio.wait_for(self._broker.shutdown(), STOP_TIMEOUT_SECONDS)
+        """Stop listening, end every session and connection, within STOP_TIMEOUT_SECONDS in all."""
+        deadline = asyncio.get_running_loop().time() + STOP_TIMEOUT_SECONDS
+        self._close_servers()
         for connection in list(self._connections):
             connection.cancel()
         if self._connections:
-            await asyncio.wait(self._connections, timeout=STOP_TIMEOUT_SECONDS)
+            await asyncio.wait(self._connections, timeout=STOP_TIMEOUT_SECONDS / 2)
+        if self._broker is not None:
+            with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._broker.shutdown(), max(0.0, deadline - asyncio.get_running_loop().time()))
         self._broker = None
         LOG_LIMITER.flush()
+
+    def _close_servers(self) -> None:
+        """Stop accepting: this process's copies of the listening sockets close (xo-devnet keeps its own)."""
+        for server in self._servers:
+            server.close()
+        self._servers.clear()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One client connection, handed to amqtt; whatever ends it, the socket is closed."""

@@ -1,5 +1,7 @@
 """Processor sidecars: a transaction processor (``xo-tp``, ``rps-tp``) as a child process, restarted if it dies.
 
+xo-devnet's MQTT broker runs in one too (``xo_devnet.broker_process``).
+
 Each runs as a separate process connected over the component endpoint, as it would
 beside a real validator, so the devnet exercises the real protocol. Each is supervised
 on its own: one that dies is restarted with its own back-off while the others go on.
@@ -64,11 +66,13 @@ def connectable(endpoint: str) -> str:
 
 
 class ProcessorSidecar:
-    """Keeps one processor process running until ``stop``; ``name`` is what the log calls it."""
+    """Keeps one processor process running until ``stop``; ``name`` is what the log calls it, ``pass_fds`` the
+    file descriptors each of its runs inherits (the MQTT broker's listening sockets, which xo-devnet keeps)."""
 
-    def __init__(self, command: Sequence[str], name: str = "the processor") -> None:
+    def __init__(self, command: Sequence[str], name: str = "the processor", pass_fds: Sequence[int] = ()) -> None:
         self._command = list(command)
         self.name = name
+        self._pass_fds = tuple(pass_fds)
         self._process: asyncio.subprocess.Process | None = None
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
@@ -106,7 +110,10 @@ class ProcessorSidecar:
 
     async def _spawn(self) -> None:
         self._process = await asyncio.create_subprocess_exec(
-            *self._command, start_new_session=True, preexec_fn=_exit_with_parent if sys.platform == "linux" else None
+            *self._command,
+            start_new_session=True,
+            pass_fds=self._pass_fds,
+            preexec_fn=_exit_with_parent if sys.platform == "linux" else None,
         )
         LOGGER.info("started %s (pid %d): %s", self.name, self._process.pid, " ".join(self._command))
 

@@ -18,7 +18,7 @@ from xo_devnet.launcher import PROCESSOR_FAMILIES, PROCESSORS
 from xo_devnet.player_keys import PLAYERS, PlayerKey
 
 FIRST_PID = 32260
-"""The documented processors' pids: any numbers, one after another."""
+"""The documented processors' pids: any numbers, one after another, after the MQTT broker's (started first)."""
 
 
 def documented_banner() -> str:
@@ -35,6 +35,7 @@ def test_the_documented_banner_is_what_xo_devnet_prints_on_the_default_ports_and
         rest_url="http://127.0.0.1:8008",
         component_endpoint="tcp://127.0.0.1:4004",
         broker_url="mqtt://127.0.0.1:1883",
+        broker_pid=FIRST_PID - 1,
         data_dir=home / ".local" / "share" / "xo-devnet",
         processors=tuple(
             ProcessorStatus(processor.name, FIRST_PID + index, processor.families, True)

@@ -62,7 +62,14 @@ def test_a_non_default_url_is_passed_to_the_example_commands():
 def test_without_a_broker_the_banner_says_so_and_the_ready_file_has_null(tmp_path):
     assert "  MQTT broker            none (--no-broker)\n" in banner(info(broker_url=None))
     write_ready_file(tmp_path / "ready.json", info(broker_url=None))
-    assert json.loads((tmp_path / "ready.json").read_text())["broker_url"] is None
+    document = json.loads((tmp_path / "ready.json").read_text())
+    assert (document["broker_url"], document["broker_pid"]) == (None, None)
+
+
+def test_the_brokers_process_is_named_beside_its_url_as_the_processors_are(tmp_path):
+    assert "  MQTT broker            mqtt://127.0.0.1:1883, pid 41\n" in banner(info(broker_pid=41))
+    write_ready_file(tmp_path / "ready.json", info(broker_pid=41))
+    assert json.loads((tmp_path / "ready.json").read_text())["broker_pid"] == 41
 
 
 def test_a_non_default_key_dir_is_passed_to_every_example_command_shell_quoted():

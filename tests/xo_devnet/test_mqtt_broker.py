@@ -375,3 +375,21 @@ def test_a_client_id_amqtt_quotes_in_a_warning_is_written_escaped(root_lines: Ro
     assert root_lines.lines == [
         "xo_devnet.mqtt_broker: amqtt.broker: Client bob\\x0axo_devnet: forged line \\x1b[2J is reconnecting"
     ]
+
+
+def test_a_broker_on_a_socket_bound_already_serves_its_port(sessions: list[BrokerSession]) -> None:
+    """As in the broker's process, which serves the socket xo-devnet bound (port 0's pick known before it runs)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    running = BrokerThread()
+    running.embedded = EmbeddedBroker("127.0.0.1", port, [listener], backlog=1024)
+    running.run(running.embedded.start)
+    try:
+        assert running.embedded.url == f"mqtt://127.0.0.1:{port}"
+        inbox: queue.Queue[tuple[str, bytes]] = queue.Queue()
+        connected(sessions, running, "bound-bob", inbox).subscribe("xo/chips/c8/bob", SECONDS)
+        connected(sessions, running, "bound-alice", queue.Queue()).publish("xo/chips/c8/bob", b"a state", SECONDS)
+        assert inbox.get(timeout=SECONDS) == ("xo/chips/c8/bob", b"a state")
+    finally:
+        running.run(running.embedded.stop)
+        running.close()
