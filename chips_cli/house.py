@@ -47,6 +47,8 @@ STACK_BYTES: Final = 512 * 1024
 
 #: How late the house's pulse may wake (seconds, smoothed) before it starts no more matches: its matches come first.
 BEHIND_SECONDS: Final = 0.25
+#: How far behind the broker may be (seconds to acknowledge a message, smoothed) before the house starts no more.
+BROKER_BEHIND_SECONDS: Final = 0.5
 #: Matches started at once at most (a block's joins), and joins awaiting their commit at most.
 START_BURST: Final = 100
 
@@ -120,8 +122,8 @@ class House:
 
     def admits(self, pending: int) -> int:
         """How many more matches may start now, with ``pending`` joins not yet committed: none while the house runs
-        behind (its running matches come first), and at most START_BURST joins in flight."""
-        if self.pulse.late > BEHIND_SECONDS:
+        behind or its broker does (its running matches come first), and at most START_BURST joins in flight."""
+        if self.pulse.late > BEHIND_SECONDS or self.hub.lag > BROKER_BEHIND_SECONDS:
             return 0
         return max(0, START_BURST - pending)
 

@@ -322,11 +322,12 @@ class Match:
 
         Patience counts only time this loop could hear the opponent: a pass that comes far later than it was due (the
         process was too busy to run it) moves the opponent's last sign of life on by the delay, and so does the time
-        the broker is away (nothing the opponent sends can arrive)."""
+        the broker is away or more than STALL_SECONDS behind (nothing the opponent sends can arrive, or not in time:
+        a crowd's messages queue in it)."""
         handled = self._drain(wait)
         now = time.monotonic()
         late = now - self._last_pass - wait - STALL_SECONDS
-        if not getattr(self.session, "connected", True):
+        if not getattr(self.session, "connected", True) or getattr(self.session, "lag", 0.0) > STALL_SECONDS:
             late = now - self._last_pass
         if late > 0:
             self._progress = min(self._progress + late, now)
@@ -531,10 +532,10 @@ class Match:
         channel.accept(state, signed)
         self._unsynced = max(self._unsynced, self.store.save_state(self.id, state.turn, signed, durable=False))
         self._sync()  # the move, and the state it answers: one commit, before it is sent
-        self._progress = time.monotonic()
         if self.fixed.app != RPS:
             self._games = moves.rounds_done(state, self._games)
         self._publish(signed)
+        self._progress = time.monotonic()  # the opponent can answer once the broker has it, not before
         self._clear_soon()
         self.say(self.story.tell(state))
         due = self._due

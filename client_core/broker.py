@@ -33,6 +33,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.reasoncodes import ReasonCode
 
 from client_core.arguments import BROKER_ENV, DEFAULT_BROKER
+from client_core.broker_lag import BrokerLag
 from client_core.errors import Unavailable
 from xo_core.signing import Signer
 from xo_core.text import quoted
@@ -200,6 +201,7 @@ class BrokerSession:
         self._connected = False
         self._acks: dict[int, threading.Event] = {}
         self._early_acks: set[int] = set()
+        self._lag = BrokerLag()
         self._subacks: dict[int, list[ReasonCode]] = {}
         self._suback = threading.Condition(self._lock)
         self._started = False
@@ -229,6 +231,13 @@ class BrokerSession:
     def connected(self) -> bool:
         """Whether the session is connected now (paho reconnects on its own when it is not)."""
         return self._connected
+
+    @property
+    def lag(self) -> float:
+        """How far behind the broker is now (seconds): what acknowledging a message takes it, smoothed
+        (:class:`client_core.broker_lag.BrokerLag`)."""
+        with self._lock:
+            return self._lag.seconds(time.monotonic())
 
     def connect(self, timeout: float) -> None:
         """Open the session, waiting at most ``timeout`` seconds for the broker's answer; BrokerUnreachable if none."""
@@ -306,6 +315,7 @@ class BrokerSession:
         With ``retain`` the broker keeps the message for whoever subscribes later (an open offer), until
         an empty retained message on the same topic clears it.
         """
+        started = time.monotonic()
         info = self._client.publish(topic, payload, qos=1, retain=retain)
         if self._say is not None and info.rc in (MQTTErrorCode.MQTT_ERR_NO_CONN, MQTTErrorCode.MQTT_ERR_QUEUE_SIZE):
             return  # queued for the connection (or, beyond QUEUED_LIMIT, dropped): nothing to wait for meanwhile
@@ -315,12 +325,16 @@ class BrokerSession:
         with self._lock:
             if info.mid in self._early_acks:
                 self._early_acks.discard(info.mid)
+                self._lag.took(time.monotonic() - started, time.monotonic())
                 return
             self._acks[info.mid] = acked
+            self._lag.sent(info.mid, started)
         if not acked.wait(timeout):
-            if self._say is not None:
-                with self._lock:
+            with self._lock:
+                self._lag.gave_up(info.mid, time.monotonic())
+                if self._say is not None:
                     self._acks.pop(info.mid, None)
+            if self._say is not None:
                 return  # still queued in paho: it goes out on the reconnection
             state = "" if self._connected else " (disconnected; it is queued for the reconnection)"
             raise BrokerTimedOut(
@@ -452,6 +466,7 @@ class BrokerSession:
             if acked is None:
                 self._early_acks.add(mid)
             else:
+                self._lag.acknowledged(mid, time.monotonic())
                 acked.set()
 
     def _handle_subscribe(

@@ -52,6 +52,11 @@ class BrokerHub:
             self.session.connect(timeout)
             self._connected = True
 
+    @property
+    def lag(self) -> float:
+        """How far behind the broker is now (seconds), as the one session measures it; 0 when it does not."""
+        return float(getattr(self.session, "lag", 0.0))
+
     def session_for(self, on_message: Receiver, on_reconnect: Callable[[], None] | None = None) -> HubSession:
         """A session of one user's own on this hub."""
         return HubSession(self, on_message, on_reconnect)
@@ -104,6 +109,11 @@ class HubSession:
     def connected(self) -> bool:
         """Whether the hub's session is connected now."""
         return bool(getattr(self.hub.session, "connected", True))
+
+    @property
+    def lag(self) -> float:
+        """How far behind the broker is now (seconds), as the hub's session measures it; 0 when it does not."""
+        return self.hub.lag
 
     def connect(self, timeout: float) -> None:
         """Connect the hub's session if it is not yet."""

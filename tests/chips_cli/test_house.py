@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from chips_cli import house
 from chips_cli.context import Playing
 from chips_cli.house import House
@@ -48,3 +50,15 @@ def test_a_house_is_patient_for_a_minute_unless_told_otherwise():
 def playing(patience: float | None) -> Playing:
     """A house's flags as ``chips offer --bot perfect [--patience SECONDS]`` resolves them."""
     return Playing(BrokerAddress.parse("mqtt://127.0.0.1:1883"), "perfect", patience, auto_respond=True, wait=None)
+
+
+@pytest.mark.parametrize(("late", "broker_lag", "pending", "admitted"),
+                         [(0.0, 0.0, 0, 100), (0.0, 0.0, 60, 40), (0.3, 0.0, 0, 0), (0.0, 0.4, 0, 100),
+                          (0.0, 0.6, 0, 0)])  # fmt: skip
+def test_a_house_starts_no_match_while_it_or_its_broker_runs_behind(late, broker_lag, pending, admitted):
+    """Its running matches come first: a house late on its own pulse, or whose broker takes seconds to acknowledge
+    (a crowd's messages queued in it), starts no more until they catch up."""
+    served = object.__new__(House)
+    served.pulse = SimpleNamespace(late=late)
+    served.hub = SimpleNamespace(lag=broker_lag)
+    assert served.admits(pending) == admitted

@@ -451,10 +451,13 @@ def test_a_peer_back_further_on_is_answered_at_once_and_old_states_replayed_at_m
     assert answers() - sent == 1
 
 
-@pytest.mark.parametrize(("held_up", "broker_away", "challenged"),
-                         [(0.0, False, True), (5.0, False, False), (1.5, False, True), (1.5, True, False)])  # fmt: skip
-def test_patience_counts_only_the_time_the_opponent_could_have_been_heard(tmp_path, held_up, broker_away, challenged):
-    """A pass seconds late (the house too busy to run it), or a broker away, is no silence of the opponent."""
+@pytest.mark.parametrize(("held_up", "broker_away", "broker_lag", "challenged"),
+                         [(0.0, False, 0.0, True), (5.0, False, 0.0, False), (1.5, False, 0.0, True),
+                          (1.5, True, 0.0, False), (1.5, False, 0.5, True), (1.5, False, 3.0, False)])  # fmt: skip
+def test_patience_counts_only_the_time_the_opponent_could_have_been_heard(tmp_path, held_up, broker_away, broker_lag,
+                                                                          challenged):  # fmt: skip
+    """A pass seconds late (the house too busy to run it), a broker away, or one seconds behind (a crowd's messages
+    queued in it) is no silence of the opponent."""
     channel = terms("xo")
     broker, chain = FakeBroker(), FakeChain(channel.fixed)
     alice = match(ALICE, channel, tmp_path, broker, chain)
@@ -466,6 +469,7 @@ def test_patience_counts_only_the_time_the_opponent_could_have_been_heard(tmp_pa
     alice._progress, alice._last_pass = now - 4.0, now - held_up
     if broker_away:
         alice.session.connected = False  # type: ignore[union-attr]
+    alice.session.lag = broker_lag  # type: ignore[union-attr]
     alice.step(0)
     assert ("challenge" in chain.submitted) is challenged
 

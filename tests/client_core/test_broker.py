@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import signal
 import socket
 import threading
 import time
@@ -469,6 +470,26 @@ def test_a_publish_the_broker_never_acknowledges_times_out_in_bounded_time(
         closing.start()
         closing.join(SECONDS)
         assert not closing.is_alive()
+
+
+def test_a_broker_slow_to_acknowledge_reads_as_behind_and_a_quick_one_does_not(
+    tmp_path: Path, sessions: list[BrokerSession]
+) -> None:
+    with running_mosquitto(tmp_path) as slow, closed_before_the_broker_stops(sessions):
+        alice = connected(sessions, address(slow.port), "test-lag-alice", Inbox())
+        for _ in range(5):
+            alice.publish("xo/chips/c7/bob", b"quick", SECONDS)
+        assert alice.lag < 0.5
+        slow.process.send_signal(signal.SIGSTOP)  # a broker with a crowd's messages queued: it answers, later
+        try:
+            publishing = threading.Thread(target=alice.publish, args=("xo/chips/c7/bob", b"waits", SECONDS))
+            publishing.start()
+            time.sleep(0.8)
+            assert alice.lag >= 0.7  # the message still waiting counts as it ages
+        finally:
+            slow.process.send_signal(signal.SIGCONT)
+        publishing.join(SECONDS)
+        assert not publishing.is_alive() and alice.lag >= 0.15  # its time weighs in the smoothed figure
 
 
 # --- the --broker flag --------------------------------------------------------------------------------------------
