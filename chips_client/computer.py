@@ -9,8 +9,7 @@ from __future__ import annotations
 import random
 
 from rps_tp.game import THROWS
-from xo_client.ai import Level, choose_move, perfect_choices
-from xo_tp.rules import BOARD_LENGTH, EMPTY, PLAYER_1_MARK
+from xo_client.ai import Level, choose_move, solve_every_position
 
 
 class Computer:
@@ -28,7 +27,7 @@ class Computer:
         """Do the level's one-off work now, so that its first move costs what the others do: ``perfect`` solves the
         whole game once (50 to 90 ms of CPU), which in a house would hold up every match starting beside the first."""
         if self.level == Level.PERFECT:
-            perfect_choices(EMPTY * BOARD_LENGTH, PLAYER_1_MARK)
+            solve_every_position()
         return self
 
     def rps_throw(self) -> str:
