@@ -59,8 +59,8 @@ class MatchChain:
         """The channel at ``address``: the book's, once it shows the block the REST API read it at after this match's
         last commit; the REST API's before."""
         if self._committed or (self._ahead is not None and self._behind(*self._ahead)):
+            record, head = self.own.channel_at_head(address)  # a REST API out of reach: asked again next time
             self._committed = False
-            record, head = self.own.channel_at_head(address)
             self._ahead = None if head is None or self.book.has_seen(head) else (head, self.book.readings)
             return record
         self._ahead = None

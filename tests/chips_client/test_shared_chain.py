@@ -13,7 +13,7 @@ from chips_tp.channel import Fixed, channel_id
 from chips_tp.state import Channel, encode_channel
 from client_core.answers import StateChange
 from client_core.blocks import BlockChanges, BlockRef
-from client_core.errors import Rejected
+from client_core.errors import Rejected, Unavailable
 
 
 def channel(name: str, status: str = "running", turn: int = 0) -> Channel:
@@ -33,6 +33,7 @@ class Own:
         self.record, self.head_num, self.refuse = record, head, refuse
         self.submitted: list[str] = []
         self.reads = 0
+        self.away = False
 
     def submit(self, _transaction: object, what: str) -> None:
         self.submitted.append(what)
@@ -40,6 +41,8 @@ class Own:
             raise Rejected(f"the validator rejected {what}: the channel is closed")
 
     def channel_at_head(self, _address: str) -> tuple[Channel | None, str | None]:
+        if self.away:
+            raise Unavailable("cannot reach the REST API at http://127.0.0.1:8008: Connection refused")
         self.reads += 1
         return self.record, block_id(self.head_num)
 
@@ -88,6 +91,15 @@ def test_a_commit_the_book_already_shows_costs_one_read_and_a_refusal_catches_up
     address = address_of(before.fixed)
     assert match.channel(address) == closed and own.reads == 1
     assert match.channel(address) == closed and own.reads == 1
+
+
+def test_a_read_after_the_commit_that_cannot_reach_the_rest_api_is_asked_again_not_taken_from_the_book() -> None:
+    _book, own, match, address, after = concluded_at_block_5()
+    own.away = True
+    with pytest.raises(Unavailable):
+        match.channel(address)
+    own.away = False
+    assert match.channel(address) == after and own.reads == 1
 
 
 def test_a_book_read_afresh_after_the_commit_is_as_new_as_it() -> None:
