@@ -436,7 +436,7 @@ class Match:
             self._challenge()
         elif time.monotonic() - max(self._progress, self._last_send) > self._idle_wait(latest.state.turn):
             self._send_latest()  # the broker may have dropped a message either way: this heals it
-            self._idle_resends = (latest.state.turn, self._idle_resends[1] + 1)
+            self._idle_resends = (latest.state.turn, self._idle_resent(latest.state.turn) + 1)
         return None
 
     # -- this player's moves ----------------------------------------------------------------------------------
@@ -897,13 +897,14 @@ class Match:
         self._publish(self._channel.latest.signed)
         self._last_send = time.monotonic()
 
+    def _idle_resent(self, turn: int) -> int:
+        """How many times the latest state was resent while idle at ``turn``."""
+        at, resent = self._idle_resends
+        return resent if at == turn else 0
+
     def _idle_wait(self, turn: int) -> float:
         """How long the peer is waited for at ``turn`` before the latest state is resent (again)."""
-        at, resent = self._idle_resends
-        if at != turn:
-            self._idle_resends = (turn, 0)
-            resent = 0
-        return min(IDLE_RESEND_SECONDS * 2**resent, IDLE_RESEND_MAX_SECONDS)
+        return min(IDLE_RESEND_SECONDS * 2 ** self._idle_resent(turn), IDLE_RESEND_MAX_SECONDS)
 
     def _resend(self, behind: int) -> None:
         """Answer a peer that sent the older turn ``behind`` with the latest state. A peer further on than the last one

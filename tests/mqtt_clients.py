@@ -1,11 +1,34 @@
-"""MQTT clients the broker tests play against a player's session: a hostile one, and a counter of reconnections."""
+"""MQTT clients the broker tests use: two players' sessions, a hostile client, and a counter of reconnections."""
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import threading
+from collections.abc import Iterator
 
 from paho.mqtt import client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+
+from client_core.broker import BrokerAddress, BrokerSession
+
+
+@contextlib.contextmanager
+def alice_and_bob(where: BrokerAddress, name: str, topic: str, seconds: float
+                  ) -> Iterator[tuple[BrokerSession, queue.Queue[bytes]]]:  # fmt: skip
+    """Two players on the broker at ``where`` (client ids ``<name>-alice`` and ``<name>-bob``): bob subscribed to
+    ``topic``, what reaches him put on the queue; alice's session to publish with. Both closed on leaving."""
+    inbox: queue.Queue[bytes] = queue.Queue()
+    bob = BrokerSession(where, f"{name}-bob", lambda _topic, payload: inbox.put(payload))
+    alice = BrokerSession(where, f"{name}-alice", lambda _topic, _payload: None)
+    try:
+        bob.connect(seconds)
+        bob.subscribe(topic, seconds)
+        alice.connect(seconds)
+        yield alice, inbox
+    finally:
+        alice.close()
+        bob.close()
 
 
 class Hostile:

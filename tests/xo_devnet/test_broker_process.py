@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import queue
 import signal
 import socket
 import subprocess
@@ -11,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from client_core.broker import BrokerAddress, BrokerSession
+from client_core.broker import BrokerAddress
+from tests.mqtt_clients import alice_and_bob
 from xo_devnet import broker_process, sidecar
 from xo_devnet.broker_process import BACKLOG, bind, broker_sidecar, broker_url
 
@@ -60,20 +60,13 @@ def test_a_port_in_use_cannot_be_bound_and_a_free_one_queues_a_thousand_connecti
 def test_the_process_serves_the_inherited_socket_and_exits_0_on_a_signal_within_the_grace(listeners, stop):
     process = child(listeners)
     where = BrokerAddress.parse(broker_url("127.0.0.1", listeners), {})
-    inbox: queue.Queue[bytes] = queue.Queue()
-    bob = BrokerSession(where, "child-bob", lambda topic, payload: inbox.put(payload))
-    alice = BrokerSession(where, "child-alice", lambda topic, payload: None)
     try:
-        bob.connect(SECONDS)  # waits in the backlog until the process serves
-        bob.subscribe("xo/chips/c1/bob", SECONDS)
-        alice.connect(SECONDS)
-        alice.publish("xo/chips/c1/bob", b"through the child", SECONDS)
-        assert inbox.get(timeout=SECONDS) == b"through the child"
-        process.send_signal(stop)  # with both players still connected
-        assert process.wait(sidecar.STOP_GRACE_SECONDS) == 0
+        with alice_and_bob(where, "child", "xo/chips/c1/bob", SECONDS) as (alice, inbox):  # waits in the backlog
+            alice.publish("xo/chips/c1/bob", b"through the child", SECONDS)
+            assert inbox.get(timeout=SECONDS) == b"through the child"
+            process.send_signal(stop)  # with both players still connected
+            assert process.wait(sidecar.STOP_GRACE_SECONDS) == 0
     finally:
-        alice.close()
-        bob.close()
         process.kill()
         _, errors = process.communicate()
     assert errors == "", "nothing to say at the default verbosity"

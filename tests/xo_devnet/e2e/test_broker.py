@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from client_core.broker import BrokerAddress, BrokerError, BrokerSession, BrokerUnreachable
+from tests.mqtt_clients import alice_and_bob
 from xo_devnet.spawn import DevnetProcess
 
 SECONDS = 10.0
@@ -49,18 +50,9 @@ def test_players_exchange_messages_through_the_broker_the_ready_file_names_until
     with DevnetProcess(["--ephemeral", "--no-tp"]) as devnet:
         where = BrokerAddress.parse(devnet.broker_url, {})
         assert where.host == "127.0.0.1" and where.port > 0
-        inbox: queue.Queue[bytes] = queue.Queue()
-        bob = BrokerSession(where, "devnet-bob", lambda topic, payload: inbox.put(payload))
-        alice = BrokerSession(where, "devnet-alice", lambda topic, payload: None)
-        try:
-            bob.connect(SECONDS)
-            bob.subscribe("xo/chips/c1/bob", SECONDS)
-            alice.connect(SECONDS)
+        with alice_and_bob(where, "devnet", "xo/chips/c1/bob", SECONDS) as (alice, inbox):
             alice.publish("xo/chips/c1/bob", b"a signed state", SECONDS)
             assert inbox.get(timeout=SECONDS) == b"a signed state"
-        finally:
-            alice.close()
-            bob.close()
         assert devnet.stop() == 0
     with pytest.raises(BrokerUnreachable, match="Connection refused"):
         BrokerSession(where, "devnet-late", lambda topic, payload: None).connect(SECONDS)
@@ -71,13 +63,7 @@ def test_a_broker_process_that_dies_is_restarted_on_the_same_port_and_players_re
         where = BrokerAddress.parse(devnet.broker_url, {})
         first = devnet.ready["broker_pid"]
         assert broker_processes(devnet) == [first], "the broker runs in a child of xo-devnet, the one the file names"
-        inbox: queue.Queue[bytes] = queue.Queue()
-        bob = BrokerSession(where, "restart-bob", lambda topic, payload: inbox.put(payload))
-        alice = BrokerSession(where, "restart-alice", lambda topic, payload: None)
-        try:
-            bob.connect(SECONDS)
-            bob.subscribe("xo/chips/c9/bob", SECONDS)
-            alice.connect(SECONDS)
+        with alice_and_bob(where, "restart", "xo/chips/c9/bob", SECONDS) as (alice, inbox):
             os.kill(first, signal.SIGKILL)
             deadline = time.monotonic() + SECONDS
             while broker_processes(devnet) in ([], [first]) and time.monotonic() < deadline:
@@ -93,9 +79,6 @@ def test_a_broker_process_that_dies_is_restarted_on_the_same_port_and_players_re
                 with contextlib.suppress(queue.Empty):
                     received = inbox.get(timeout=0.2)
             assert received == b"after the restart"
-        finally:
-            alice.close()
-            bob.close()
         assert devnet.stop() == 0
     assert not running(first) and not running(restarted[0]), "xo-devnet's stop leaves no broker process"
 
